@@ -1,0 +1,337 @@
+/* Lua bindings: the grid userdata (construction, cells, frames, stats). */
+#include "ltycho.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+tycho_grid *tycho_l_checkgrid(lua_State *L, int idx)
+{
+    tycho_lgrid *box = luaL_checkudata(L, idx, TYCHO_GRID_MT);
+    if (!box->g) luaL_argerror(L, idx, "grid has been freed");
+    return box->g;
+}
+
+void tycho_l_pushgrid(lua_State *L, tycho_grid *g)
+{
+    tycho_lgrid *box = tycho_newuserdata(L, sizeof *box);
+    box->g = g;
+    luaL_getmetatable(L, TYCHO_GRID_MT);
+    lua_setmetatable(L, -2);
+}
+
+static uint8_t check_cost(lua_State *L, int idx)
+{
+    lua_Integer v = luaL_checkinteger(L, idx);
+    luaL_argcheck(L, v >= 0 && v <= 255, idx, "cost must be an integer 0..255");
+    return (uint8_t)v;
+}
+
+static tycho_pose2 opt_pose(lua_State *L, int idx, int argn, const char *key)
+{
+    tycho_pose2 p = {0, 0, 0};
+    lua_getfield(L, idx, key);
+    if (lua_istable(L, -1)) {
+        int t = lua_gettop(L);
+        p.x = tycho_l_optfield_number(L, t, argn, "x", 0);
+        p.y = tycho_l_optfield_number(L, t, argn, "y", 0);
+        p.yaw = tycho_l_optfield_number(L, t, argn, "yaw", 0);
+    } else if (!lua_isnil(L, -1)) {
+        luaL_error(L, "bad field '%s' in argument #%d (table {x=, y=, yaw=} expected)", key, argn);
+    }
+    lua_pop(L, 1);
+    return p;
+}
+
+/* tycho.grid.new{width=, height=, resolution=0.05, origin={x=,y=,yaw=}, fill=255} */
+static int l_grid_new(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer w = tycho_l_optfield_integer(L, 1, 1, "width", -1);
+    lua_Integer h = tycho_l_optfield_integer(L, 1, 1, "height", -1);
+    if (w <= 0 || h <= 0 || w > (1 << 20) || h > (1 << 20))
+        return luaL_error(L, "bad argument #1 to 'new' (positive integer fields 'width' and "
+                             "'height' required)");
+    double res = tycho_l_optfield_number(L, 1, 1, "resolution", 0.05);
+    lua_Integer fill = tycho_l_optfield_integer(L, 1, 1, "fill", TYCHO_COST_UNKNOWN);
+    if (fill < 0 || fill > 255)
+        return luaL_error(L, "bad field 'fill' in argument #1 (cost 0..255 expected)");
+    tycho_pose2 o = opt_pose(L, 1, 1, "origin");
+    tycho_err err = {0};
+    tycho_grid *g = tycho_grid_new((int)w, (int)h, res, o, (uint8_t)fill, &err);
+    if (!g) return tycho_l_error(L, &err);
+    tycho_l_pushgrid(L, g);
+    return 1;
+}
+
+static int l_get(lua_State *L)
+{
+    /* Hot path (≤100 ns target): avoid luaL_checkudata's registry lookup when
+     * the metatable matches the cached one in the upvalue. */
+    tycho_lgrid *box = lua_touserdata(L, 1);
+    if (!box || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+        tycho_l_checkgrid(L, 1);
+    int cx = (int)luaL_checkinteger(L, 2), cy = (int)luaL_checkinteger(L, 3);
+    lua_pushinteger(L, tycho_grid_get(box->g, cx, cy));
+    return 1;
+}
+
+static int l_set(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_cell c = tycho_l_checkcell(L, 2);
+    uint8_t v = check_cost(L, 4);
+    lua_pushboolean(L, tycho_grid_set(g, c.x, c.y, v));
+    return 1;
+}
+
+static int l_fill(lua_State *L)
+{
+    tycho_grid_fill(tycho_l_checkgrid(L, 1), check_cost(L, 2));
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_world_to_cell(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
+    int cx, cy;
+    bool in = tycho_grid_world_to_cell(g, x, y, &cx, &cy);
+    lua_pushinteger(L, cx);
+    lua_pushinteger(L, cy);
+    lua_pushboolean(L, in);
+    return 3;
+}
+
+static int l_cell_to_world(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_cell c = tycho_l_checkcell(L, 2);
+    double x, y;
+    tycho_grid_cell_to_world(g, c.x, c.y, &x, &y);
+    lua_pushnumber(L, x);
+    lua_pushnumber(L, y);
+    return 2;
+}
+
+static int l_copy(lua_State *L)
+{
+    tycho_err err = {0};
+    tycho_grid *c = tycho_grid_copy(tycho_l_checkgrid(L, 1), &err);
+    if (!c) return tycho_l_error(L, &err);
+    tycho_l_pushgrid(L, c);
+    return 1;
+}
+
+static int l_crop(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_cell c = tycho_l_checkcell(L, 2);
+    int w = (int)luaL_checkinteger(L, 4), h = (int)luaL_checkinteger(L, 5);
+    luaL_argcheck(L, w > 0, 4, "width must be > 0");
+    luaL_argcheck(L, h > 0, 5, "height must be > 0");
+    tycho_err err = {0};
+    tycho_grid *out = tycho_grid_crop(g, c.x, c.y, w, h, &err);
+    if (!out) return tycho_l_error(L, &err);
+    tycho_l_pushgrid(L, out);
+    return 1;
+}
+
+static int l_stats(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_grid_stats s;
+    tycho_grid_stats_compute(g, &s);
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)s.free);
+    lua_setfield(L, -2, "free");
+    lua_pushinteger(L, (lua_Integer)s.inflated);
+    lua_setfield(L, -2, "inflated");
+    lua_pushinteger(L, (lua_Integer)s.inscribed);
+    lua_setfield(L, -2, "inscribed");
+    lua_pushinteger(L, (lua_Integer)s.lethal);
+    lua_setfield(L, -2, "lethal");
+    lua_pushinteger(L, (lua_Integer)s.unknown);
+    lua_setfield(L, -2, "unknown");
+    size_t n = (size_t)tycho_grid_width(g) * tycho_grid_height(g);
+    lua_pushnumber(L, n ? (double)(n - s.unknown) / (double)n : 0.0);
+    lua_setfield(L, -2, "known_fraction");
+    return 1;
+}
+
+static int l_grow_to(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
+    int margin = (int)luaL_optinteger(L, 4, 0);
+    tycho_err err = {0};
+    if (tycho_grid_grow_to(g, x, y, margin, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_observe(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_cell c = tycho_l_checkcell(L, 2);
+    luaL_checktype(L, 4, LUA_TBOOLEAN);
+    luaL_argcheck(L, tycho_grid_in_bounds(g, c.x, c.y), 2, "cell outside the grid");
+    tycho_grid_observe(g, c.x, c.y, lua_toboolean(L, 4));
+    lua_pushinteger(L, tycho_grid_get(g, c.x, c.y));
+    return 1;
+}
+
+static int l_logodds(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_cell c = tycho_l_checkcell(L, 2);
+    luaL_argcheck(L, tycho_grid_in_bounds(g, c.x, c.y), 2, "cell outside the grid");
+    float *lo = tycho_grid_logodds(g);
+    if (!lo) return luaL_error(L, "out of memory for the log-odds layer");
+    lua_pushnumber(L, lo[(size_t)c.y * tycho_grid_width(g) + c.x]);
+    return 1;
+}
+
+static double check_prob(lua_State *L, int idx, const char *key, double def)
+{
+    double p = tycho_l_optfield_number(L, idx, 2, key, def);
+    if (!(p > 0 && p < 1))
+        luaL_error(L, "bad field '%s' in argument #2 (probability in (0, 1) expected, got %f)",
+                   key, p);
+    return p;
+}
+
+static int l_set_logodds_params(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_logodds_params p;
+    tycho_grid_get_logodds_params(g, &p);
+    p.p_hit = check_prob(L, 2, "p_hit", p.p_hit);
+    p.p_miss = check_prob(L, 2, "p_miss", p.p_miss);
+    p.p_min = check_prob(L, 2, "p_min", p.p_min);
+    p.p_max = check_prob(L, 2, "p_max", p.p_max);
+    p.occ_thresh = check_prob(L, 2, "occ_thresh", p.occ_thresh);
+    p.free_thresh = check_prob(L, 2, "free_thresh", p.free_thresh);
+    if (!(p.p_min < p.free_thresh && p.free_thresh < p.occ_thresh && p.occ_thresh < p.p_max))
+        return luaL_error(L, "bad argument #2 (need p_min < free_thresh < occ_thresh < p_max)");
+    if (!(p.p_hit > 0.5 && p.p_miss < 0.5))
+        return luaL_error(L, "bad argument #2 (need p_hit > 0.5 and p_miss < 0.5)");
+    tycho_grid_set_logodds_params(g, &p);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* Address of the cost layer, for LuaJIT FFI access (see bindings/tycho_ffi.lua).
+ * Valid until the grid grows or is collected. */
+static int l_cells_ptr(lua_State *L)
+{
+    lua_pushlightuserdata(L, tycho_grid_cells(tycho_l_checkgrid(L, 1)));
+    return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+    tycho_lgrid *box = luaL_checkudata(L, 1, TYCHO_GRID_MT);
+    tycho_grid_free(box->g);
+    box->g = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    tycho_lgrid *box = luaL_checkudata(L, 1, TYCHO_GRID_MT);
+    if (!box->g) {
+        lua_pushliteral(L, "tycho.grid (freed)");
+        return 1;
+    }
+    tycho_grid *g = box->g;
+    tycho_pose2 o = tycho_grid_origin(g);
+    char buf[160];
+    snprintf(buf, sizeof buf, "tycho.grid %dx%d @ %.3f m, origin (%.3f, %.3f, %.3f)",
+             tycho_grid_width(g), tycho_grid_height(g), tycho_grid_resolution(g), o.x, o.y,
+             o.yaw);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int l_len(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    lua_pushinteger(L, (lua_Integer)tycho_grid_width(g) * tycho_grid_height(g));
+    return 1;
+}
+
+/* __index: methods first (upvalue 1), then read-only fields. */
+static int l_index(lua_State *L)
+{
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    const char *k = lua_tostring(L, 2);
+    if (!k) return 0;
+    if (!strcmp(k, "width")) lua_pushinteger(L, tycho_grid_width(g));
+    else if (!strcmp(k, "height")) lua_pushinteger(L, tycho_grid_height(g));
+    else if (!strcmp(k, "resolution")) lua_pushnumber(L, tycho_grid_resolution(g));
+    else if (!strcmp(k, "origin")) {
+        tycho_pose2 o = tycho_grid_origin(g);
+        lua_createtable(L, 0, 3);
+        lua_pushnumber(L, o.x);
+        lua_setfield(L, -2, "x");
+        lua_pushnumber(L, o.y);
+        lua_setfield(L, -2, "y");
+        lua_pushnumber(L, o.yaw);
+        lua_setfield(L, -2, "yaw");
+    } else return 0;
+    return 1;
+}
+
+static const luaL_Reg grid_methods[] = {
+    {"set", l_set},
+    {"fill", l_fill},
+    {"world_to_cell", l_world_to_cell},
+    {"cell_to_world", l_cell_to_world},
+    {"copy", l_copy},
+    {"crop", l_crop},
+    {"stats", l_stats},
+    {"grow_to", l_grow_to},
+    {"observe", l_observe},
+    {"logodds", l_logodds},
+    {"set_logodds_params", l_set_logodds_params},
+    {"cells_ptr", l_cells_ptr},
+    {NULL, NULL},
+};
+
+void tycho_l_open_grid(lua_State *L, int module, int methods)
+{
+    int mt = methods - 1; /* module.c pushes the metatable just below the methods */
+    luaL_setfuncs(L, grid_methods, 0);
+    lua_pushvalue(L, mt);
+    lua_pushcclosure(L, l_get, 1);
+    lua_setfield(L, methods, "get");
+
+    lua_pushvalue(L, methods);
+    lua_pushcclosure(L, l_index, 1);
+    lua_setfield(L, mt, "__index");
+    lua_pushcfunction(L, l_gc);
+    lua_setfield(L, mt, "__gc");
+    lua_pushcfunction(L, l_tostring);
+    lua_setfield(L, mt, "__tostring");
+    lua_pushcfunction(L, l_len);
+    lua_setfield(L, mt, "__len");
+
+    lua_newtable(L);
+    lua_pushcfunction(L, l_grid_new);
+    lua_setfield(L, -2, "new");
+    lua_pushinteger(L, TYCHO_COST_FREE);
+    lua_setfield(L, -2, "FREE");
+    lua_pushinteger(L, TYCHO_COST_INSCRIBED);
+    lua_setfield(L, -2, "INSCRIBED");
+    lua_pushinteger(L, TYCHO_COST_LETHAL);
+    lua_setfield(L, -2, "LETHAL");
+    lua_pushinteger(L, TYCHO_COST_UNKNOWN);
+    lua_setfield(L, -2, "UNKNOWN");
+    lua_setfield(L, module, "grid");
+}

@@ -1,0 +1,43 @@
+/* Internal interface between the binding files of the `tycho` Lua module. */
+#ifndef TYCHO_LTYCHO_H
+#define TYCHO_LTYCHO_H
+
+#include "compat.h"
+#include "tycho/grid.h"
+
+#define TYCHO_GRID_MT "tycho.grid"
+
+/* Grid userdata: a box holding the C grid, so the grid may grow (realloc)
+ * without invalidating the Lua value. */
+typedef struct {
+    tycho_grid *g;
+} tycho_lgrid;
+
+tycho_grid *tycho_l_checkgrid(lua_State *L, int idx);
+/* Takes ownership of g (frees it on failure). */
+void tycho_l_pushgrid(lua_State *L, tycho_grid *g);
+
+/* Raise a Lua error carrying a core error message. */
+int tycho_l_error(lua_State *L, const tycho_err *err);
+
+/* Read integer/number fields of an options table at idx, with defaults;
+ * errors name the field ("bad field 'radius' in argument #2 (number expected)"). */
+double tycho_l_optfield_number(lua_State *L, int idx, int argn, const char *key, double def);
+lua_Integer tycho_l_optfield_integer(lua_State *L, int idx, int argn, const char *key,
+                                     lua_Integer def);
+int tycho_l_optfield_boolean(lua_State *L, int idx, int argn, const char *key, int def);
+
+/* Cells from Lua: a cell argument is two integers (cx, cy) starting at idx.
+ * World points are two numbers. */
+tycho_cell tycho_l_checkcell(lua_State *L, int idx);
+
+/* Each binding area adds its functions to the module table (at `module`) and
+ * its methods to the grid method table (at `methods`). */
+void tycho_l_open_grid(lua_State *L, int module, int methods);
+void tycho_l_open_mapio(lua_State *L, int module, int methods);
+void tycho_l_open_planners(lua_State *L, int module, int methods);
+void tycho_l_open_raycast(lua_State *L, int module, int methods);
+void tycho_l_open_inflation(lua_State *L, int module, int methods);
+void tycho_l_open_frontiers(lua_State *L, int module, int methods);
+
+#endif

@@ -1,0 +1,95 @@
+/* luaopen_tycho: assembles the `tycho` module from the binding areas. Built
+ * both into the tycho.so C module (for stock lua5.4 / busted) and into the
+ * tycho executable. */
+#include "ltycho.h"
+
+#include <stdio.h>
+
+int tycho_l_error(lua_State *L, const tycho_err *err)
+{
+    return luaL_error(L, "%s", err->msg[0] ? err->msg : tycho_status_name(err->code));
+}
+
+static void check_field_type(lua_State *L, int argn, const char *key, int want)
+{
+    if (lua_type(L, -1) != want)
+        luaL_error(L, "bad field '%s' in argument #%d (%s expected, got %s)", key, argn,
+                   lua_typename(L, want), luaL_typename(L, -1));
+}
+
+double tycho_l_optfield_number(lua_State *L, int idx, int argn, const char *key, double def)
+{
+    if (lua_isnoneornil(L, idx)) return def;
+    lua_getfield(L, idx, key);
+    double v = def;
+    if (!lua_isnil(L, -1)) {
+        check_field_type(L, argn, key, LUA_TNUMBER);
+        v = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+lua_Integer tycho_l_optfield_integer(lua_State *L, int idx, int argn, const char *key,
+                                     lua_Integer def)
+{
+    if (lua_isnoneornil(L, idx)) return def;
+    lua_getfield(L, idx, key);
+    lua_Integer v = def;
+    if (!lua_isnil(L, -1)) {
+        if (!tycho_isinteger(L, -1))
+            luaL_error(L, "bad field '%s' in argument #%d (integer expected, got %s)", key, argn,
+                       luaL_typename(L, -1));
+        v = lua_tointeger(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+int tycho_l_optfield_boolean(lua_State *L, int idx, int argn, const char *key, int def)
+{
+    if (lua_isnoneornil(L, idx)) return def;
+    lua_getfield(L, idx, key);
+    int v = def;
+    if (!lua_isnil(L, -1)) {
+        check_field_type(L, argn, key, LUA_TBOOLEAN);
+        v = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+tycho_cell tycho_l_checkcell(lua_State *L, int idx)
+{
+    tycho_cell c;
+    c.x = (int32_t)luaL_checkinteger(L, idx);
+    c.y = (int32_t)luaL_checkinteger(L, idx + 1);
+    return c;
+}
+
+int luaopen_tycho(lua_State *L)
+{
+    lua_newtable(L); /* module */
+    int module = lua_gettop(L);
+    lua_pushliteral(L, TYCHO_VERSION);
+    lua_setfield(L, module, "version");
+    lua_pushstring(L, TYCHO_LUAJIT ? "LuaJIT" : LUA_VERSION);
+    lua_setfield(L, module, "lua");
+
+    luaL_newmetatable(L, TYCHO_GRID_MT);
+    int mt = lua_gettop(L);
+    lua_newtable(L); /* methods, shared by every area */
+    int methods = lua_gettop(L);
+    lua_pushvalue(L, methods);
+    lua_setfield(L, mt, "methods");
+
+    tycho_l_open_grid(L, module, methods);
+    tycho_l_open_mapio(L, module, methods);
+    tycho_l_open_planners(L, module, methods);
+    tycho_l_open_raycast(L, module, methods);
+    tycho_l_open_inflation(L, module, methods);
+    tycho_l_open_frontiers(L, module, methods);
+
+    lua_settop(L, module);
+    return 1;
+}

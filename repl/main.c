@@ -1,0 +1,108 @@
+/* The tycho executable: `tycho run script.lua [args]`, --help, --version. */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../bindings/compat.h"
+#include "tycho/common.h"
+
+int luaopen_tycho(lua_State *L);
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tycho <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  run SCRIPT [ARGS...]   run a Lua script with the tycho module preloaded;\n"
+            "                         ARGS are in the global table `arg` (arg[0] = SCRIPT)\n"
+            "\n"
+            "options:\n"
+            "  -h, --help             show this help\n"
+            "  -V, --version          show the version\n"
+            "\n"
+            "Scripts use `local tycho = require \"tycho\"`. Behaviours live in behaviors/.\n");
+}
+
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* Make `require "tycho"` work inside the executable without a tycho.so on disk. */
+static void preload_tycho(lua_State *L)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    lua_pushcfunction(L, luaopen_tycho);
+    lua_setfield(L, -2, "tycho");
+    lua_pop(L, 2);
+}
+
+static int run_script(int argc, char **argv)
+{
+    const char *script = argv[0];
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        fprintf(stderr, "tycho: cannot create a Lua state (out of memory)\n");
+        return 1;
+    }
+    luaL_openlibs(L);
+    preload_tycho(L);
+    lua_createtable(L, argc, 1);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setglobal(L, "arg");
+
+    lua_pushcfunction(L, traceback);
+    int handler = lua_gettop(L);
+    int rc = luaL_loadfile(L, script);
+    if (rc == LUA_OK) {
+        for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
+        rc = lua_pcall(L, argc - 1, 1, handler);
+    }
+    int status = 0;
+    if (rc != LUA_OK) {
+        fprintf(stderr, "tycho: %s\n", lua_tostring(L, -1));
+        status = 1;
+    } else if (lua_type(L, -1) == LUA_TNUMBER) {
+        status = (int)lua_tointeger(L, -1); /* a script may return its exit code */
+    } else if (lua_type(L, -1) == LUA_TBOOLEAN) {
+        status = lua_toboolean(L, -1) ? 0 : 1;
+    }
+    lua_close(L);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+        printf("tycho %s (%s)\n", TYCHO_VERSION, TYCHO_LUAJIT ? "LuaJIT" : LUA_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "run")) {
+        if (argc < 3) {
+            fprintf(stderr, "tycho run: missing SCRIPT (see tycho --help)\n");
+            return 2;
+        }
+        return run_script(argc - 2, argv + 2);
+    }
+    fprintf(stderr, "tycho: unknown command '%s' (see tycho --help)\n", cmd);
+    return 2;
+}

@@ -1,0 +1,59 @@
+/* Minimal unit-test helpers for the C tests: CHECK records a failure with
+ * file:line and continues; check_summary prints "N passed, N failed" (the
+ * closing line ctest logs show) and returns the exit status. */
+#ifndef TYCHO_CHECK_H
+#define TYCHO_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_passed, check_failed;
+
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (cond) check_passed++;                                                        \
+        else {                                                                           \
+            check_failed++;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                             \
+    do {                                                                                 \
+        if (cond) check_passed++;                                                        \
+        else {                                                                           \
+            check_failed++;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);     \
+            fprintf(stderr, __VA_ARGS__);                                                \
+            fputc('\n', stderr);                                                         \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                            \
+    CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol), "%.9g vs %.9g (tol %g)",         \
+              (double)(a), (double)(b), (double)(tol))
+
+static inline int check_summary(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
+    return check_failed ? 1 : 0;
+}
+
+/* Path of a file in ../shared/data (TYCHO_SHARED_DATA set by ctest). */
+static inline const char *shared_data(char *buf, size_t n, const char *rel)
+{
+    const char *d = getenv("TYCHO_SHARED_DATA");
+    snprintf(buf, n, "%s/%s", d ? d : "../shared/data", rel);
+    return buf;
+}
+
+/* Path of a file in the source tree (TYCHO_SOURCE_DIR set by ctest). */
+static inline const char *source_path(char *buf, size_t n, const char *rel)
+{
+    const char *d = getenv("TYCHO_SOURCE_DIR");
+    snprintf(buf, n, "%s/%s", d ? d : ".", rel);
+    return buf;
+}
+
+#endif
