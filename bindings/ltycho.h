@@ -39,5 +39,7 @@ void tycho_l_open_planners(lua_State *L, int module, int methods);
 void tycho_l_open_raycast(lua_State *L, int module, int methods);
 void tycho_l_open_inflation(lua_State *L, int module, int methods);
 void tycho_l_open_frontiers(lua_State *L, int module, int methods);
+void tycho_l_open_regions(lua_State *L, int module, int methods);
+void tycho_l_open_render(lua_State *L, int module, int methods);
 
 #endif

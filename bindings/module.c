@@ -89,6 +89,8 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_raycast(L, module, methods);
     tycho_l_open_inflation(L, module, methods);
     tycho_l_open_frontiers(L, module, methods);
+    tycho_l_open_regions(L, module, methods);
+    tycho_l_open_render(L, module, methods);
 
     lua_settop(L, module);
     return 1;
