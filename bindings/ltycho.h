@@ -41,5 +41,6 @@ void tycho_l_open_inflation(lua_State *L, int module, int methods);
 void tycho_l_open_frontiers(lua_State *L, int module, int methods);
 void tycho_l_open_regions(lua_State *L, int module, int methods);
 void tycho_l_open_render(lua_State *L, int module, int methods);
+void tycho_l_open_fusion(lua_State *L, int module, int methods);
 
 #endif

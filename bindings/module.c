@@ -91,6 +91,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_frontiers(L, module, methods);
     tycho_l_open_regions(L, module, methods);
     tycho_l_open_render(L, module, methods);
+    tycho_l_open_fusion(L, module, methods);
 
     lua_settop(L, module);
     return 1;
