@@ -3,6 +3,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../bindings/compat.h"
@@ -44,6 +45,25 @@ static void preload_tycho(lua_State *L)
     lua_pop(L, 2);
 }
 
+/* Behaviour libraries and Lua helpers live in the source tree (or TYCHO_HOME),
+ * and a script may require modules beside it. */
+static void set_lua_path(lua_State *L, const char *script)
+{
+    const char *home = getenv("TYCHO_HOME");
+    if (!home) home = TYCHO_SOURCE_DIR;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", script);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L, "%s/?.lua;%s/behaviors/?.lua;%s/bindings/?.lua;%s", dir, home, home,
+                    lua_tostring(L, -1));
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 2);
+}
+
 static int run_script(int argc, char **argv)
 {
     const char *script = argv[0];
@@ -54,6 +74,7 @@ static int run_script(int argc, char **argv)
     }
     luaL_openlibs(L);
     preload_tycho(L);
+    set_lua_path(L, script);
     lua_createtable(L, argc, 1);
     for (int i = 0; i < argc; i++) {
         lua_pushstring(L, argv[i]);
