@@ -1,0 +1,9 @@
+/* Lua bindings: sim (filled in by its area). */
+#include "ltycho.h"
+
+void tycho_l_open_sim(lua_State *L, int module, int methods)
+{
+    (void)L;
+    (void)module;
+    (void)methods;
+}
