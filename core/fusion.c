@@ -1,0 +1,188 @@
+/* Thermal + LiDAR fusion (see fusion.h for conventions and the algorithm). */
+#include "tycho/fusion.h"
+
+#include <math.h>
+#include <string.h>
+
+void tycho_thermal_camera_defaults(tycho_thermal_camera *c)
+{
+    c->mount_yaw = 0;
+    c->hfov = 60.0 * M_PI / 180.0;
+    c->rows = 8;
+    c->cols = 8;
+    c->mirrored = false;
+}
+
+void tycho_fusion_defaults(tycho_fusion_params *p)
+{
+    p->threshold = 30.0;
+    p->bin_width = 0.1;
+    p->min_range = 0.0;
+    p->max_range = 3.5;
+    p->narrow = true;
+}
+
+const char *tycho_fusion_outcome_name(tycho_fusion_outcome o)
+{
+    switch (o) {
+    case TYCHO_FUSION_FOUND: return "found";
+    case TYCHO_FUSION_NO_HOT_PIXEL: return "no hot pixel";
+    case TYCHO_FUSION_NO_BEAMS_IN_FOV: return "no beams in fov";
+    case TYCHO_FUSION_NO_RETURN_IN_RANGE: return "no return within max range";
+    }
+    return "unknown";
+}
+
+tycho_status tycho_fusion_validate(const tycho_thermal_camera *c, const tycho_fusion_params *p,
+                                   tycho_err *err)
+{
+    if (!isfinite(c->mount_yaw))
+        return tycho_fail(err, TYCHO_EINVAL, "camera: mount_yaw must be finite");
+    if (!(c->hfov > 0 && c->hfov <= 2 * M_PI))
+        return tycho_fail(err, TYCHO_EINVAL, "camera: hfov must be in (0, 2*pi] (got %g)",
+                          c->hfov);
+    if (c->rows < 1 || c->cols < 1 || (long)c->rows * c->cols > TYCHO_FUSION_MAX_PIXELS)
+        return tycho_fail(err, TYCHO_EINVAL, "camera: rows x cols must be 1..%d pixels (got %dx%d)",
+                          TYCHO_FUSION_MAX_PIXELS, c->rows, c->cols);
+    if (!isfinite(p->threshold))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: threshold must be finite");
+    if (!(isfinite(p->bin_width) && p->bin_width > 0))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: bin_width must be > 0 (got %g)",
+                          p->bin_width);
+    if (!(isfinite(p->max_range) && p->max_range > 0))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: max_range must be > 0 and finite (got %g)",
+                          p->max_range);
+    if (!(p->min_range >= 0 && p->min_range < p->max_range))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: min_range must be in [0, max_range)");
+    if (p->max_range / p->bin_width >= TYCHO_FUSION_MAX_BINS)
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "fusion: max_range / bin_width must be < %d (got %g / %g)",
+                          TYCHO_FUSION_MAX_BINS, p->max_range, p->bin_width);
+    return TYCHO_OK;
+}
+
+static double wrap(double a)
+{
+    if (a > -M_PI && a <= M_PI) return a;
+    a = remainder(a, 2.0 * M_PI);
+    return a <= -M_PI ? a + 2.0 * M_PI : a;
+}
+
+/* Camera column of a bearing relative to the camera axis (inside the view). */
+static int column_of(const tycho_thermal_camera *c, double rel)
+{
+    double u = (0.5 * c->hfov - rel) / (c->hfov / c->cols);
+    int col = (int)floor(u);
+    if (col < 0) col = 0;
+    if (col >= c->cols) col = c->cols - 1;
+    return c->mirrored ? c->cols - 1 - col : col;
+}
+
+typedef struct {
+    const tycho_scan_ref *scan;
+    const tycho_thermal_camera *cam;
+    const tycho_fusion_params *p;
+    const bool *hot_col;
+} beam_filter;
+
+/* Step 2 for beam i: is it in view (and in a hot column when narrowing)? */
+static bool in_view(const beam_filter *bf, int i, double *bearing)
+{
+    double b = bf->scan->angle_min + i * bf->scan->angle_increment;
+    double rel = wrap(b - bf->cam->mount_yaw);
+    if (fabs(rel) > 0.5 * bf->cam->hfov + 1e-12) return false;
+    if (bf->p->narrow && !bf->hot_col[column_of(bf->cam, rel)]) return false;
+    *bearing = b;
+    return true;
+}
+
+/* Step 3: a usable return; *bin gets its histogram bin. */
+static bool usable(const tycho_fusion_params *p, float rf, int *bin)
+{
+    double r = rf;
+    if (!isfinite(r) || r <= 0 || r < p->min_range || r > p->max_range) return false;
+    *bin = (int)floor(r / p->bin_width);
+    return true;
+}
+
+tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
+                                 const tycho_thermal_camera *cam, const float *frame,
+                                 const tycho_fusion_params *p, tycho_fusion_result *out,
+                                 tycho_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->col_lo = out->col_hi = -1;
+    out->max_temp = NAN;
+    tycho_status st = tycho_fusion_validate(cam, p, err);
+    if (st != TYCHO_OK) return st;
+    if (!frame) return tycho_fail(err, TYCHO_EINVAL, "fusion: no thermal frame");
+    if (!scan || scan->count < 0 || (scan->count > 0 && !scan->ranges) ||
+        !isfinite(scan->angle_min) || !isfinite(scan->angle_increment))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: bad scan");
+    if (!(isfinite(pose.x) && isfinite(pose.y) && isfinite(pose.yaw)))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: pose is not finite");
+
+    /* 1. hot pixels and their columns */
+    bool hot_col[TYCHO_FUSION_MAX_PIXELS];
+    memset(hot_col, 0, sizeof(bool) * (size_t)cam->cols);
+    for (int r = 0; r < cam->rows; r++)
+        for (int c = 0; c < cam->cols; c++) {
+            double t = frame[r * cam->cols + c];
+            if (isnan(t)) continue;
+            if (isnan(out->max_temp) || t > out->max_temp) out->max_temp = t;
+            if (t > p->threshold) {
+                out->hot_pixels++;
+                hot_col[c] = true;
+                if (out->col_lo < 0 || c < out->col_lo) out->col_lo = c;
+                if (c > out->col_hi) out->col_hi = c;
+            }
+        }
+    if (out->hot_pixels == 0) {
+        out->outcome = TYCHO_FUSION_NO_HOT_PIXEL;
+        return TYCHO_OK;
+    }
+
+    /* 2-4. histogram of the usable ranges in view */
+    int hist[TYCHO_FUSION_MAX_BINS];
+    int nbins = (int)floor(p->max_range / p->bin_width) + 1;
+    memset(hist, 0, sizeof(int) * (size_t)nbins);
+    beam_filter bf = {scan, cam, p, hot_col};
+    for (int i = 0; i < scan->count; i++) {
+        double b;
+        int bin;
+        if (!in_view(&bf, i, &b)) continue;
+        out->beams_in_view++;
+        if (!usable(p, scan->ranges[i], &bin)) continue;
+        out->returns++;
+        hist[bin]++;
+    }
+    if (out->beams_in_view == 0) {
+        out->outcome = TYCHO_FUSION_NO_BEAMS_IN_FOV;
+        return TYCHO_OK;
+    }
+    if (out->returns == 0) {
+        out->outcome = TYCHO_FUSION_NO_RETURN_IN_RANGE;
+        return TYCHO_OK;
+    }
+    int best = 0;
+    for (int k = 1; k < nbins; k++)
+        if (hist[k] > hist[best]) best = k; /* strict: ties keep the nearer bin */
+
+    double sum_r = 0, sum_s = 0, sum_c = 0;
+    for (int i = 0; i < scan->count; i++) {
+        double b;
+        int bin;
+        if (!in_view(&bf, i, &b) || !usable(p, scan->ranges[i], &bin) || bin != best) continue;
+        sum_r += scan->ranges[i];
+        sum_s += sin(b);
+        sum_c += cos(b);
+    }
+    out->bin_beams = hist[best];
+    out->range = sum_r / hist[best];
+    out->bearing = atan2(sum_s, sum_c);
+    double a = pose.yaw + out->bearing;
+    out->x = pose.x + out->range * cos(a);
+    out->y = pose.y + out->range * sin(a);
+    out->outcome = TYCHO_FUSION_FOUND;
+    return TYCHO_OK;
+}
