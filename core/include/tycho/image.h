@@ -5,6 +5,11 @@
 
 #include "tycho/common.h"
 
+/* Limits for decoded images, so a hostile file cannot make us allocate
+ * gigabytes: the grid's cell limit (2^28) and 32768 pixels per side. */
+#define TYCHO_IMAGE_MAX_SIDE 32768
+#define TYCHO_IMAGE_MAX_PIXELS (1u << 28)
+
 typedef struct {
     int width, height;
     int channels; /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
