@@ -37,9 +37,9 @@ tycho_status tycho_fusion_validate(const tycho_thermal_camera *c, const tycho_fu
                                    tycho_err *err)
 {
     if (!isfinite(c->mount_yaw))
-        return tycho_fail(err, TYCHO_EINVAL, "camera: mount_yaw must be finite");
+        return tycho_fail(err, TYCHO_EINVAL, "camera: yaw (mounting) must be finite");
     if (!(c->hfov > 0 && c->hfov <= 2 * M_PI))
-        return tycho_fail(err, TYCHO_EINVAL, "camera: hfov must be in (0, 2*pi] (got %g)",
+        return tycho_fail(err, TYCHO_EINVAL, "camera: fov must be in (0, 2*pi] rad (got %g)",
                           c->hfov);
     if (c->rows < 1 || c->cols < 1 || (long)c->rows * c->cols > TYCHO_FUSION_MAX_PIXELS)
         return tycho_fail(err, TYCHO_EINVAL, "camera: rows x cols must be 1..%d pixels (got %dx%d)",

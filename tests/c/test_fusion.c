@@ -291,7 +291,7 @@ static void test_invalid(void)
     tycho_thermal_camera_defaults(&cam);
     cam.hfov = 0;
     CHECK(tycho_fusion_locate(pose, &scan, &cam, frame, &p, &r, &err) == TYCHO_EINVAL);
-    CHECK(strstr(err.msg, "hfov") != NULL);
+    CHECK(strstr(err.msg, "fov") != NULL);
     tycho_thermal_camera_defaults(&cam);
     CHECK(tycho_fusion_locate(pose, &scan, &cam, NULL, &p, &r, &err) == TYCHO_EINVAL);
     scan.ranges = NULL;
