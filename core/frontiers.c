@@ -34,7 +34,7 @@ struct tycho_frontier_search {
     uint32_t *dist;    /* path length in 1/70 cells, UNREACHED if not reached */
     uint8_t *cell;     /* class | SETTLED | FRONTIER, padded */
     tycho_cell *cells; /* frontier cells (grid coordinates), grouped by frontier */
-    size_t ncells;
+    size_t ncells, cells_cap; /* grown on demand: frontier cells are few */
     tycho_frontier *fr;
     size_t nfr, fr_cap;
     bucket bk[NBUCKETS];
@@ -95,10 +95,20 @@ static bool reserve_cells(tycho_frontier_search *s, size_t n)
     uint8_t *st = realloc(s->cell, n);
     if (!st) return false;
     s->cell = st;
-    tycho_cell *c = realloc(s->cells, n * sizeof *c);
-    if (!c) return false;
-    s->cells = c;
     s->cap = n;
+    return true;
+}
+
+static bool append_cell(tycho_frontier_search *s, size_t i, size_t W)
+{
+    if (s->ncells == s->cells_cap) {
+        size_t cap = s->cells_cap ? s->cells_cap * 2 : 4096;
+        tycho_cell *c = realloc(s->cells, cap * sizeof *c);
+        if (!c) return false;
+        s->cells = c;
+        s->cells_cap = cap;
+    }
+    s->cells[s->ncells++] = (tycho_cell){(int32_t)(i % W) - 1, (int32_t)(i / W) - 1};
     return true;
 }
 
@@ -133,14 +143,16 @@ static bool is_frontier_cell(const uint8_t *cell, size_t i, size_t W)
 }
 
 /* Labels the 8-connected frontier holding padded cell fi, appending its cells
- * to s->cells (which serves as the BFS queue). Returns the first index. */
-static size_t grow_frontier(tycho_frontier_search *s, size_t fi, size_t W)
+ * to s->cells (which serves as the BFS queue) from index *first. False when
+ * out of memory. */
+static bool grow_frontier(tycho_frontier_search *s, size_t fi, size_t W, size_t *first_out)
 {
     size_t first = s->ncells;
+    *first_out = first;
     const ptrdiff_t off[8] = {1, -1, (ptrdiff_t)W, -(ptrdiff_t)W, (ptrdiff_t)W + 1,
                               (ptrdiff_t)W - 1, -(ptrdiff_t)W + 1, -(ptrdiff_t)W - 1};
     s->cell[fi] |= FRONTIER;
-    s->cells[s->ncells++] = (tycho_cell){(int32_t)(fi % W) - 1, (int32_t)(fi / W) - 1};
+    if (!append_cell(s, fi, W)) return false;
     for (size_t q = first; q < s->ncells; q++) {
         tycho_cell c = s->cells[q];
         size_t i = (size_t)(c.y + 1) * W + (size_t)(c.x + 1);
@@ -150,10 +162,10 @@ static size_t grow_frontier(tycho_frontier_search *s, size_t fi, size_t W)
              * frontier cells are never on the border, so their 4-neighbours exist */
             if ((s->cell[ni] & FRONTIER) || !is_frontier_cell(s->cell, ni, W)) continue;
             s->cell[ni] |= FRONTIER;
-            s->cells[s->ncells++] = (tycho_cell){(int32_t)(ni % W) - 1, (int32_t)(ni / W) - 1};
+            if (!append_cell(s, ni, W)) return false;
         }
     }
-    return first;
+    return true;
 }
 
 static bool add_frontier(tycho_frontier_search *s, const tycho_grid *g,
@@ -300,7 +312,8 @@ tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_gri
             for (int j = 0; j < 4; j++) {
                 size_t ni = (size_t)((ptrdiff_t)i + o4[j]);
                 if ((cell[ni] & (CLASS | FRONTIER)) != UNKNOWN) continue;
-                size_t first = grow_frontier(s, ni, W);
+                size_t first;
+                if (!grow_frontier(s, ni, W, &first)) goto oom;
                 tycho_cell goal = {(int32_t)(i % W) - 1, (int32_t)(i / W) - 1};
                 tycho_cell near = {(int32_t)(ni % W) - 1, (int32_t)(ni / W) - 1};
                 if (!add_frontier(s, g, pp, first, goal, near, cur)) goto oom;

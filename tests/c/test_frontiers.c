@@ -370,6 +370,37 @@ static void test_workspace_reuse(void)
     tycho_frontier_search_free(s);
 }
 
+static void test_many_frontier_cells(void)
+{
+    /* free even rows joined by a free column x = 0; the unknown odd rows are
+     * 100 separate frontiers, 19900 cells in all (the cell list grows) */
+    tycho_pose2 o = {0, 0, 0};
+    tycho_grid *g = tycho_grid_new(200, 201, 0.05, o, 255, NULL);
+    for (int y = 0; y < 201; y++)
+        for (int x = 0; x < 200; x++)
+            if (y % 2 == 0 || x == 0) tycho_grid_set(g, x, y, 0);
+    tycho_frontier_search *s = tycho_frontier_search_new();
+    tycho_frontier_params p = params(0.0);
+    CHECK(tycho_frontier_search_run(s, g, 0.025, 0.025, &p, NULL) == TYCHO_OK);
+    CHECK(tycho_frontier_search_count(s) == 100);
+    int bad = 0;
+    for (size_t i = 0; i < tycho_frontier_search_count(s); i++) {
+        const tycho_frontier *f = tycho_frontier_search_get(s, i);
+        const tycho_cell *c = tycho_frontier_search_cells(s) + f->first_cell;
+        if (f->size != 199 || c[0].y % 2 != 1 || c[f->size - 1].y != c[0].y) bad++;
+        /* the goal is a free cell next to the frontier, reached at that distance */
+        if (tycho_grid_get(g, f->goal.x, f->goal.y) != 0 || f->nearest.y != c[0].y ||
+            abs(f->goal.x - f->nearest.x) + abs(f->goal.y - f->nearest.y) != 1 ||
+            fabs(tycho_frontier_search_distance(s, f->goal.x, f->goal.y) - f->distance) > 1e-12)
+            bad++;
+        if (f->goal.x > 1) bad++; /* close to the column, where the rows are entered */
+        if (i > 0 && tycho_frontier_search_get(s, i - 1)->distance > f->distance) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d", bad);
+    tycho_frontier_search_free(s);
+    tycho_grid_free(g);
+}
+
 int main(void)
 {
     test_one_frontier();
@@ -378,5 +409,6 @@ int main(void)
     test_start_and_errors();
     test_random_against_reference();
     test_workspace_reuse();
+    test_many_frontier_cells();
     return check_summary("test_frontiers");
 }
