@@ -12,7 +12,8 @@
 --   local m = fsm.new(def, blackboard, { runner = runner, on_transition = fn })
 --   m:start()
 --
--- Handlers get (blackboard, machine). `run` is a coroutine body run by the
+-- Handlers get (blackboard, machine). enter and exit are plain calls that
+-- must not block (no tasks.sleep/await); `run` is a coroutine body run by the
 -- tasks runner; returning a state name moves there, returning fsm.RESUME
 -- (from an interrupt's state) re-enters the interrupted state, returning
 -- nothing stays in the state until a guard or m:go() moves it. Guards are
@@ -21,7 +22,7 @@
 -- default: the decision tick); a firing interrupt cancels the current
 -- state's coroutine (its awaited operation is cancelled), runs its exit and
 -- enters the interrupt's state. While an interrupt is handled only the
--- interrupts listed before it can preempt. "Resume" re-enters the
+-- interrupts listed before it can preempt; none fire in a terminal state. "Resume" re-enters the
 -- interrupted state (enter + a fresh run): progress lives in the blackboard.
 --
 -- Any error in a handler or guard is reported (file:line, traceback) through
@@ -108,7 +109,8 @@ function fsm.check(def)
           if not is_fn(tr.guard) then
             bad("%s: %s needs a guard function, got %s", where, twhere, type(tr.guard))
           end
-          ntr[#ntr + 1] = { to = tr.to, guard = tr.guard, name = tn or ("to " .. tostring(tr.to)) }
+          local tname = tn or ("to " .. tostring(tr.to))
+          ntr[#ntr + 1] = { to = tr.to, guard = tr.guard, name = tname, label = ":" .. tname }
         end
       end
       out.states[sn] = { enter = st.enter, run = st.run, exit = st.exit, terminal = st.terminal,
@@ -167,13 +169,13 @@ local Machine = {}
 Machine.__index = Machine
 
 --- fsm.new(def, blackboard, opts) -> machine (not started).
--- opts: runner (tasks runner, required), on_transition(from, to, t, reason),
+-- opts: runner (tasks runner; or give it to m:start), on_transition(from, to, t, reason),
 -- fast_rate (Hz for interrupt checks), history_max (default 1000), name.
 function fsm.new(def, bb, opts)
   if type(def) ~= "table" or not def.validated then def = fsm.define(def) end
   opts = opts or {}
   local runner = opts.runner
-  if type(runner) ~= "table" or type(runner.spawn) ~= "function" then
+  if runner ~= nil and (type(runner) ~= "table" or type(runner.spawn) ~= "function") then
     error("bad field 'runner' in argument #3 to 'fsm.new' (tasks runner expected)", 2)
   end
   if opts.fast_rate ~= nil and (type(opts.fast_rate) ~= "number" or not (opts.fast_rate > 0)) then
@@ -187,19 +189,22 @@ function fsm.new(def, bb, opts)
   }, Machine)
 end
 
-function Machine:now() return self.runner:now() end
+function Machine:now() return self.runner and self.runner:now() or 0 end
 
 function Machine:_report(what, msg)
   self.runner.scheduler:report_error(("%s:%s"):format(self.name, what), msg)
 end
 
--- Calls a handler protected; on error reports it and returns false.
-function Machine:_call(what, fn, ...)
+-- Calls a handler protected; on error reports it (as what .. what2: the
+-- label is only built then, guards run every tick) and returns false.
+function Machine:_call2(what, what2, fn, ...)
   if not fn then return true end
   local ok, err = xpcall(fn, traceback, ...)
-  if not ok then self:_report(what, err) end
+  if not ok then self:_report(what .. what2, err) end
   return ok, err
 end
+
+function Machine:_call(what, fn, ...) return self:_call2(what, "", fn, ...) end
 
 function Machine:_spawn_run(st)
   local sn = self.state
@@ -306,12 +311,12 @@ end
 
 -- Interrupts that may fire now: all, or those listed before the one being handled.
 function Machine:_check_interrupts()
-  if not self.state or self.stopped or self._switching then return end
+  if not self.state or self.stopped or self._switching or self.finished then return end
   local top = self.irq_stack[#self.irq_stack]
   local limit = top and top.level or math.huge
   for _, q in ipairs(self.def.interrupts) do
     if q.level >= limit then break end
-    local ok, fire = self:_call("interrupt " .. q.name, q.guard, self.bb, self)
+    local ok, fire = self:_call2("interrupt ", q.name, q.guard, self.bb, self)
     if not ok then return self:_fail_to_fallback(self.state, "error in interrupt guard") end
     if fire then return self:interrupt(q.name) end
   end
@@ -325,10 +330,15 @@ function Machine:_decide()
     return self:_request(d[1], d[2])
   end
   if not self.fast_task then self:_check_interrupts() end
-  local st = self.def.states[self.state]
-  for _, tr in ipairs(st and st.transitions or {}) do
-    local ok, go = self:_call(self.state .. ":" .. tr.name, tr.guard, self.bb, self)
-    if not ok then return self:_fail_to_fallback(self.state, "error in guard") end
+  local sn = self.state
+  local st = self.def.states[sn]
+  if not st then return end
+  local trs = st.transitions
+  for i = 1, #trs do
+    local tr = trs[i]
+    local ok, go = self:_call2(sn, tr.label, tr.guard, self.bb, self)
+    if self.state ~= sn then return end -- the guard moved the machine itself
+    if not ok then return self:_fail_to_fallback(sn, "error in guard") end
     if go then
       self.irq_stack = {}
       return self:_request(tr.to, tr.name)
@@ -336,9 +346,16 @@ function Machine:_decide()
   end
 end
 
---- m:start() enters the initial state and hooks the machine to the runner.
-function Machine:start()
+--- m:start([runner]) enters the initial state and hooks the machine to the runner.
+function Machine:start(runner)
   if self.hook then error("machine already started", 2) end
+  if runner ~= nil then
+    if type(runner) ~= "table" or type(runner.spawn) ~= "function" then
+      error("bad argument #1 to 'start' (tasks runner expected)", 2)
+    end
+    self.runner = runner
+  end
+  if not self.runner then error("machine has no runner: fsm.new(def, bb, {runner = r}) or m:start(r)", 2) end
   local m = self
   self.stopped = nil
   self.hook = self.runner:on_tick(function() m:_decide() end, self.name .. " (decide)")
@@ -358,13 +375,20 @@ function Machine:go(to, reason)
     error(("bad argument #1 to 'go' (known state expected, got '%s')"):format(tostring(to)), 2)
   end
   self.irq_stack = {}
+  self:_request_here(to, reason or "go")
+end
+
+-- From inside the current state's own coroutine a transition would cancel
+-- the caller mid-flight: defer it to the next decision tick and park the
+-- coroutine (the switch cancels it before it would run again).
+function Machine:_request_here(to, reason)
   local cur = tasks.current()
   if cur and cur == self.task then
-    self._deferred = { to, reason or "go" }
-    tasks.yield() -- the switch cancels this coroutine before it would resume
-    error("unreachable: coroutine resumed after m:go()")
+    self._deferred = { to, reason }
+    tasks.yield()
+    error("unreachable: state coroutine resumed after a transition request")
   end
-  self:_request(to, reason or "go")
+  self:_request(to, reason)
 end
 Machine["goto"] = Machine.go
 
@@ -376,7 +400,7 @@ function Machine:interrupt(name)
   local st = self.state
   self.irq_stack[#self.irq_stack + 1] = { name = q.name, level = q.level,
                                           resume_state = q.resume and st or nil }
-  self:_request(q.state, "interrupt " .. q.name)
+  self:_request_here(q.state, "interrupt " .. q.name)
 end
 
 --- m:stop() cancels the running coroutine, runs the state's exit and

@@ -38,6 +38,7 @@ typedef struct {
     hookctx h;
     double realtime;    /* default pacing for run() */
     int until_idx;      /* stack index of run{until_fn=} during a run */
+    int wait_idx;       /* stack index of run{wait=} during a run */
     int stop_on_error;  /* during a run */
     int closing;        /* in __gc: hooks skip Lua work */
     char last_name[TYCHO_TASK_NAME_MAX];
@@ -336,6 +337,23 @@ static int until_pred(void *ctx)
     return done;
 }
 
+/* run{wait = fn}: called with the seconds to wait in real time instead of
+ * sleeping (a console polls its input here); may return early. */
+static void wait_hook(void *ctx, double seconds)
+{
+    lsched *b = ctx;
+    lua_State *L = b->h.L;
+    lua_pushcfunction(L, msgh);
+    lua_pushvalue(L, b->wait_idx);
+    lua_pushnumber(L, seconds);
+    if (lua_pcall(L, 1, 0, -3) != 0) {
+        stash_error(L, b, "wait", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        tycho_sched_stop(b->s, TYCHO_RUN_ERROR);
+    }
+    lua_pop(L, 1);
+}
+
 /* --- scheduler ---------------------------------------------------------- */
 
 static double opt_realtime(lua_State *L, int idx, int argn, double def)
@@ -474,7 +492,7 @@ static int do_run(lua_State *L, lsched *b, tycho_run_opts *o, int stop_on_error,
     if (tycho_sched_running(b->s))
         return luaL_error(L, "scheduler is already running (run, step or tick called from a task)");
     hookctx old = ctx_enter(L, b, 1);
-    int saved_until = b->until_idx, saved_stop = b->stop_on_error;
+    int saved_until = b->until_idx, saved_wait = b->wait_idx, saved_stop = b->stop_on_error;
     lua_pushnil(L);
     lua_setfield(L, b->h.uidx, "last_error");
     b->stop_on_error = stop_on_error;
@@ -482,6 +500,7 @@ static int do_run(lua_State *L, lsched *b, tycho_run_opts *o, int stop_on_error,
     long long steps = 0;
     tycho_run_reason r = tycho_sched_run(b->s, o, &steps);
     b->until_idx = saved_until;
+    b->wait_idx = saved_wait;
     b->stop_on_error = saved_stop;
     int uidx = b->h.uidx;
     ctx_leave(b, old);
@@ -501,7 +520,7 @@ static int do_run(lua_State *L, lsched *b, tycho_run_opts *o, int stop_on_error,
     return 3;
 }
 
-/* s:run{until_time =, until_fn =, max_steps =, stop_on_error =, realtime =} */
+/* s:run{until_time =, until_fn =, max_steps =, stop_on_error =, realtime =, wait =} */
 static int l_run(lua_State *L)
 {
     lsched *b = check_sched(L, 1);
@@ -523,9 +542,20 @@ static int l_run(lua_State *L)
         o.until_fn = until_pred;
         o.until_ctx = b;
     }
+    int until_idx = lua_gettop(L);
+    if (lua_istable(L, 2)) lua_getfield(L, 2, "wait");
+    else lua_pushnil(L);
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isfunction(L, -1))
+            return luaL_error(L, "bad field 'wait' in argument #2 (function expected, got %s)",
+                              luaL_typename(L, -1));
+        o.wait = wait_hook;
+        o.wait_ctx = b;
+    }
     if (tycho_sched_running(b->s))
         return luaL_error(L, "scheduler is already running (run, step or tick called from a task)");
-    b->until_idx = lua_gettop(L);
+    b->until_idx = until_idx;
+    b->wait_idx = lua_gettop(L);
     return do_run(L, b, &o, stop_on_error, 0);
 }
 

@@ -90,16 +90,24 @@ typedef struct {
     tycho_task_release_fn release;
     void *ctx;
     uint32_t gen;
-    uint32_t heap_pos;         /* NONE when not queued (running or free) */
     uint32_t prev, next;       /* registration-order list of used slots */
     uint32_t next_free;
     bool used, running, cancel_pending;
 } slot;
 
+/* Heap entries carry their own key so sifting never touches the slots. */
+typedef struct {
+    double due;
+    uint64_t seq;
+    uint32_t slot;
+} hent;
+
 struct tycho_sched {
     tycho_clock *clock;
     slot *slots;
-    uint32_t *heap; /* slot indices, min-heap on (due, seq) */
+    hent *heap;     /* min-heap on (due, seq) */
+    uint32_t *hpos; /* heap position per slot, NONE when not queued; apart
+                       from the slots so sifting stays in a few cache lines */
     uint32_t cap, nheap, free_head, head, tail;
     size_t live;
     uint64_t next_seq;
@@ -123,59 +131,59 @@ static uint32_t lookup(const tycho_sched *s, tycho_task_id id)
     return i;
 }
 
-static bool before(const tycho_sched *s, uint32_t a, uint32_t b)
+static bool before(const hent *x, const hent *y)
 {
-    const slot *x = &s->slots[a], *y = &s->slots[b];
     return x->due < y->due || (x->due == y->due && x->seq < y->seq);
 }
 
-static void heap_set(tycho_sched *s, uint32_t pos, uint32_t i)
+static void heap_set(tycho_sched *s, uint32_t pos, hent e)
 {
-    s->heap[pos] = i;
-    s->slots[i].heap_pos = pos;
+    s->heap[pos] = e;
+    s->hpos[e.slot] = pos;
 }
 
 static void sift_up(tycho_sched *s, uint32_t pos)
 {
-    uint32_t i = s->heap[pos];
+    hent e = s->heap[pos];
     while (pos > 0) {
         uint32_t parent = (pos - 1) / 2;
-        if (!before(s, i, s->heap[parent])) break;
+        if (!before(&e, &s->heap[parent])) break;
         heap_set(s, pos, s->heap[parent]);
         pos = parent;
     }
-    heap_set(s, pos, i);
+    heap_set(s, pos, e);
 }
 
 static void sift_down(tycho_sched *s, uint32_t pos)
 {
-    uint32_t i = s->heap[pos];
+    hent e = s->heap[pos];
     for (;;) {
         uint32_t c = 2 * pos + 1;
         if (c >= s->nheap) break;
-        if (c + 1 < s->nheap && before(s, s->heap[c + 1], s->heap[c])) c++;
-        if (!before(s, s->heap[c], i)) break;
+        if (c + 1 < s->nheap && before(&s->heap[c + 1], &s->heap[c])) c++;
+        if (!before(&s->heap[c], &e)) break;
         heap_set(s, pos, s->heap[c]);
         pos = c;
     }
-    heap_set(s, pos, i);
+    heap_set(s, pos, e);
 }
 
 static void heap_push(tycho_sched *s, uint32_t i)
 {
-    heap_set(s, s->nheap++, i);
+    hent e = {s->slots[i].due, s->slots[i].seq, i};
+    heap_set(s, s->nheap++, e);
     sift_up(s, s->nheap - 1);
 }
 
 static void heap_remove(tycho_sched *s, uint32_t i)
 {
-    uint32_t pos = s->slots[i].heap_pos;
+    uint32_t pos = s->hpos[i];
     if (pos == NONE) return;
-    s->slots[i].heap_pos = NONE;
-    uint32_t last = s->heap[--s->nheap];
+    s->hpos[i] = NONE;
+    hent last = s->heap[--s->nheap];
     if (pos == s->nheap) return;
     heap_set(s, pos, last);
-    if (pos > 0 && before(s, last, s->heap[(pos - 1) / 2])) sift_up(s, pos);
+    if (pos > 0 && before(&last, &s->heap[(pos - 1) / 2])) sift_up(s, pos);
     else sift_down(s, pos);
 }
 
@@ -207,14 +215,17 @@ static bool grow(tycho_sched *s)
     slot *ns = realloc(s->slots, (size_t)ncap * sizeof *ns);
     if (!ns) return false;
     s->slots = ns;
-    uint32_t *nh = realloc(s->heap, (size_t)ncap * sizeof *nh);
+    hent *nh = realloc(s->heap, (size_t)ncap * sizeof *nh);
     if (!nh) return false;
     s->heap = nh;
+    uint32_t *np = realloc(s->hpos, (size_t)ncap * sizeof *np);
+    if (!np) return false;
+    s->hpos = np;
     /* New slots go on the free list lowest index first, so reuse is deterministic. */
     for (uint32_t i = ncap; i-- > s->cap;) {
         memset(&ns[i], 0, sizeof ns[i]);
         ns[i].gen = 1;
-        ns[i].heap_pos = NONE;
+        s->hpos[i] = NONE;
         ns[i].next_free = s->free_head;
         s->free_head = i;
     }
@@ -247,6 +258,7 @@ void tycho_sched_free(tycho_sched *s)
     /* A task that was running when freed is gone with the arrays. */
     free(s->slots);
     free(s->heap);
+    free(s->hpos);
     free(s);
 }
 
@@ -281,7 +293,6 @@ tycho_status tycho_sched_add(tycho_sched *s, const tycho_task_spec *spec, tycho_
     t->release = spec->release;
     t->ctx = spec->ctx;
     t->used = true;
-    t->heap_pos = NONE;
     t->next_free = NONE;
     t->prev = s->tail;
     t->next = NONE;
@@ -359,8 +370,8 @@ size_t tycho_sched_list(const tycho_sched *s, tycho_task_id *ids, size_t max)
 bool tycho_sched_peek(const tycho_sched *s, double *due, tycho_task_id *id)
 {
     if (s->nheap == 0) return false;
-    if (due) *due = s->slots[s->heap[0]].due;
-    if (id) *id = make_id(s, s->heap[0]);
+    if (due) *due = s->heap[0].due;
+    if (id) *id = make_id(s, s->heap[0].slot);
     return true;
 }
 
@@ -451,7 +462,7 @@ static void reschedule(tycho_sched *s, slot *t)
 
 static void run_top(tycho_sched *s)
 {
-    uint32_t i = s->heap[0];
+    uint32_t i = s->heap[0].slot;
     heap_remove(s, i);
     slot *t = &s->slots[i];
     double now = tycho_clock_get_mode(s->clock) == TYCHO_CLOCK_SIM ? t->due

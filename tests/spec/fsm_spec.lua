@@ -202,6 +202,26 @@ describe("fsm machine", function()
     m["goto"](m, "C")
     assert.are.equal("C", m.state)
     assert.error_matches(function() m:go("Z") end, "known state expected")
+
+    -- the runner may come at start; an interrupt raised from inside run is deferred too
+    local r2, s2 = setup()
+    local m2 = fsm.new({
+      initial = "Work",
+      states = {
+        Work = { run = function(_, mm) tasks.sleep(0.2) mm:interrupt("bump") error("not reached") end },
+        Recover = { run = function() tasks.sleep(0.1) return fsm.RESUME end },
+        Done = { terminal = true },
+      },
+      interrupts = { { name = "bump", guard = function(bb) return bb.bumped end, state = "Recover", resume = true } },
+    }, { bumped = false })
+    assert.error_matches(function() m2:start() end, "no runner")
+    m2:start(r2)
+    s2:run { until_time = 0.45 }
+    assert.are.same({ "Work", "Recover", "Work" }, states_of(m2))
+    m2:go("Done")
+    m2.bb.bumped = true
+    s2:run { until_time = 1 }
+    assert.are.equal("Done", m2.state) -- no interrupts in a terminal state
   end)
 
   it("replaces its definition: keeps the state and blackboard, or falls back", function()

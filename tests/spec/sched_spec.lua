@@ -266,6 +266,21 @@ describe("tycho.scheduler", function()
     assert.is_true(took >= 0.045 and took < 1, "took " .. took)
     assert.is_true(n >= 2 and n <= 7, "runs " .. n)
 
+    -- a wait hook replaces the sleep (a console polls its input there) and may stop the run
+    local waited = 0
+    s:run { until_time = clock:now() + 0.03, wait = function(sec)
+      assert(sec > 0 and sec <= 0.011)
+      waited = waited + 1
+      local t1 = tycho.clock.monotonic()
+      while tycho.clock.monotonic() - t1 < sec do end
+    end }
+    assert.is_true(waited >= 2)
+    local r, who = s:run { until_time = clock:now() + 1, wait = function() s:stop() end }
+    assert.are.equal("stopped", r)
+    local r2, who2, msg = s:run { until_time = clock:now() + 1, wait = function() error("console gone") end }
+    assert.are.same({ "error", "wait" }, { r2, who2 })
+    assert.matches("console gone", msg)
+
     local s2, c2 = sim()
     s2:every(0.1, function() end)
     t0 = tycho.clock.monotonic()
