@@ -19,10 +19,18 @@
 --
 -- A coroutine error is reported (task name, message, traceback with
 -- file:line) through the scheduler's error handler and the runner carries on
--- with the others. Timing granularity is the runner's tick.
+-- with the others; so is a coroutine that runs more than `budget` Lua
+-- instructions without yielding (a runaway loop). Timing granularity is the
+-- runner's tick.
 local tycho = require "tycho"
 
 local tasks = {}
+
+--- Default instruction budget per resume for new runners (fail safe against
+-- a runaway loop in a behaviour; the count hook roughly halves the speed of
+-- Lua code inside task coroutines). Off under LuaJIT, whose hooks are per VM
+-- and skipped by compiled code.
+tasks.DEFAULT_BUDGET = not rawget(_G, "jit") and 1e8 or false
 
 local unpack = table.unpack or unpack
 -- tracebacks that stop at the scheduler instead of listing its caller
@@ -51,7 +59,18 @@ local function check_sched(s)
   end
 end
 
---- tasks.new(scheduler, {rate = 20, name = "tasks", phase = 0}) -> runner
+-- Raised inside a coroutine that ran too long without yielding.
+local function runaway()
+  local co = coroutine.running()
+  local t = co and by_co[co]
+  if not t or t.status ~= "running" then return end
+  error(("runaway: task ran more than %d Lua instructions without yielding"):format(
+    t and t.runner.budget or -1), 2)
+end
+
+--- tasks.new(scheduler, {rate = 20, name = "tasks", phase = 0, budget = n}) -> runner
+-- budget: Lua VM instructions a coroutine may run per resume before it is
+-- failed as a runaway loop (a count hook; false = no limit).
 function tasks.new(sched, opts)
   check_sched(sched)
   opts = opts or {}
@@ -60,9 +79,14 @@ function tasks.new(sched, opts)
   if type(rate) ~= "number" or not (rate > 0) or rate == math.huge then
     error("bad field 'rate' in argument #2 to 'tasks.new' (positive number of Hz expected)", 2)
   end
+  local budget = opts.budget
+  if budget == nil then budget = tasks.DEFAULT_BUDGET end
+  if budget ~= false and (type(budget) ~= "number" or not (budget >= 1)) then
+    error("bad field 'budget' in argument #2 to 'tasks.new' (instruction count or false expected)", 2)
+  end
   local r = setmetatable({
     scheduler = sched, rate = rate, period = 1 / rate, name = opts.name or "tasks",
-    _tasks = {}, hooks = {}, ticks = 0,
+    _tasks = {}, hooks = {}, ticks = 0, budget = budget and math.floor(budget) or false,
   }, Runner)
   r.handle = sched:every(r.period, function(now) r:_tick(now) end,
                          { name = r.name, phase = opts.phase or 0 })
@@ -123,6 +147,8 @@ end
 local function resume(self, t, ...)
   t.wait, t.op, t.pred, t.deadline, t.wake = nil, nil, nil, nil, nil
   t.status = "running"
+  -- setting the hook restarts its count, so the budget is per resume
+  if self.budget then debug.sethook(t.co, runaway, "", self.budget) end
   return after_resume(self, t, coroutine.resume(t.co, ...))
 end
 

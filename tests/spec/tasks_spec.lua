@@ -191,6 +191,24 @@ describe("tasks", function()
     assert.are.equal(16, ticks)
   end)
 
+  it("fails a runaway coroutine that never yields, and keeps the others", function()
+    if rawget(_G, "jit") then return end -- LuaJIT: hooks are per VM, budget off by default
+    local clock = tycho.clock.new { mode = "sim" }
+    local errors = {}
+    local s = tycho.scheduler.new { clock = clock, on_error = function(n_, m) errors[#errors + 1] = { n_, m } end }
+    local r = tasks.new(s, { rate = 10, budget = 100000 })
+    local ticks = 0
+    r:spawn("steady", function() while true do ticks = ticks + 1 for _ = 1, 1000 do end tasks.yield() end end)
+    local bad = r:spawn("spinner", function() tasks.sleep(0.2) while true do end end)
+    s:run { until_time = 1 }
+    assert.are.equal("failed", bad.status)
+    assert.are.equal(11, ticks)
+    assert.are.equal("spinner", errors[1][1])
+    assert.matches("runaway: task ran more than 100000 Lua instructions without yielding", errors[1][2])
+    assert.matches("tasks_spec.lua:%d+", errors[1][2]) -- where it was spinning
+    assert.is_number(tasks.DEFAULT_BUDGET)
+  end)
+
   it("refuses misuse with clear messages", function()
     local r = setup(10)
     assert.error_matches(function() tasks.sleep(1) end, "must be called from inside a task coroutine")
