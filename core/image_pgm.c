@@ -83,6 +83,16 @@ static uint8_t scale8(unsigned v, unsigned maxval)
     return (uint8_t)(((uint64_t)v * 255 + maxval / 2) / maxval);
 }
 
+/* tycho_image_init, with the file name in front of its message. */
+static tycho_status alloc_named(tycho_image *out, unsigned w, unsigned h, const char *name,
+                                tycho_err *err)
+{
+    tycho_err e;
+    tycho_status st = tycho_image_init(out, (int)w, (int)h, 1, &e);
+    if (st != TYCHO_OK) tycho_fail(err, st, "%s: %s", name, e.msg);
+    return st;
+}
+
 tycho_status tycho_pgm_load_mem(const uint8_t *data, size_t size, const char *name,
                                 tycho_image *out, tycho_err *err)
 {
@@ -124,8 +134,12 @@ tycho_status tycho_pgm_load_mem(const uint8_t *data, size_t size, const char *na
                               "%s: truncated PGM data: %ux%u needs %zu bytes from byte %zu, "
                               "only %zu present (ends at byte %zu)",
                               name, w, h, need, r.pos, have, r.n);
-        if ((st = tycho_image_init(out, (int)w, (int)h, 1, err)) != TYCHO_OK) return st;
+        if ((st = alloc_named(out, w, h, name, err)) != TYCHO_OK) return st;
         const uint8_t *p = r.d + r.pos;
+        if (maxval == 255) { /* the usual map: bytes are the pixels */
+            memcpy(out->pixels, p, npix);
+            return TYCHO_OK;
+        }
         for (size_t i = 0; i < npix; i++) {
             unsigned v = bps == 1 ? p[i] : ((unsigned)p[2 * i] << 8 | p[2 * i + 1]);
             if (v > maxval) {
@@ -146,7 +160,7 @@ tycho_status tycho_pgm_load_mem(const uint8_t *data, size_t size, const char *na
                           "%s: truncated PGM data: %ux%u samples cannot fit in the %zu bytes "
                           "after byte %zu",
                           name, w, h, have, r.pos);
-    if ((st = tycho_image_init(out, (int)w, (int)h, 1, err)) != TYCHO_OK) return st;
+    if ((st = alloc_named(out, w, h, name, err)) != TYCHO_OK) return st;
     for (size_t i = 0; i < npix; i++) {
         unsigned v;
         if ((st = read_uint(&r, "a sample", "data", 65535, true, &v)) != TYCHO_OK) {

@@ -273,7 +273,8 @@ static void test_yaml_parse(void)
     } cases[] = {
         {"image: a.pgm\nresolution: 0\n", "maps/x.yaml:2: resolution must be > 0"},
         {"image: a.pgm\nresolution: -0.05\n", "maps/x.yaml:2: resolution must be > 0"},
-        {"image: a.pgm\nresolution: nan\n", "maps/x.yaml:2: resolution must be a number (got 'nan')"},
+        {"image: a.pgm\nresolution: nan\n",
+         "maps/x.yaml:2: resolution must be a number (got 'nan')"},
         {"image: a.pgm\nresolution: .nan\n", "maps/x.yaml:2: resolution must be a number"},
         {"image: a.pgm\nresolution: 1e999\n", "resolution must be a finite number"},
         {"image: a.pgm\nresolution: 0x10\n", "resolution must be a number (got '0x10')"},
@@ -398,8 +399,8 @@ static void test_load_paths(void)
      * relative path from another working directory */
     char sub[512];
     mkdir(tmp_path(sub, sizeof sub, "img"), 0755);
-    snprintf(q, sizeof q, "cp %s %s/img/t.pgm", source_path(p, sizeof p, "tests/data/maps/tiny.pgm"),
-             tmpdir);
+    snprintf(q, sizeof q, "cp %s %s/img/t.pgm",
+             source_path(p, sizeof p, "tests/data/maps/tiny.pgm"), tmpdir);
     CHECK(system(q) == 0);
     write_file("rel.yaml", "image: img/t.pgm\nresolution: 0.1\norigin: [-0.4, -0.3, 0]\n"
                            "negate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n");
