@@ -275,7 +275,14 @@ function Machine:_request(to, reason)
       self:_report(tostring(self.state), "more than 100 chained transitions; stopping at " .. tostring(to))
       break
     end
-    self:_switch(to, reason)
+    -- handlers are already protected; this catches the machinery itself
+    -- (e.g. a closed runner) so the machine never stays "switching"
+    local ok, err = xpcall(self._switch, traceback, self, to, reason)
+    if not ok then
+      self._pending = nil
+      self:_report(tostring(self.state), "transition to " .. tostring(to) .. " failed: " .. tostring(err))
+      break
+    end
     local p = self._pending
     self._pending = nil
     to, reason = p and p[1], p and p[2]
