@@ -467,6 +467,37 @@ static void test_shared_png(void)
     tycho_image_free(&img);
 }
 
+/* The PNG flavours kept in tests/data/maps (also fuzz seeds). */
+static void test_data_pngs(void)
+{
+    char p[512];
+    tycho_image img;
+    tycho_err err = {0};
+    CHECK(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/palette_trns.png"), &img,
+                           &err) == TYCHO_OK);
+    CHECK(img.width == 6 && img.height == 3 && img.channels == 4);
+    const uint8_t *q = img.pixels + (6 + 3) * 4; /* (3,1): palette gray 205 */
+    CHECK(q[0] == 205 && q[3] == 255);
+    q += 4; /* (4,1): the transparent entry */
+    CHECK(q[0] == 255 && q[3] == 0);
+    tycho_image_free(&img);
+    CHECK(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/gray16.png"), &img, &err) ==
+          TYCHO_OK);
+    uint8_t g16[8] = {0, 255, 128, 4, 255, 0, 1, 1};
+    CHECK(img.channels == 1 && img.width == 4 && memcmp(img.pixels, g16, 8) == 0);
+    tycho_image_free(&img);
+    CHECK(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/gray1.png"), &img, &err) ==
+          TYCHO_OK);
+    uint8_t g1[16] = {255, 0, 255, 255, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255};
+    CHECK(img.channels == 1 && img.width == 8 && memcmp(img.pixels, g1, 16) == 0);
+    tycho_image_free(&img);
+    CHECK(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/gray_alpha.png"), &img,
+                           &err) == TYCHO_OK);
+    uint8_t ga[6] = {0, 255, 255, 0, 205, 128};
+    CHECK(img.channels == 2 && memcmp(img.pixels, ga, 6) == 0);
+    tycho_image_free(&img);
+}
+
 static int rm_rf(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -493,6 +524,7 @@ int main(void)
     test_png_errors();
     test_save_and_atomic();
     test_shared_png();
+    test_data_pngs();
     rm_rf(tmpdir);
     return check_summary("test_image");
 }
