@@ -128,6 +128,13 @@ void tycho_follower_get_params(const tycho_follower *f, tycho_follower_params *p
     *p = f->p;
 }
 
+/* Euclidean distance; hypot's overflow care costs ~10x and paths are metres. */
+static inline double dist(double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay;
+    return sqrt(dx * dx + dy * dy);
+}
+
 static void restart_progress(tycho_follower *f)
 {
     f->seg = 0;
@@ -167,7 +174,7 @@ tycho_status tycho_follower_set_path(tycho_follower *f, const double *xy, int n,
     for (int i = 0; i < n; i++) {
         double x = xy[2 * i], y = xy[2 * i + 1];
         if (m > 0) {
-            double d = hypot(x - f->xy[2 * m - 2], y - f->xy[2 * m - 1]);
+            double d = dist(x, y, f->xy[2 * m - 2], f->xy[2 * m - 1]);
             /* zero-length segments have no direction to pursue */
             if (d < 1e-9) continue;
             f->s[m] = f->s[m - 1] + d;
@@ -267,14 +274,14 @@ static void find_carrot(const tycho_follower *f, double rx, double ry, double L,
                         double *cy)
 {
     double ax = f->proj_x, ay = f->proj_y;
-    if (hypot(ax - rx, ay - ry) >= L) {
+    if (dist(ax, ay, rx, ry) >= L) {
         *cx = ax;
         *cy = ay;
         return;
     }
     for (int j = f->seg; j < f->n - 1; j++) {
         double bx = f->xy[2 * j + 2], by = f->xy[2 * j + 3];
-        if (hypot(bx - rx, by - ry) >= L) {
+        if (dist(bx, by, rx, ry) >= L) {
             /* a is inside the circle, b on or outside: the exit root */
             double dx = bx - ax, dy = by - ay, fx = ax - rx, fy = ay - ry;
             double qa = dx * dx + dy * dy, qb = 2 * (fx * dx + fy * dy),
@@ -333,7 +340,7 @@ tycho_status tycho_follower_step(tycho_follower *f, tycho_pose2 pose, double dt,
     out->nearest = (f->n > 1 && f->t >= 0.5) ? f->seg + 1 : f->seg;
 
     double gx = f->xy[2 * f->n - 2], gy = f->xy[2 * f->n - 1];
-    double dist_goal = hypot(gx - pose.x, gy - pose.y);
+    double dist_goal = dist(gx, gy, pose.x, pose.y);
     if (!f->xy_reached && dist_goal <= p->xy_tolerance && remaining <= 2 * p->xy_tolerance)
         f->xy_reached = true;
 
@@ -410,38 +417,114 @@ tycho_status tycho_follower_step(tycho_follower *f, tycho_pose2 pose, double dt,
 
 /* --- path ahead against a grid ------------------------------------------- */
 
-static bool cell_blocked(const tycho_grid *g, int cx, int cy, int threshold, bool unknown_blocked)
+/* The grid as the walk needs it: world -> map transform and raw cells. */
+typedef struct {
+    const uint8_t *cells;
+    int w, h;
+    double ox, oy, c, s, inv_res;
+    int threshold;
+    bool unknown_blocked;
+} walk_ctx;
+
+static void walk_ctx_init(walk_ctx *k, const tycho_grid *g, int threshold, bool unknown_blocked)
 {
-    uint8_t c = tycho_grid_get(g, cx, cy);
-    if (c == TYCHO_COST_UNKNOWN) return unknown_blocked;
-    return c >= threshold;
+    tycho_pose2 o = tycho_grid_origin(g);
+    k->cells = tycho_grid_cells_const(g);
+    k->w = tycho_grid_width(g);
+    k->h = tycho_grid_height(g);
+    k->ox = o.x;
+    k->oy = o.y;
+    k->c = cos(o.yaw);
+    k->s = sin(o.yaw);
+    k->inv_res = 1.0 / tycho_grid_resolution(g);
+    k->threshold = threshold;
+    k->unknown_blocked = unknown_blocked;
 }
 
-/* Exact cell traversal (Amanatides-Woo) of the world segment a->b up to
- * `budget` metres. Returns true and fills out (distance relative to the
- * segment start) at the first blocked cell. Where the segment passes exactly
- * through a cell corner only one of the two side cells is visited. */
-static bool walk_segment(const tycho_grid *g, double ax, double ay, double bx, double by,
-                         double budget, int threshold, bool unknown_blocked,
+/* Same arithmetic as tycho_grid_world_to_map. */
+static void to_map(const walk_ctx *k, double x, double y, double *mx, double *my)
+{
+    double dx = x - k->ox, dy = y - k->oy;
+    *mx = (k->c * dx + k->s * dy) * k->inv_res;
+    *my = (-k->s * dx + k->c * dy) * k->inv_res;
+}
+
+static bool cell_blocked(const walk_ctx *k, int cx, int cy)
+{
+    if (!tycho_grid_in_bounds_wh(k->w, k->h, cx, cy)) return k->unknown_blocked;
+    uint8_t c = k->cells[(size_t)cy * k->w + cx];
+    if (c == TYCHO_COST_UNKNOWN) return k->unknown_blocked;
+    return c >= k->threshold;
+}
+
+/* Clips the map segment p + t*d, t in [*t0, *t1], to the grid rectangle
+ * (Liang-Barsky); inv = 1/d per axis (unused where d is 0). False when it
+ * misses the grid. */
+static bool clip_to_grid(const walk_ctx *k, double px, double py, double dx, double dy,
+                         double inv_x, double inv_y, double *t0, double *t1)
+{
+    const double d[2] = {dx, dy}, inv[2] = {inv_x, inv_y}, p[2] = {px, py};
+    const double hi[2] = {k->w, k->h};
+    for (int a = 0; a < 2; a++) {
+        if (d[a] == 0) {
+            if (p[a] < 0 || p[a] > hi[a]) return false;
+            continue;
+        }
+        double ra = (0 - p[a]) * inv[a], rb = (hi[a] - p[a]) * inv[a];
+        double lo = fmin(ra, rb), up = fmax(ra, rb);
+        if (lo > *t0) *t0 = lo;
+        if (up < *t1) *t1 = up;
+    }
+    return *t0 <= *t1;
+}
+
+static bool inside_map(const walk_ctx *k, double mx, double my)
+{
+    return mx >= 0 && my >= 0 && mx <= k->w && my <= k->h;
+}
+
+static int floor_cell(double m)
+{
+    /* clamp before the int conversion so far-away points cannot overflow */
+    return (int)floor(fmax(fmin(m, 1e9), -1e9));
+}
+
+/* Exact cell traversal (Amanatides-Woo) of the world segment a->b (map
+ * coordinates ma->mb) up to `budget` metres. Returns true and fills out
+ * (distance relative to the segment start) at the first blocked cell. Where
+ * the segment passes exactly through a cell corner only one of the two side
+ * cells is visited. Cells outside the grid read as unknown; when unknown does
+ * not block, only the part of the segment over the grid is walked, so the
+ * work is bounded by the grid size whatever the coordinates. */
+static bool walk_segment(const walk_ctx *k, double ax, double ay, double bx, double by,
+                         double max, double may, double mbx, double mby, double budget,
                          tycho_path_block *out)
 {
-    double len = hypot(bx - ax, by - ay);
-    double mx0, my0, mx1, my1;
-    tycho_grid_world_to_map(g, ax, ay, &mx0, &my0);
-    tycho_grid_world_to_map(g, bx, by, &mx1, &my1);
-    double t_end = len > 0 ? fmin(1.0, budget / len) : 0.0;
-    double dx = mx1 - mx0, dy = my1 - my0;
-    int ix = (int)floor(mx0), iy = (int)floor(my0);
-    int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
-    double tdx = dx != 0 ? 1.0 / fabs(dx) : INFINITY;
-    double tdy = dy != 0 ? 1.0 / fabs(dy) : INFINITY;
-    double tmx = dx != 0 ? ((dx > 0 ? ix + 1 : ix) - mx0) / dx : INFINITY;
-    double tmy = dy != 0 ? ((dy > 0 ? iy + 1 : iy) - my0) / dy : INFINITY;
-    double t = 0;
-    /* the cell count bounds the loop even if rounding misbehaves */
-    long steps = (long)(fabs(dx) + fabs(dy)) + 4;
-    for (long k = 0; k < steps; k++) {
-        if (cell_blocked(g, ix, iy, threshold, unknown_blocked)) {
+    double len = dist(ax, ay, bx, by);
+    double dx = mbx - max, dy = mby - may;
+    /* divisions dominate a short segment's cost: one per axis */
+    double inv_x = dx != 0 ? 1.0 / dx : 0, inv_y = dy != 0 ? 1.0 / dy : 0;
+    double t = 0, t_end = len > budget ? budget / len : 1.0;
+    if (!k->unknown_blocked) {
+        if (!inside_map(k, max, may) || !inside_map(k, mbx, mby)) {
+            double t1 = t_end;
+            if (!clip_to_grid(k, max, may, dx, dy, inv_x, inv_y, &t, &t1)) return false;
+            t_end = t1;
+        }
+    } else if (!tycho_grid_in_bounds_wh(k->w, k->h, floor_cell(max), floor_cell(may))) {
+        t_end = 0; /* starts off the grid: blocked right here */
+    }
+    double sx0 = max + t * dx, sy0 = may + t * dy;
+    int ix = floor_cell(sx0), iy = floor_cell(sy0);
+    int stx = dx > 0 ? 1 : -1, sty = dy > 0 ? 1 : -1;
+    double tdx = dx != 0 ? fabs(inv_x) : INFINITY;
+    double tdy = dy != 0 ? fabs(inv_y) : INFINITY;
+    double tmx = dx != 0 ? t + ((dx > 0 ? ix + 1 : ix) - sx0) * inv_x : INFINITY;
+    double tmy = dy != 0 ? t + ((dy > 0 ? iy + 1 : iy) - sy0) * inv_y : INFINITY;
+    /* a walk crosses at most w + h cells of the grid plus the one it leaves to */
+    long steps = (long)k->w + k->h + 4;
+    for (long n = 0; n < steps; n++) {
+        if (cell_blocked(k, ix, iy)) {
             out->blocked = true;
             out->distance = t * len;
             out->x = ax + t * (bx - ax);
@@ -453,11 +536,11 @@ static bool walk_segment(const tycho_grid *g, double ax, double ay, double bx, d
         if (tmx < tmy) {
             t = tmx;
             tmx += tdx;
-            ix += sx;
+            ix += stx;
         } else {
             t = tmy;
             tmy += tdy;
-            iy += sy;
+            iy += sty;
         }
         if (t > t_end) break;
     }
@@ -465,34 +548,37 @@ static bool walk_segment(const tycho_grid *g, double ax, double ay, double bx, d
 }
 
 /* Checks from (sx, sy) on segment `seg` onwards. */
-static void check_from(const tycho_grid *g, const double *xy, int n, int seg, double sx,
-                       double sy, double lookahead, int threshold, bool unknown_blocked,
-                       tycho_path_block *out)
+static void check_from(const walk_ctx *k, const double *xy, int n, int seg, double sx, double sy,
+                       double lookahead, tycho_path_block *out)
 {
     memset(out, 0, sizeof *out);
+    double ax = sx, ay = sy, max, may;
+    to_map(k, ax, ay, &max, &may);
     if (n == 1) {
-        int cx, cy;
-        tycho_grid_world_to_cell(g, xy[0], xy[1], &cx, &cy);
-        if (cell_blocked(g, cx, cy, threshold, unknown_blocked)) {
+        int cx = floor_cell(max), cy = floor_cell(may);
+        if (cell_blocked(k, cx, cy)) {
             out->blocked = true;
-            out->x = xy[0];
-            out->y = xy[1];
+            out->x = ax;
+            out->y = ay;
             out->cx = cx;
             out->cy = cy;
         }
         return;
     }
-    double done = 0, ax = sx, ay = sy;
+    double done = 0;
     for (int j = seg; j < n - 1 && done <= lookahead; j++) {
-        double bx = xy[2 * j + 2], by = xy[2 * j + 3];
-        if (walk_segment(g, ax, ay, bx, by, lookahead - done, threshold, unknown_blocked, out)) {
+        double bx = xy[2 * j + 2], by = xy[2 * j + 3], mbx, mby;
+        to_map(k, bx, by, &mbx, &mby);
+        if (walk_segment(k, ax, ay, bx, by, max, may, mbx, mby, lookahead - done, out)) {
             out->distance += done;
             out->segment = j;
             return;
         }
-        done += hypot(bx - ax, by - ay);
+        done += dist(ax, ay, bx, by);
         ax = bx;
         ay = by;
+        max = mbx;
+        may = mby;
     }
 }
 
@@ -519,7 +605,9 @@ tycho_status tycho_path_check_blocked(const tycho_grid *g, const double *xy, int
     for (int i = 0; i < 2 * n; i++)
         if (!isfinite(xy[i]))
             return tycho_fail(err, TYCHO_EINVAL, "path check: point %d is not finite", i / 2);
-    check_from(g, xy, n, 0, xy[0], xy[1], lookahead, threshold, unknown_blocked, out);
+    walk_ctx k;
+    walk_ctx_init(&k, g, threshold, unknown_blocked);
+    check_from(&k, xy, n, 0, xy[0], xy[1], lookahead, out);
     return TYCHO_OK;
 }
 
@@ -531,7 +619,8 @@ tycho_status tycho_follower_check_blocked(const tycho_follower *f, const tycho_g
     tycho_status st = check_args(g, lookahead, threshold, err);
     if (st != TYCHO_OK) return st;
     if (f->n == 0) return tycho_fail(err, TYCHO_EINVAL, "path check: the follower has no path");
-    check_from(g, f->xy, f->n, f->seg, f->proj_x, f->proj_y, lookahead, threshold,
-               unknown_blocked, out);
+    walk_ctx k;
+    walk_ctx_init(&k, g, threshold, unknown_blocked);
+    check_from(&k, f->xy, f->n, f->seg, f->proj_x, f->proj_y, lookahead, out);
     return TYCHO_OK;
 }

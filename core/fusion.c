@@ -64,6 +64,9 @@ tycho_status tycho_fusion_validate(const tycho_thermal_camera *c, const tycho_fu
 static double wrap(double a)
 {
     if (a > -M_PI && a <= M_PI) return a;
+    /* one turn off is the common case (a scan from -pi, a camera at +-30 deg) */
+    double b = a > 0 ? a - 2.0 * M_PI : a + 2.0 * M_PI;
+    if (b > -M_PI && b <= M_PI) return b;
     a = remainder(a, 2.0 * M_PI);
     return a <= -M_PI ? a + 2.0 * M_PI : a;
 }
@@ -71,8 +74,10 @@ static double wrap(double a)
 /* Camera column of a bearing relative to the camera axis (inside the view). */
 static int column_of(const tycho_thermal_camera *c, double rel)
 {
-    double u = (0.5 * c->hfov - rel) / (c->hfov / c->cols);
-    int col = (int)floor(u);
+    /* u >= 0 up to rounding at the view's edge, so truncation is floor
+     * (and avoids a libm call per beam) */
+    double u = (0.5 * c->hfov - rel) * c->cols / c->hfov;
+    int col = (int)u;
     if (col < 0) col = 0;
     if (col >= c->cols) col = c->cols - 1;
     return c->mirrored ? c->cols - 1 - col : col;
@@ -101,8 +106,60 @@ static bool usable(const tycho_fusion_params *p, float rf, int *bin)
 {
     double r = rf;
     if (!isfinite(r) || r <= 0 || r < p->min_range || r > p->max_range) return false;
-    *bin = (int)floor(r / p->bin_width);
+    *bin = (int)(r / p->bin_width); /* r > 0: truncation is floor */
     return true;
+}
+
+/* Beam index ranges [lo, hi] that can be in view, from the scan's uniform
+ * spacing: one per turn of 2*pi the scan covers, widened by a beam each side
+ * against rounding (the exact test still runs on every candidate). Returns
+ * the number of disjoint ranges, in order. Falls back to every beam when the
+ * geometry is unusual (huge angles, a near-full-turn view). */
+#define VIEW_RANGES 4
+static int view_ranges(const tycho_scan_ref *s, const tycho_thermal_camera *c, int lo[],
+                       int hi[])
+{
+    const double two_pi = 2.0 * M_PI, h = 0.5 * c->hfov, inc = s->angle_increment;
+    double first = s->angle_min - c->mount_yaw, last = first + (s->count - 1) * inc;
+    double a_lo = fmin(first, last), a_hi = fmax(first, last);
+    int m = 0;
+    if (inc != 0 && c->hfov < two_pi - 1e-6 && fabs(a_lo) < 1e6 && fabs(a_hi) < 1e6) {
+        long k0 = (long)floor((a_lo - h) / two_pi), k1 = (long)ceil((a_hi + h) / two_pi);
+        if (k1 - k0 + 1 > VIEW_RANGES) goto all;
+        for (long k = k0; k <= k1; k++) {
+            double i0 = (two_pi * k - h - first) / inc, i1 = (two_pi * k + h - first) / inc;
+            double ilo = fmax(fmin(i0, i1) - 1, -1.0), ihi = fmin(fmax(i0, i1) + 1, (double)s->count);
+            int a = (int)ceil(ilo), b = (int)floor(ihi);
+            if (a < 0) a = 0;
+            if (b > s->count - 1) b = s->count - 1;
+            if (a > b) continue;
+            /* insert in order, merging overlaps (only possible after widening) */
+            int j = m;
+            while (j > 0 && lo[j - 1] > a) {
+                lo[j] = lo[j - 1];
+                hi[j] = hi[j - 1];
+                j--;
+            }
+            lo[j] = a;
+            hi[j] = b;
+            m++;
+        }
+        int w = 0;
+        for (int r = 0; r < m; r++) {
+            if (w > 0 && lo[r] <= hi[w - 1] + 1) {
+                if (hi[r] > hi[w - 1]) hi[w - 1] = hi[r];
+            } else {
+                lo[w] = lo[r];
+                hi[w] = hi[r];
+                w++;
+            }
+        }
+        return w;
+    }
+all:
+    lo[0] = 0;
+    hi[0] = s->count - 1;
+    return s->count > 0 ? 1 : 0;
 }
 
 tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
@@ -147,14 +204,18 @@ tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
     int nbins = (int)floor(p->max_range / p->bin_width) + 1;
     memset(hist, 0, sizeof(int) * (size_t)nbins);
     beam_filter bf = {scan, cam, p, hot_col};
-    for (int i = 0; i < scan->count; i++) {
-        double b;
-        int bin;
-        if (!in_view(&bf, i, &b)) continue;
-        out->beams_in_view++;
-        if (!usable(p, scan->ranges[i], &bin)) continue;
-        out->returns++;
-        hist[bin]++;
+    int lo[VIEW_RANGES], hi[VIEW_RANGES];
+    int nr = view_ranges(scan, cam, lo, hi);
+    for (int ri = 0; ri < nr; ri++) {
+        for (int i = lo[ri]; i <= hi[ri]; i++) {
+            double b;
+            int bin;
+            if (!in_view(&bf, i, &b)) continue;
+            out->beams_in_view++;
+            if (!usable(p, scan->ranges[i], &bin)) continue;
+            out->returns++;
+            hist[bin]++;
+        }
     }
     if (out->beams_in_view == 0) {
         out->outcome = TYCHO_FUSION_NO_BEAMS_IN_FOV;
@@ -169,13 +230,16 @@ tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
         if (hist[k] > hist[best]) best = k; /* strict: ties keep the nearer bin */
 
     double sum_r = 0, sum_s = 0, sum_c = 0;
-    for (int i = 0; i < scan->count; i++) {
-        double b;
-        int bin;
-        if (!in_view(&bf, i, &b) || !usable(p, scan->ranges[i], &bin) || bin != best) continue;
-        sum_r += scan->ranges[i];
-        sum_s += sin(b);
-        sum_c += cos(b);
+    for (int ri = 0; ri < nr; ri++) {
+        for (int i = lo[ri]; i <= hi[ri]; i++) {
+            double b;
+            int bin;
+            if (!in_view(&bf, i, &b) || !usable(p, scan->ranges[i], &bin) || bin != best)
+                continue;
+            sum_r += scan->ranges[i];
+            sum_s += sin(b);
+            sum_c += cos(b);
+        }
     }
     out->bin_beams = hist[best];
     out->range = sum_r / hist[best];

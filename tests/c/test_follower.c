@@ -416,6 +416,25 @@ static void test_blocked(void)
     CHECK(b.blocked && b.cx == 100);
     CHECK_NEAR(b.distance, 0.5, 1e-9);
     CHECK(tycho_path_check_blocked(g, out, 2, 10.0, 300, true, &b, &err) == TYCHO_EINVAL);
+    /* far-away coordinates: only the part over the grid is walked (this
+     * would otherwise be 2e13 cells), or it is blocked at once when unknown
+     * blocks */
+    tycho_grid_fill(g, 0);
+    for (int cy = 0; cy < 100; cy++) tycho_grid_set(g, 40, cy, 254);
+    double far[] = {-1e12, 0.52, 4.0, 0.52};
+    CHECK(tycho_path_check_blocked(g, far, 2, INFINITY, 254, false, &b, &err) == TYCHO_OK);
+    CHECK(b.blocked && b.cx == 40 && b.cy == 10);
+    CHECK_NEAR(b.x, 2.0, 0.01); /* t * 1e12 keeps ~1e-4 m of precision */
+    CHECK_NEAR(b.distance, 1e12 + 2.0, 0.01);
+    CHECK(tycho_path_check_blocked(g, far, 2, INFINITY, 254, true, &b, &err) == TYCHO_OK);
+    CHECK(b.blocked && b.distance == 0 && b.cx < 0);
+    double miss[] = {-1e12, -7, 1e12, -7}; /* passes below the grid */
+    CHECK(tycho_path_check_blocked(g, miss, 2, INFINITY, 254, false, &b, &err) == TYCHO_OK);
+    CHECK(!b.blocked);
+    double vert[] = {2.01, -50, 2.01, 50}; /* vertical, through the wall column */
+    CHECK(tycho_path_check_blocked(g, vert, 2, INFINITY, 254, false, &b, &err) == TYCHO_OK);
+    CHECK(b.blocked && b.cx == 40 && b.cy == 0);
+    CHECK_NEAR(b.distance, 50, 1e-9);
 
     /* from the follower's progress: a wall behind the robot does not count */
     tycho_grid_fill(g, 0);

@@ -31,7 +31,9 @@
  *     wins, ties go to the nearest bin. Its beams give the mean range and
  *     the circular mean bearing atan2(sum sin, sum cos).
  *  5. World point = pose (+) (range, bearing).
- * No allocation; the bin histogram lives on the stack, so
+ * Only beams whose index can fall in the view are visited (computed from
+ * the scan's uniform spacing), so the cost grows with the beams in view, not
+ * the scan size. No allocation; the bin histogram lives on the stack, so
  * max_range / bin_width is limited to TYCHO_FUSION_MAX_BINS. */
 #ifndef TYCHO_FUSION_H
 #define TYCHO_FUSION_H
