@@ -1,5 +1,6 @@
 /* Lua bindings: the grid userdata (construction, cells, frames, stats). */
 #include "ltycho.h"
+#include "tycho/coverage.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -231,6 +232,21 @@ static int l_cells_ptr(lua_State *L)
     return 1;
 }
 
+/* truth:coverage(map, x, y) -> fraction, reachable, mapped */
+static int l_coverage(lua_State *L)
+{
+    tycho_grid *truth = tycho_l_checkgrid(L, 1), *map = tycho_l_checkgrid(L, 2);
+    double x = luaL_checknumber(L, 3), y = luaL_checknumber(L, 4);
+    size_t reach = 0, mapped = 0;
+    tycho_err err = {0};
+    if (tycho_grid_coverage(truth, map, x, y, &reach, &mapped, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
+    lua_pushnumber(L, reach ? (double)mapped / (double)reach : 0.0);
+    lua_pushinteger(L, (lua_Integer)reach);
+    lua_pushinteger(L, (lua_Integer)mapped);
+    return 3;
+}
+
 static int l_gc(lua_State *L)
 {
     tycho_lgrid *box = luaL_checkudata(L, 1, TYCHO_GRID_MT);
@@ -301,6 +317,7 @@ static const luaL_Reg grid_methods[] = {
     {"logodds", l_logodds},
     {"set_logodds_params", l_set_logodds_params},
     {"cells_ptr", l_cells_ptr},
+    {"coverage", l_coverage},
     {NULL, NULL},
 };
 

@@ -1,4 +1,5 @@
 #include "check.h"
+#include "tycho/coverage.h"
 #include "tycho/grid.h"
 
 static void test_new_and_errors(void)
@@ -113,8 +114,39 @@ static void test_logodds(void)
     tycho_grid_free(g);
 }
 
+static void test_coverage(void)
+{
+    /* truth: 10x10 at 0.1 m, free inside a wall ring, a closed 2x2 pocket */
+    tycho_pose2 o = {0, 0, 0};
+    tycho_grid *truth = tycho_grid_new(10, 10, 0.1, o, 0, NULL);
+    for (int i = 0; i < 10; i++) {
+        tycho_grid_set(truth, i, 0, 254);
+        tycho_grid_set(truth, i, 9, 254);
+        tycho_grid_set(truth, 0, i, 254);
+        tycho_grid_set(truth, 9, i, 254);
+    }
+    for (int i = 5; i <= 8; i++) {
+        tycho_grid_set(truth, i, 5, 254);
+        tycho_grid_set(truth, 5, i, 254);
+    }
+    /* reachable: 8*8 interior - 7 wall cells - 9 pocket cells = 48 */
+    tycho_grid *map = tycho_grid_new(20, 20, 0.05, o, TYCHO_COST_UNKNOWN, NULL);
+    size_t reach, mapped;
+    CHECK(tycho_grid_coverage(truth, map, 0.15, 0.15, &reach, &mapped, NULL) == TYCHO_OK);
+    CHECK(reach == 48 && mapped == 0);
+    for (int j = 0; j < 10; j++) /* map the lower half (y < 0.5 m) */
+        for (int i = 0; i < 20; i++) tycho_grid_set(map, i, j, 0);
+    CHECK(tycho_grid_coverage(truth, map, 0.15, 0.15, &reach, &mapped, NULL) == TYCHO_OK);
+    CHECK(reach == 48 && mapped == 32); /* rows 1..4, columns 1..8 */
+    tycho_err err;
+    CHECK(tycho_grid_coverage(truth, map, 0.05, 0.05, &reach, &mapped, &err) == TYCHO_EINVAL);
+    tycho_grid_free(truth);
+    tycho_grid_free(map);
+}
+
 int main(void)
 {
+    test_coverage();
     test_new_and_errors();
     test_frames();
     test_copy_crop_grow();
