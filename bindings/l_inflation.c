@@ -1,9 +1,258 @@
-/* Lua bindings: inflation (filled in by its area). */
+/* Lua bindings: Nav2 inflation and distance fields.
+ *
+ *   grid:inflate{inscribed_radius=, inflation_radius=, cost_scaling_factor=,
+ *                inflate_unknown=, inflate_around_unknown=} -> new grid
+ *   grid:inflate_into(dst, opts) -> dst   (dst may be grid itself: in place)
+ *   grid:distance_transform([{threshold=, unknown_blocked=, max_distance=}]) -> field
+ *   field:get(cx, cy) -> metres (math.huge: no obstacle within max_distance,
+ *                        or outside the field), #field, field.width/height/resolution
+ *
+ * Distances are between cell centres, to the nearest obstacle cell: cost >=
+ * threshold (default 254) for known cells, unknown (255) only with
+ * unknown_blocked. */
 #include "ltycho.h"
+#include "tycho/edt.h"
+#include "tycho/inflation.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIELD_MT "tycho.distance_field"
+#define INFLATION_WS_MT "tycho.inflation_workspace"
+
+typedef struct {
+    tycho_inflation *ws;
+    tycho_edt *edt;
+} lworkspace;
+
+typedef struct {
+    int width, height;
+    double resolution;
+    float *d; /* metres, INFINITY when beyond */
+} lfield;
+
+static lworkspace *workspace(lua_State *L)
+{
+    lworkspace *w = lua_touserdata(L, lua_upvalueindex(1));
+    if (!w->ws || !w->edt) luaL_error(L, "out of memory for the inflation workspace");
+    return w;
+}
+
+static void check_params(lua_State *L, int idx, tycho_inflation_params *p)
+{
+    tycho_inflation_defaults(p);
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    p->inscribed_radius = tycho_l_optfield_number(L, idx, idx, "inscribed_radius", p->inscribed_radius);
+    p->inflation_radius = tycho_l_optfield_number(L, idx, idx, "inflation_radius", p->inflation_radius);
+    p->cost_scaling_factor =
+        tycho_l_optfield_number(L, idx, idx, "cost_scaling_factor", p->cost_scaling_factor);
+    p->inflate_unknown = tycho_l_optfield_boolean(L, idx, idx, "inflate_unknown", p->inflate_unknown);
+    p->inflate_around_unknown =
+        tycho_l_optfield_boolean(L, idx, idx, "inflate_around_unknown", p->inflate_around_unknown);
+    /* name the field in Lua terms; the core message says what is wrong */
+    static const char *const keys[] = {"inscribed_radius", "inflation_radius", "cost_scaling_factor"};
+    const double vals[] = {p->inscribed_radius, p->inflation_radius, p->cost_scaling_factor};
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(vals[k]) || vals[k] < 0)
+            luaL_error(L, "bad field '%s' in argument #%d (finite number >= 0 expected)", keys[k], idx);
+}
+
+static void run_inflate(lua_State *L, const tycho_grid *src, tycho_grid *dst,
+                        const tycho_inflation_params *p, int argn)
+{
+    tycho_err err = {0};
+    if (tycho_inflate(workspace(L)->ws, src, dst, p, &err) != TYCHO_OK) {
+        if (err.code == TYCHO_ERANGE)
+            luaL_error(L, "bad field 'inflation_radius' in argument #%d (%s)", argn, err.msg);
+        tycho_l_error(L, &err);
+    }
+}
+
+static int l_inflate(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_inflation_params p;
+    check_params(L, 2, &p);
+    tycho_err err = {0};
+    tycho_grid *out = tycho_grid_new(tycho_grid_width(g), tycho_grid_height(g),
+                                     tycho_grid_resolution(g), tycho_grid_origin(g), 0, &err);
+    if (!out) return tycho_l_error(L, &err);
+    tycho_l_pushgrid(L, out); /* owned by Lua from here, so an error below cannot leak it */
+    run_inflate(L, g, out, &p, 2);
+    return 1;
+}
+
+static int l_inflate_into(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_grid *dst = tycho_l_checkgrid(L, 2);
+    luaL_argcheck(L, tycho_grid_width(dst) == tycho_grid_width(g) &&
+                         tycho_grid_height(dst) == tycho_grid_height(g),
+                  2, "destination grid must have the source's size");
+    luaL_argcheck(L, tycho_grid_resolution(dst) == tycho_grid_resolution(g), 2,
+                  "destination grid must have the source's resolution");
+    tycho_inflation_params p;
+    check_params(L, 3, &p);
+    run_inflate(L, g, dst, &p, 3);
+    lua_settop(L, 2);
+    return 1;
+}
+
+static int l_distance_transform(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    lua_Integer thr = TYCHO_COST_LETHAL;
+    int ub = 0;
+    double maxd = INFINITY;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        thr = tycho_l_optfield_integer(L, 2, 2, "threshold", thr);
+        if (thr < 0 || thr > 254)
+            return luaL_error(L, "bad field 'threshold' in argument #2 (cost 0..254 expected)");
+        ub = tycho_l_optfield_boolean(L, 2, 2, "unknown_blocked", 0);
+        maxd = tycho_l_optfield_number(L, 2, 2, "max_distance", maxd);
+        if (!(maxd >= 0))
+            return luaL_error(L, "bad field 'max_distance' in argument #2 (number >= 0 expected)");
+    }
+    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    double res = tycho_grid_resolution(g);
+    double md_cells = floor(maxd / res);
+    int md = md_cells >= TYCHO_EDT_MAX_DIST ? TYCHO_EDT_MAX_DIST : (md_cells < 1 ? 1 : (int)md_cells);
+    uint8_t sites[256];
+    tycho_edt_sites_range(sites, (int)thr, 254);
+    sites[TYCHO_COST_UNKNOWN] = (uint8_t)ub;
+
+    lfield *f = tycho_newuserdata(L, sizeof *f);
+    memset(f, 0, sizeof *f);
+    luaL_getmetatable(L, FIELD_MT);
+    lua_setmetatable(L, -2);
+    f->d = malloc((size_t)w * h * sizeof *f->d);
+    if (!f->d) return luaL_error(L, "out of memory for a %dx%d distance field", w, h);
+    f->width = w;
+    f->height = h;
+    f->resolution = res;
+    tycho_edt *e = workspace(L)->edt;
+    tycho_err err = {0};
+    if (tycho_edt_prepare(e, tycho_grid_cells_const(g), w, h, sites, md, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
+    for (int y = 0; y < h; y++) {
+        const int32_t *row = tycho_edt_row(e, y);
+        float *o = f->d + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            double d = row && row[x] != TYCHO_EDT_FAR ? sqrt((double)row[x]) * res : INFINITY;
+            o[x] = d <= maxd ? (float)d : INFINITY;
+        }
+    }
+    return 1;
+}
+
+static lfield *check_field(lua_State *L, int idx)
+{
+    lfield *f = luaL_checkudata(L, idx, FIELD_MT);
+    if (!f->d) luaL_argerror(L, idx, "distance field has been freed");
+    return f;
+}
+
+static int l_field_get(lua_State *L)
+{
+    lfield *f = check_field(L, 1);
+    tycho_cell c = tycho_l_checkcell(L, 2);
+    if (!tycho_grid_in_bounds_wh(f->width, f->height, c.x, c.y)) lua_pushnumber(L, HUGE_VAL);
+    else lua_pushnumber(L, f->d[(size_t)c.y * f->width + c.x]);
+    return 1;
+}
+
+static int l_field_len(lua_State *L)
+{
+    lfield *f = check_field(L, 1);
+    lua_pushinteger(L, (lua_Integer)f->width * f->height);
+    return 1;
+}
+
+static int l_field_gc(lua_State *L)
+{
+    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
+    free(f->d);
+    f->d = NULL;
+    return 0;
+}
+
+static int l_field_tostring(lua_State *L)
+{
+    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
+    char buf[96];
+    snprintf(buf, sizeof buf, "tycho.distance_field %dx%d @ %.3f m", f->width, f->height,
+             f->resolution);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int l_field_index(lua_State *L)
+{
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    lfield *f = check_field(L, 1);
+    const char *k = lua_tostring(L, 2);
+    if (!k) return 0;
+    if (!strcmp(k, "width")) lua_pushinteger(L, f->width);
+    else if (!strcmp(k, "height")) lua_pushinteger(L, f->height);
+    else if (!strcmp(k, "resolution")) lua_pushnumber(L, f->resolution);
+    else return 0;
+    return 1;
+}
+
+static int l_ws_gc(lua_State *L)
+{
+    lworkspace *w = luaL_checkudata(L, 1, INFLATION_WS_MT);
+    tycho_inflation_free(w->ws);
+    tycho_edt_free(w->edt);
+    w->ws = NULL;
+    w->edt = NULL;
+    return 0;
+}
 
 void tycho_l_open_inflation(lua_State *L, int module, int methods)
 {
-    (void)L;
     (void)module;
-    (void)methods;
+    int top = lua_gettop(L);
+    luaL_newmetatable(L, FIELD_MT);
+    lua_newtable(L);
+    lua_pushcfunction(L, l_field_get);
+    lua_setfield(L, -2, "get");
+    lua_pushcclosure(L, l_field_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, l_field_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, l_field_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, l_field_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+
+    /* one workspace per Lua state: after the first inflation of a given
+     * size, later ones allocate nothing but their result */
+    lworkspace *w = tycho_newuserdata(L, sizeof *w);
+    w->ws = tycho_inflation_new();
+    w->edt = tycho_edt_new();
+    luaL_newmetatable(L, INFLATION_WS_MT);
+    lua_pushcfunction(L, l_ws_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    int ws = lua_gettop(L);
+    static const luaL_Reg fns[] = {
+        {"inflate", l_inflate},
+        {"inflate_into", l_inflate_into},
+        {"distance_transform", l_distance_transform},
+        {NULL, NULL},
+    };
+    for (const luaL_Reg *r = fns; r->name; r++) {
+        lua_pushvalue(L, ws);
+        lua_pushcclosure(L, r->func, 1);
+        lua_setfield(L, methods, r->name);
+    }
+    lua_settop(L, top);
 }

@@ -32,12 +32,46 @@ typedef struct {
     int sx, sy;      /* step direction, +-1 */
 } ray;
 
+/* sin and cos together, for ray directions: libm's pair costs about as much
+ * as a whole accelerated ray. Reduction by pi/2 in three parts
+ * (Cody–Waite: k * part is exact for |k| < 2^20), then the Taylor series of
+ * sin to x^17 and cos to x^16, whose truncation error on |x| <= pi/4 is
+ * below 1e-17; the result is within a couple of ulps. Large or non-finite
+ * angles go to libm. */
+#define PIO2_HI 1.5707963267341256     /* 33 bits of pi/2 */
+#define PIO2_MID 6.077100506303966e-11 /* the next 33 */
+#define PIO2_LO 2.0222662487959506e-21 /* the rest */
+
+static void ray_sincos(double a, double *sn, double *cs)
+{
+    if (!(fabs(a) < 1e5)) {
+        *sn = sin(a);
+        *cs = cos(a);
+        return;
+    }
+    double q = a * 0.6366197723675814; /* 2/pi */
+    long k = (long)(q + (q >= 0 ? 0.5 : -0.5));
+    double kd = (double)k;
+    double x = ((a - kd * PIO2_HI) - kd * PIO2_MID) - kd * PIO2_LO, x2 = x * x;
+    double s = x + x * x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
+               x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000 +
+               x2 * (1.0 / 355687428096000))))))));
+    double c = 1 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 +
+               x2 * (-1.0 / 3628800 + x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200 +
+               x2 * (1.0 / 20922789888000))))))));
+    switch (k & 3) {
+    case 0: *sn = s; *cs = c; break;
+    case 1: *sn = c; *cs = -s; break;
+    case 2: *sn = -s; *cs = -c; break;
+    default: *sn = -c; *cs = s; break;
+    }
+}
+
 static void ray_setup(ray *r, double ox, double oy, double angle, double max_t)
 {
     r->ox = ox;
     r->oy = oy;
-    r->dx = cos(angle);
-    r->dy = sin(angle);
+    ray_sincos(angle, &r->dy, &r->dx);
     /* A zero component steps "forward" with an infinite crossing time, so
      * the traversal never moves along that axis (and never computes 0*inf). */
     r->sx = r->dx < 0 ? -1 : 1;
@@ -209,43 +243,75 @@ void tycho_scan_cast(const tycho_grid *g, tycho_pose2 pose, tycho_scan *scan,
 
 /* --- accelerated ----------------------------------------------------------
  *
- * field[i] == 0: blocked. field[i] = 1 + s: free, and the ray may jump s cells
- * from any point of this cell without entering a blocked cell, with one cell
- * to spare. If the nearest blocked cell's centre is d cells from this cell's
- * centre, every point of the two cells is at least d - sqrt(2) apart, so
- * s = floor(d - sqrt(2)) - 1. The spare cell matters for exactness: a jump
- * lands at least a cell away from anything blocked, so even when rounding
- * puts the landing point in a cell diagonal to the true path, the traversal
- * rejoins the path before it can meet an obstacle. With unknown_blocked the
- * outside counts as blocked, so d is also capped by the distance to the
- * nearest cell beyond the edge. */
+ * field[i] == 0: blocked. field[i] == 1: free, but too close to something
+ * blocked to jump; the traversal steps cell by cell. field[i] >= 2: the ray
+ * may jump skip_of[field[i]] (>= 1) cells from any point of this cell.
+ *
+ * The jump is bounded by the gap between this cell's square and the nearest
+ * blocked cell's square: for centre offsets (dx, dy) it is
+ * |(max(|dx|-1, 0), max(|dy|-1, 0))|, which is the centre distance from this
+ * cell to the nearest cell of the blocked set grown by one cell in all eight
+ * directions, so one exact distance transform of the grown set gives it for
+ * every cell. Jumping a little less than the gap (1e-6 cells, far above the
+ * rounding of the positions involved) keeps every cell the exact traversal
+ * would visit before the landing point free, so the two agree bit for bit.
+ * With unknown_blocked the outside is blocked: the gap to the grid's edge
+ * caps the jump as well.
+ *
+ * The skip is stored in a byte: 1/8-cell steps up to 17 cells, 2-cell steps
+ * beyond (to 267); the rounding is always down.
+ *
+ * Memory layout, because a ray is mostly waiting for memory: the field is
+ * stored in 8x8 tiles of 64 bytes, so the cell-by-cell steps near a wall
+ * stay in one cache line whichever way they go, and each tile's smallest
+ * value is kept in a small coarse array (a 1200x1200 map: 22 KB, which stays
+ * in cache). Any point of a tile lies in one of its cells, so the tile's
+ * smallest jump is valid from anywhere in it: in open space the rays jump on
+ * the coarse array alone and only read the big field near obstacles. */
+#define RM_CAP 270 /* distances beyond this (cells) all get the longest jump */
+#define RM_EPS 1e-6
+
 struct tycho_raymap {
     int w, h;
     double res;
     tycho_pose2 origin;
     double cos_yaw, sin_yaw;
     tycho_ray_opts opts;
-    uint8_t *field;
-    size_t cap;
+    int tw;          /* tiles per row */
+    uint8_t *field;  /* tiled: 8x8 cells (one cache line) per tile */
+    uint8_t *coarse; /* per tile: the smallest field value in it */
+    uint8_t *grown;  /* scratch */
+    size_t cap, cap_field, cap_coarse;
     tycho_edt *edt;
-    uint8_t *lut; /* field value by squared distance, 0..RM_MAX^2 */
+    uint8_t *code; /* field value by squared gap, 0..RM_CAP^2 */
+    double skip_of[256];
 };
 
-#define RM_MAX 258 /* distance (cells) at which the skip reaches 255 */
+static double skip_value(int v)
+{
+    return v < 130 ? 1 + (v - 2) / 8.0 : 17 + (v - 130) * 2.0;
+}
+
+static uint8_t skip_code(double gap)
+{
+    double s = gap - RM_EPS;
+    if (s < 1) return 1;
+    int v = s < 17 ? 2 + (int)floor((s - 1) * 8) : 130 + (int)floor((s - 17) / 2);
+    if (v > 255) v = 255;
+    while (v > 2 && skip_value(v) > s) v--; /* guard the floor against rounding */
+    return (uint8_t)v;
+}
 
 tycho_raymap *tycho_raymap_new(const tycho_grid *g, const tycho_ray_opts *opts, tycho_err *err)
 {
     tycho_raymap *m = calloc(1, sizeof *m);
     if (!m) goto oom;
     m->edt = tycho_edt_new();
-    m->lut = malloc((size_t)RM_MAX * RM_MAX + 1);
-    if (!m->edt || !m->lut) goto oom;
-    for (size_t d2 = 0; d2 <= (size_t)RM_MAX * RM_MAX; d2++) {
-        double s = floor(sqrt((double)d2) - M_SQRT2) - 1;
-        s = s < 0 ? 0 : (s > 254 ? 254 : s);
-        m->lut[d2] = (uint8_t)(1 + s);
-    }
-    m->lut[0] = 0;
+    m->code = malloc((size_t)RM_CAP * RM_CAP + 1);
+    if (!m->edt || !m->code) goto oom;
+    for (size_t d2 = 0; d2 <= (size_t)RM_CAP * RM_CAP; d2++) m->code[d2] = skip_code(sqrt((double)d2));
+    m->skip_of[0] = m->skip_of[1] = 0;
+    for (int v = 2; v < 256; v++) m->skip_of[v] = skip_value(v);
     if (opts) m->opts = *opts;
     else tycho_ray_opts_defaults(&m->opts);
     if (tycho_raymap_update(m, g, err) != TYCHO_OK) {
@@ -264,41 +330,81 @@ void tycho_raymap_free(tycho_raymap *m)
     if (!m) return;
     tycho_edt_free(m->edt);
     free(m->field);
-    free(m->lut);
+    free(m->coarse);
+    free(m->grown);
+    free(m->code);
     free(m);
 }
 
 void tycho_raymap_opts(const tycho_raymap *m, tycho_ray_opts *opts) { *opts = m->opts; }
 
+static inline size_t tile_index(int tw, int cx, int cy)
+{
+    return ((size_t)((cy >> 3) * tw + (cx >> 3)) << 6) | (size_t)((cy & 7) << 3) | (size_t)(cx & 7);
+}
+
+static bool reserve(uint8_t **p, size_t *cap, size_t n)
+{
+    if (n <= *cap) return true;
+    uint8_t *q = realloc(*p, n);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
 tycho_status tycho_raymap_update(tycho_raymap *m, const tycho_grid *g, tycho_err *err)
 {
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
-    size_t n = (size_t)w * h;
-    if (n > m->cap) {
-        uint8_t *f = realloc(m->field, n);
-        if (!f) return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d ray map", w, h);
-        m->field = f;
-        m->cap = n;
-    }
-    uint8_t sites[256];
-    for (int c = 0; c < 256; c++) sites[c] = cost_blocks((uint8_t)c, m->opts.threshold, m->opts.unknown_blocked);
+    int tw = (w + 7) / 8, th = (h + 7) / 8;
+    size_t n = (size_t)w * h, nt = (size_t)tw * th;
+    if (!reserve(&m->field, &m->cap_field, nt * 64) || !reserve(&m->grown, &m->cap, n) ||
+        !reserve(&m->coarse, &m->cap_coarse, nt))
+        return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d ray map", w, h);
     const uint8_t *cells = tycho_grid_cells_const(g);
-    tycho_status st = tycho_edt_prepare(m->edt, cells, w, h, sites, RM_MAX, err);
+    uint8_t *f = m->field, *gr = m->grown;
+    uint8_t blocked[256];
+    for (int c = 0; c < 256; c++)
+        blocked[c] = cost_blocks((uint8_t)c, m->opts.threshold, m->opts.unknown_blocked);
+    /* The blocked set grown by one cell, row-major: mask into f, grown along
+     * rows into gr, then along columns back into f. The distance transform
+     * reads f only in tycho_edt_prepare, so f can then take the tiles. */
+    for (size_t i = 0; i < n; i++) f[i] = blocked[cells[i]];
+    for (int y = 0; y < h; y++) {
+        const uint8_t *b = f + (size_t)y * w;
+        uint8_t *o = gr + (size_t)y * w;
+        for (int x = 0; x < w; x++)
+            o[x] = b[x] | (x > 0 ? b[x - 1] : 0) | (x + 1 < w ? b[x + 1] : 0);
+    }
+    for (int y = 0; y < h; y++) {
+        const uint8_t *b = gr + (size_t)y * w, *dn = y > 0 ? b - w : b, *up = y + 1 < h ? b + w : b;
+        uint8_t *o = f + (size_t)y * w;
+        for (int x = 0; x < w; x++) o[x] = b[x] | dn[x] | up[x];
+    }
+    uint8_t sites[256] = {0};
+    sites[1] = 1;
+    tycho_status st = tycho_edt_prepare(m->edt, f, w, h, sites, RM_CAP, err);
     if (st != TYCHO_OK) return st;
+    memset(m->coarse, 255, nt);
     for (int y = 0; y < h; y++) {
         const int32_t *d2 = tycho_edt_row(m->edt, y);
-        uint8_t *f = m->field + (size_t)y * w;
-        for (int x = 0; x < w; x++) f[x] = d2 && d2[x] != TYCHO_EDT_FAR ? m->lut[d2[x]] : 255;
-        if (m->opts.unknown_blocked) {
-            int dy = y + 1 < h - y ? y + 1 : h - y;
-            for (int x = 0; x < w; x++) {
-                int dx = x + 1 < w - x ? x + 1 : w - x, db = dx < dy ? dx : dy;
-                if (db < RM_MAX && m->lut[db * db] < f[x]) f[x] = m->lut[db * db];
+        const uint8_t *c = cells + (size_t)y * w;
+        int gy = y < h - 1 - y ? y : h - 1 - y;
+        for (int x = 0; x < w; x++) {
+            uint8_t v = d2 && d2[x] != TYCHO_EDT_FAR ? m->code[d2[x]] : 255;
+            if (m->opts.unknown_blocked) {
+                int gx = x < w - 1 - x ? x : w - 1 - x, gb = gx < gy ? gx : gy;
+                if (gb < RM_CAP && m->code[gb * gb] < v) v = m->code[gb * gb];
             }
+            if (blocked[c[x]]) v = 0;
+            f[tile_index(tw, x, y)] = v;
+            uint8_t *co = &m->coarse[(size_t)(y >> 3) * tw + (x >> 3)];
+            if (v < *co) *co = v;
         }
     }
     m->w = w;
     m->h = h;
+    m->tw = tw;
     m->res = tycho_grid_resolution(g);
     m->origin = tycho_grid_origin(g);
     m->cos_yaw = cos(m->origin.yaw);
@@ -307,7 +413,11 @@ tycho_status tycho_raymap_update(tycho_raymap *m, const tycho_grid *g, tycho_err
 }
 
 /* The cell along one axis that the traversal occupies at parameter tl,
- * starting from a guess c at most a rounding error away. */
+ * starting from a guess c at most a rounding error away. Only needed when
+ * the landing point is within SETTLE_NEAR of a cell boundary: farther from
+ * it, rounding (~1e-13 cells at any realistic map size) cannot make the
+ * crossing parameters and the position disagree. */
+#define SETTLE_NEAR 1e-6
 static inline int settle(int c, double o, double inv, int step, double tl)
 {
     for (int k = 0; k < 4; k++) {
@@ -326,18 +436,24 @@ static inline int settle(int c, double o, double inv, int step, double tl)
     return c;
 }
 
+/* Jumps from the coarse array shorter than this many cells are not worth
+ * taking when the cell's own (longer) jump is one memory read away. */
+#ifndef COARSE_MIN_CODE
+#define COARSE_MIN_CODE 26 /* skip_value(26) = 4 cells */
+#endif
+
 static double cast_field(const tycho_raymap *m, const ray *r)
 {
-    const int w = m->w, h = m->h;
-    const uint8_t *f = m->field;
+    const int w = m->w, h = m->h, tw = m->tw;
+    const uint8_t *f = m->field, *coarse = m->coarse;
     const bool ub = m->opts.unknown_blocked;
     int cx, cy;
     double t;
     int st = ray_start(r, w, h, ub, &cx, &cy, &t);
     if (st == START_HIT) return 0;
     if (st == START_MISS) return INFINITY;
-    ptrdiff_t i = (ptrdiff_t)cy * w + cx;
-    if (f[i] == 0) return t;
+    unsigned v = f[tile_index(tw, cx, cy)];
+    if (v == 0) return t;
     /* tl: how far along the ray the jumps have got. Hit distances always
      * come from dda_step; tl only has to keep growing. (After a landing the
      * first traversal step can cross a line the landing point was, by
@@ -345,23 +461,26 @@ static double cast_field(const tycho_raymap *m, const ray *r)
      * again could loop forever.) */
     double tl = t;
     for (;;) {
-        unsigned v = f[i];
         if (v >= 2) {
-            tl += v - 1;
+            tl += m->skip_of[v];
             if (tl > r->max_t) return INFINITY;
             double px = r->ox + tl * r->dx, py = r->oy + tl * r->dy;
-            /* Only possible when the outside is free (otherwise the field
-             * keeps jumps inside): nothing left to hit. */
-            if (!(px >= 0 && py >= 0 && px < w && py < h)) return INFINITY;
+            /* Leaving the grid is only possible when the outside is free
+             * (otherwise the field keeps jumps inside): nothing left to hit. */
+            if (px < 0 || py < 0) return INFINITY; /* (int) would round toward 0 */
             /* The landing cell must be the one the traversal itself would
              * be in at tl, i.e. judged by the same boundary-crossing
              * parameters, not by rounding px: a ray running along a grid
              * line within rounding distance would otherwise land in the
              * neighbouring row and never come back. */
-            cx = settle((int)px, r->ox, r->idx, r->sx, tl);
-            cy = settle((int)py, r->oy, r->idy, r->sy, tl);
+            cx = (int)px;
+            cy = (int)py;
+            double fx = px - cx, fy = py - cy;
+            if (fx < SETTLE_NEAR || fx > 1 - SETTLE_NEAR) cx = settle(cx, r->ox, r->idx, r->sx, tl);
+            if (fy < SETTLE_NEAR || fy > 1 - SETTLE_NEAR) cy = settle(cy, r->oy, r->idy, r->sy, tl);
             if ((unsigned)cx >= (unsigned)w || (unsigned)cy >= (unsigned)h) return INFINITY;
-            i = (ptrdiff_t)cy * w + cx;
+            v = coarse[(size_t)(cy >> 3) * tw + (cx >> 3)];
+            if (v < COARSE_MIN_CODE) v = f[tile_index(tw, cx, cy)];
             continue;
         }
         dda s;
@@ -371,13 +490,10 @@ static double cast_field(const tycho_raymap *m, const ray *r)
             if (t > r->max_t) return INFINITY;
             if ((unsigned)s.cx >= (unsigned)w || (unsigned)s.cy >= (unsigned)h)
                 return ub ? t : INFINITY;
-            v = f[s.i];
+            v = f[tile_index(tw, s.cx, s.cy)];
             if (v == 0) return t;
         } while (v == 1);
         if (t > tl) tl = t;
-        cx = s.cx;
-        cy = s.cy;
-        i = s.i;
     }
 }
 

@@ -49,9 +49,9 @@ void tycho_insert_opts_defaults(tycho_insert_opts *o)
 }
 
 struct tycho_inserter {
-    uint32_t *stamp; /* per cell: the scan that last updated it */
+    uint8_t *stamp; /* per cell: the scan that last updated it (mod 255) */
     size_t cap;
-    uint32_t now;
+    uint8_t now;
 };
 
 tycho_inserter *tycho_inserter_new(void) { return calloc(1, sizeof(tycho_inserter)); }
@@ -64,18 +64,21 @@ void tycho_inserter_free(tycho_inserter *ws)
 }
 
 /* A fresh stamp for this scan. Stamps left by scans of other grids (or of
- * this grid before it grew) are all older than it, so they need no clearing;
- * only a wrap of the counter forces one. */
+ * this grid before it grew) are older than it, so they need no clearing;
+ * only a wrap of the counter forces one. Bytes rather than wider counters:
+ * the stamps are touched for every cell a beam crosses, and a smaller array
+ * stays in cache (clearing it every 255 scans costs next to nothing). */
 static tycho_status next_stamp(tycho_inserter *ws, size_t n, tycho_err *err)
 {
     if (n > ws->cap) {
         free(ws->stamp);
-        ws->stamp = calloc(n, sizeof *ws->stamp);
+        ws->stamp = calloc(n, 1);
         ws->cap = ws->stamp ? n : 0;
+        ws->now = 0;
         if (!ws->stamp) return tycho_fail(err, TYCHO_ENOMEM, "out of memory for scan stamps");
     }
     if (++ws->now == 0) {
-        memset(ws->stamp, 0, ws->cap * sizeof *ws->stamp);
+        memset(ws->stamp, 0, ws->cap);
         ws->now = 1;
     }
     return TYCHO_OK;
@@ -103,8 +106,8 @@ static tycho_status grow_for(tycho_grid *g, double mx, double my, double reach, 
 typedef struct {
     float *lo;
     uint8_t *cost;
-    uint32_t *stamp;
-    uint32_t now;
+    uint8_t *stamp;
+    uint8_t now;
     tycho_logodds_lut lut;
     size_t updated;
 } target;
@@ -157,22 +160,39 @@ static void trace_misses(target *tg, int w, int h, double ox, double oy, double 
     double tx = (cx + (sx > 0) - ox) * idx, ty = (cy + (sy > 0) - oy) * idy;
     double ddx = fabs(idx), ddy = fabs(idy);
     ptrdiff_t i = (ptrdiff_t)cy * w + cx, rowstep = (ptrdiff_t)sy * w;
+    /* The hot loop of insertion: locals instead of tg's fields, which the
+     * byte stores to cost[] would otherwise force to be reloaded. */
+    float *restrict lo = tg->lo;
+    uint8_t *restrict cost = tg->cost;
+    uint8_t *restrict stamp = tg->stamp;
+    const uint8_t now = tg->now;
+    const tycho_logodds_lut lut = tg->lut;
+    const unsigned uw = (unsigned)w, uh = (unsigned)h;
+    size_t n = 0;
     for (;;) {
-        update(tg, (size_t)i, tg->lut.miss);
+        if (stamp[i] != now) {
+            stamp[i] = now;
+            float l = lo[i] + lut.miss;
+            l = l < lut.min ? lut.min : (l > lut.max ? lut.max : l);
+            lo[i] = l;
+            cost[i] = tycho_logodds_to_cost(&lut, l);
+            n++;
+        }
         if (tx <= ty) {
-            if (tx >= limit) return;
+            if (tx >= limit) break;
             cx += sx;
-            if ((unsigned)cx >= (unsigned)w) return;
+            if ((unsigned)cx >= uw) break;
             i += sx;
             tx += ddx;
         } else {
-            if (ty >= limit) return;
+            if (ty >= limit) break;
             cy += sy;
-            if ((unsigned)cy >= (unsigned)h) return;
+            if ((unsigned)cy >= uh) break;
             i += rowstep;
             ty += ddy;
         }
     }
+    tg->updated += n;
 }
 
 tycho_status tycho_scan_insert(tycho_inserter *ws, tycho_grid *g, tycho_pose2 pose,
