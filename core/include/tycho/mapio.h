@@ -24,15 +24,19 @@ tycho_status tycho_map_parse_yaml(const char *yaml_path, tycho_map_meta *meta, t
 tycho_status tycho_map_parse_yaml_mem(const char *text, size_t len, const char *name,
                                       tycho_map_meta *meta, tycho_err *err);
 
-/* Converts an image to a grid with meta's thresholds, mode, negate, alpha
- * (alpha < 255 -> unknown), flipping rows so grid row 0 is the image's bottom. */
+/* Converts an image to a grid with meta's thresholds, mode, negate and alpha
+ * exactly as Nav2 does (scale mode: alpha < 255 -> unknown; trinary mode
+ * averages alpha into the shade; raw ignores it -- see the block at the top
+ * of core/mapio.c), flipping rows so grid row 0 is the image's bottom.
+ * meta may be NULL (tycho_map_meta_defaults). */
 tycho_grid *tycho_map_from_image(const tycho_image *img, const tycho_map_meta *meta,
                                  tycho_err *err);
 
 /* YAML + image in one go; meta may be NULL. */
 tycho_grid *tycho_map_load(const char *yaml_path, tycho_map_meta *meta, tycho_err *err);
 
-/* Saves as map_server does (trinary: 254 free, 0 occupied, 205 unknown) to
+/* Saves as map_saver does (trinary: 254 free, 0 occupied, 205 unknown; costs
+ * >= 165 count as occupied, 255 as unknown, the rest as free) to
  * yaml_path plus an image beside it with the same stem (.pgm, or .png when
  * image_ext is "png"). Both files written atomically. */
 tycho_status tycho_map_save(const tycho_grid *g, const char *yaml_path, const char *image_ext,
