@@ -60,6 +60,18 @@ tycho_status tycho_png_load_mem(const uint8_t *data, size_t size, const char *na
     memset(out, 0, sizeof *out);
     if (size < 8 || png_sig_cmp(data, 0, 8) != 0)
         return tycho_fail(err, TYCHO_EPARSE, "%s: bad PNG signature", name);
+    /* Refuse huge declared sizes from the IHDR bytes alone, before libpng
+     * reads on (libpng's own user limits cover each side, not the area). */
+    if (size >= 24 && memcmp(data + 12, "IHDR", 4) == 0) {
+        uint32_t w = (uint32_t)data[16] << 24 | (uint32_t)data[17] << 16 |
+                     (uint32_t)data[18] << 8 | data[19];
+        uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 |
+                     (uint32_t)data[22] << 8 | data[23];
+        if (w <= TYCHO_IMAGE_MAX_SIDE && h <= TYCHO_IMAGE_MAX_SIDE &&
+            (uint64_t)w * h > TYCHO_IMAGE_MAX_PIXELS)
+            return tycho_fail(err, TYCHO_ERANGE, "%s: PNG %ux%u exceeds %u pixels", name,
+                              (unsigned)w, (unsigned)h, TYCHO_IMAGE_MAX_PIXELS);
+    }
     png_ctx c;
     memset(&c, 0, sizeof c);
     c.d = data;
