@@ -452,7 +452,10 @@ static double cast_field(const tycho_raymap *m, const ray *r)
     int st = ray_start(r, w, h, ub, &cx, &cy, &t);
     if (st == START_HIT) return 0;
     if (st == START_MISS) return INFINITY;
-    unsigned v = f[tile_index(tw, cx, cy)];
+    /* a tile with a long enough jump everywhere has nothing blocked in it:
+     * the start cell's own value need not be fetched */
+    unsigned v = coarse[(size_t)(cy >> 3) * tw + (cx >> 3)];
+    if (v < COARSE_MIN_CODE) v = f[tile_index(tw, cx, cy)];
     if (v == 0) return t;
     /* tl: how far along the ray the jumps have got. Hit distances always
      * come from dda_step; tl only has to keep growing. (After a landing the
