@@ -14,7 +14,9 @@
  * angle_min (default -pi), then the beam spacing: angle_increment if given
  * (ROS LaserScan), else from angle_max as (angle_max - angle_min) / (count - 1)
  * (both ends are beams), else a full turn, 2 pi / count; range_min (default
- * 0), range_max (required). */
+ * 0), range_max (required); grid:scan also reads threshold and
+ * unknown_blocked from the same table. Beam i (1-based in Lua) points at
+ * pose.yaw + angle_min + (i - 1) * angle_increment. */
 #include "ltycho.h"
 #include "tycho/raycast.h"
 #include "tycho/scan.h"
