@@ -194,6 +194,13 @@ static void parse_config(pctx *c, int t, tycho_sim_config *cfg, bool is_file)
         if (!k || !top[i])
             perr(c, "unknown field '%s'", k ? k : luaL_typename(L, -1));
     }
+    static const char *const strings[] = {"name", "description", NULL};
+    for (int i = 0; strings[i]; i++) {
+        lua_getfield(L, t, strings[i]);
+        if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
+            perr(c, "%s must be a string (got %s)", strings[i], luaL_typename(L, -1));
+        lua_pop(L, 1);
+    }
     tycho_sim_config_defaults(cfg);
     if (!subtable(c, t, "start")) {
         if (is_file) perr(c, "start is required ({x=, y=, yaw=})");

@@ -91,6 +91,7 @@ describe("tycho.sim world files", function()
       { world_text([[seed = "x"]]), "seed must be an integer" },
       { world_text([[ambient = "warm"]]), "ambient must be a number %(got string%)" },
       { world_text([[launcher = 3]]), "launcher must be a table %(got number%)" },
+      { world_text([[name = 3]]), "name must be a string" },
       { world_text([[cameras = {{yaw = 0}, {fov_h = 4}}]]), "cameras%[2%]%.fov_h must be in" },
       { world_text([[thermal = {yaw = 0}]]), "thermal%.yaw" },
       { world_text([[imu = {rate = 0}]]), "imu%.rate must be in" },

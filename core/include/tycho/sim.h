@@ -195,9 +195,10 @@ typedef struct {
     uint64_t seq;
 } tycho_sim_imu_sample;
 
-/* The latest scan. take_* returns true only if it is new since the last
- * take (and marks it taken); last_* does not consume. Pointers stay valid
- * until the next tycho_sim_step. */
+/* The latest scan or frame (sample 0 exists from creation). take_* returns
+ * true only if it is new since the last take (and marks it taken); last_*
+ * does not consume (false only for a bad camera index). The buffers belong
+ * to the sim and are overwritten by tycho_sim_step: copy what you keep. */
 bool tycho_sim_take_scan(tycho_sim *s, tycho_sim_scan *out);
 bool tycho_sim_last_scan(const tycho_sim *s, tycho_sim_scan *out);
 bool tycho_sim_take_thermal(tycho_sim *s, int camera, tycho_sim_frame *out);
