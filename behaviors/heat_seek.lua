@@ -1,0 +1,447 @@
+--- The reference mission: explore an unknown maze by frontiers, find heat
+-- sources with two thermal cameras fused with the LiDAR, cluster them into
+-- targets, drive to each and fire, react to ramps felt by the IMU, and
+-- optionally climb the ramp at the end.
+--
+--   tycho run behaviors/heat_seek.lua --world maps/maze_small.lua
+--       [--out DIR] [--seed N] [--realtime] [--set name=value ...] [--quiet]
+--
+-- Writes DIR/summary.json, DIR/map.png (map, path driven, detections,
+-- targets, launches), DIR/map.yaml + DIR/map.pgm. Exits 0 when the mission
+-- completed, 1 with the reason otherwise, 2 on bad arguments.
+local tycho = require "tycho"
+local tasks = require "tasks"
+local fsm = require "fsm"
+local params = require "params"
+local logmod = require "log"
+local P = require "heat_seek_params"
+local Mapping = require "mapping"
+local Nav = require "nav"
+
+local USAGE = [[
+usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
+  --world PATH      simulator world file (maps/*.lua)
+  --out DIR         output folder (default out/<world name>)
+  --seed N          simulator seed (default: the world's)
+  --realtime        pace the simulation at wall-clock speed
+  --set NAME=VALUE  set a mission parameter (repeatable; --params lists them)
+  --params          list the parameters with defaults, ranges and docs
+  --quiet           only warnings and the final summary
+]]
+
+-- command line ---------------------------------------------------------------
+local function fail_usage(msg)
+  io.stderr:write("heat_seek: ", msg, "\n", USAGE)
+  return 2
+end
+
+local argv = {}
+for i = 1, #arg do argv[i] = arg[i] end
+local ok_set, problems, rest = params.apply_args(argv, P)
+if not ok_set then return fail_usage(table.concat(problems, "; ")) end
+local opt = {}
+do
+  local i = 1
+  while i <= #rest do
+    local a = rest[i]
+    if a == "-h" or a == "--help" then io.write(USAGE) return 0
+    elseif a == "--params" then
+      for _, e in ipairs(P:list()) do
+        print(("%-24s %-8s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
+          e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
+      end
+      return 0
+    elseif a == "--realtime" or a == "--quiet" then opt[a:sub(3)] = true; i = i + 1
+    elseif a == "--world" or a == "--out" or a == "--seed" then
+      if rest[i + 1] == nil then return fail_usage(a .. " needs a value") end
+      opt[a:sub(3)] = rest[i + 1]; i = i + 2
+    else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
+  end
+end
+if not opt.world then return fail_usage("--world is required") end
+if opt.seed and not tonumber(opt.seed) then return fail_usage("--seed expects a number") end
+local world_name = opt.world:match("([^/]+)%.lua$") or "world"
+opt.out = opt.out or ("out/" .. world_name)
+
+-- runtime --------------------------------------------------------------------
+local wall0 = tycho.clock.monotonic()
+local clock = tycho.clock.new { mode = "sim" }
+local sched = tycho.scheduler.new { clock = clock, realtime = opt.realtime or false }
+local log = logmod.new { clock = clock, level = opt.quiet and "warn" or "info" }
+sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
+local function now() return clock:now() end
+
+local robot = require("robot_sim").open(opt.world, { seed = opt.seed and tonumber(opt.seed) })
+local x0, y0, yaw0 = robot.pose()
+local mapping = Mapping.new(P, x0, y0)
+local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
+local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
+                                     abs_threshold = P.pitch_threshold }
+log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
+  #robot.world.heat_sources, #robot.world.ramps, x0, y0, math.deg(yaw0))
+
+-- the blackboard: everything the behaviour knows, kept across reloads
+local bb = {
+  detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {},
+  blacklist = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
+  front_range = math.huge, max_pitch = 0,
+}
+
+local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
+local function pose_table() local x, y, yaw = robot.pose() return { x = x, y = y, yaw = yaw } end
+
+-- fast task: mapping, thermal fusion, IMU watch ------------------------------
+local function front_range(scan)
+  local n, best = #scan, math.huge
+  local inc = scan.angle_increment
+  for i = 1, n do
+    local a = (scan.angle_min + (i - 1) * inc + math.pi) % (2 * math.pi) - math.pi
+    local r = scan:range(i)
+    if math.abs(a) <= math.rad(10) and r < best then best = r end
+  end
+  return best
+end
+
+local reported = {}
+local function note_detection(x, y, cam)
+  bb.detections[#bb.detections + 1] = { x = x, y = y, t = now(), camera = cam }
+  for _, r in ipairs(reported) do if dist(r.x, r.y, x, y) < 0.6 then return end end
+  reported[#reported + 1] = { x = x, y = y }
+  log:info("heat: new hot spot at (%.2f, %.2f) seen by camera %d (%d detections so far)",
+    x, y, cam, #bb.detections)
+end
+
+local function fast_tick()
+  local pose = pose_table()
+  local scan = robot.scan()
+  if scan then
+    mapping:insert_scan(pose, scan)
+    mapping:refresh()
+    bb.scan = scan
+    bb.front_range = front_range(scan)
+    nav:check_path()
+  end
+  if bb.scan then
+    for i, cam in ipairs(robot.cameras) do
+      local frame = robot.thermal(i)
+      if frame then
+        local x, y = tycho.fusion.locate(pose, bb.scan, frame, {
+          yaw = cam.yaw, fov = cam.fov, threshold = P.temperature_threshold,
+          max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
+        if x then note_detection(x, y, i) end
+      end
+    end
+  end
+  local p = robot.imu()
+  bb.max_pitch = math.max(bb.max_pitch, math.abs(p))
+  local anomaly = pitch:push(now(), p)
+  if anomaly and not bb.climbing and not bb.pitch_alarm and bb.machine
+     and bb.machine.state ~= "ImuInterrupt" then
+    bb.pitch_alarm = true
+    log:warn("imu: pitch anomaly (%.1f deg)", math.deg(p))
+  end
+end
+
+-- control task: follower + simulator step -------------------------------------
+local control_dt = 1 / P.control_rate
+local function control_tick()
+  nav:control(control_dt)
+  robot.step(control_dt)
+  local t = now()
+  local x, y, yaw = robot.pose()
+  local last = bb.trail[#bb.trail]
+  if not last or dist(last.x, last.y, x, y) > 0.05 then bb.trail[#bb.trail + 1] = { x = x, y = y } end
+  local h = bb.pose_history
+  if not h[#h] or t - h[#h].t >= 0.1 then
+    h[#h + 1] = { t = t, x = x, y = y, yaw = yaw }
+    if #h > 400 then table.remove(h, 1) end
+  end
+end
+
+-- behaviour: the state machine ---------------------------------------------------
+local function await(op, timeout) return tasks.await(op, timeout) end
+
+local function pick_frontier()
+  local here = pose_table()
+  local fr = mapping.costmap:frontiers { robot = here, min_size = P.frontier_min_size }
+  if not fr then return nil end
+  for _, f in ipairs(fr) do
+    local banned = false
+    for _, b in ipairs(bb.blacklist) do
+      if dist(b.x, b.y, f.goal.x, f.goal.y) < 0.3 then banned = true break end
+    end
+    if not banned then return f end
+  end
+end
+
+local function fire(n, target)
+  robot.launcher.spin(true)
+  tasks.sleep(P.spin_up_time)
+  local fired, engaged = 0, nil
+  for b = 1, n do
+    local shot, why = robot.launcher.feed()
+    if shot then
+      fired = fired + 1
+      engaged = engaged or (shot.engaged or nil)
+    else
+      log:warn("launcher: ball %d not fired: %s", b, tostring(why))
+    end
+    if b < n then tasks.sleep(P.feed_interval) end
+  end
+  tasks.sleep(P.spin_down_time)
+  robot.launcher.spin(false)
+  local x, y, yaw = robot.pose()
+  local l = { t = now(), x = x, y = y, yaw = yaw, balls = fired, engaged_source = engaged or false,
+              target = target }
+  bb.launches[#bb.launches + 1] = l
+  log:info("launch: %d ball(s) from (%.2f, %.2f, %.0f deg)%s", fired, x, y, math.deg(yaw),
+    engaged and (" engaged heat source " .. engaged) or " (no source engaged)")
+  return l
+end
+
+-- standoff poses around a target: free, in line of sight, nearest first
+local function standoffs(t)
+  local here = pose_table()
+  local cands = {}
+  local d = P.standoff_distance
+  for k = 0, 23 do
+    local a = k * math.pi / 12
+    local cx, cy = t.x + d * math.cos(a), t.y + d * math.sin(a)
+    local cost = mapping:cost_at(cx, cy)
+    local face = math.atan(t.y - cy, t.x - cx)
+    local r = mapping.map:raycast(cx, cy, face, d)
+    if cost < 128 and (r == math.huge or r >= d - 0.2) then
+      cands[#cands + 1] = { x = cx, y = cy, yaw = face, score = dist(here.x, here.y, cx, cy) + cost / 100 }
+    end
+  end
+  table.sort(cands, function(a, b) return a.score < b.score end)
+  return cands
+end
+
+local states = {
+  Initialising = {
+    run = function()
+      tasks.wait_until(function() return mapping.scans >= 1 end, 10)
+      if mapping.scans < 1 then error("no LiDAR scan within 10 s") end
+      return "Exploring"
+    end,
+    transitions = {},
+  },
+  Exploring = {
+    run = function()
+      while true do
+        local f = pick_frontier()
+        if not f then
+          log:info("explore: no reachable frontier left")
+          return "Clustering"
+        end
+        local op = nav:go_to(f.goal.x, f.goal.y)
+        local ok, why = await(op, 6)
+        if not ok and why ~= "timeout" then
+          log:info("explore: frontier at (%.2f, %.2f) failed (%s); blacklisted", f.goal.x, f.goal.y, tostring(why))
+          bb.blacklist[#bb.blacklist + 1] = { x = f.goal.x, y = f.goal.y }
+        end
+      end
+    end,
+  },
+  Clustering = {
+    run = function()
+      if #bb.detections == 0 then
+        bb.failure = ("no heat source detected (temperature_threshold %.1f °C)"):format(P.temperature_threshold)
+        return "Aborted"
+      end
+      local kspec = P.cluster_k > 0 and P.cluster_k or { k_max = P.cluster_k_max, radius = P.cluster_radius }
+      local cents = tycho.kmeans(bb.detections, kspec, { seed = 1 })
+      bb.targets = {}
+      for _, c in ipairs(cents) do
+        if c.count >= P.min_cluster_detections then
+          bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count }
+          log:info("target %d at (%.2f, %.2f) from %d detections", #bb.targets, c.x, c.y, c.count)
+        end
+      end
+      if #bb.targets == 0 then
+        bb.failure = "detections were all noise (no cluster reached min_cluster_detections)"
+        return "Aborted"
+      end
+      bb.ti = 1
+      return "GoalNavigation"
+    end,
+  },
+  GoalNavigation = {
+    run = function()
+      while bb.ti <= #bb.targets do
+        local t = bb.targets[bb.ti]
+        for _, c in ipairs(standoffs(t)) do
+          local ok, why = await(nav:go_to(c.x, c.y, c.yaw))
+          if ok then return "Launching" end
+          log:info("goal: standoff (%.2f, %.2f) for target %d failed: %s", c.x, c.y, bb.ti, tostring(why))
+        end
+        log:warn("goal: target %d unreachable, skipping", bb.ti)
+        t.failed = true
+        bb.ti = bb.ti + 1
+      end
+      return "AttemptingRamp"
+    end,
+  },
+  Launching = {
+    run = function()
+      local t = bb.targets[bb.ti]
+      local x, y = robot.pose()
+      await(nav:face(math.atan(t.y - y, t.x - x), math.rad(P.align_tolerance)))
+      fire(P.balls_per_target, bb.ti)
+      t.engaged = true
+      bb.ti = bb.ti + 1
+      return "GoalNavigation"
+    end,
+  },
+  ImuInterrupt = {
+    enter = function()
+      nav:cancel()
+      robot.stop()
+      bb.ramp_events = bb.ramp_events + 1
+      local x, y, yaw = robot.pose()
+      -- where the robot was a moment before the slope: the safe pose
+      local safe = bb.pose_history[1]
+      for i = #bb.pose_history, 1, -1 do
+        local h = bb.pose_history[i]
+        if now() - h.t >= P.safe_pose_age then safe = h break end
+      end
+      local h = P.ramp_block_size
+      local rx, ry = x + (h + 0.05) * math.cos(yaw), y + (h + 0.05) * math.sin(yaw)
+      mapping:add_keepout(rx, ry, h, "ramp")
+      mapping:refresh()
+      if not bb.ramp then
+        bb.ramp = { x = rx, y = ry, yaw = yaw, approach = { x = safe.x, y = safe.y, yaw = yaw } }
+      end
+      log:warn("imu: ramp ahead at (%.2f, %.2f): marked blocked, backing off to (%.2f, %.2f)",
+        rx, ry, safe.x, safe.y)
+      bb.backoff = safe
+    end,
+    run = function()
+      local x, y, yaw = robot.pose()
+      local d = dist(x, y, bb.backoff.x, bb.backoff.y)
+      await(nav:straight(-0.1, yaw, function(s) return s >= d end, 20))
+      tasks.sleep(0.5)
+      pitch:reset()
+      bb.pitch_alarm = false
+      return fsm.RESUME
+    end,
+  },
+  AttemptingRamp = {
+    run = function()
+      if not P.attempt_ramp or not bb.ramp then return "Done" end
+      local r = bb.ramp
+      local ok, why = await(nav:go_to(r.approach.x, r.approach.y, r.yaw))
+      if not ok then
+        log:warn("ramp: cannot reach the ramp approach: %s", tostring(why))
+        return "Done"
+      end
+      mapping:remove_keepouts("ramp")
+      mapping:refresh()
+      bb.climbing = true
+      local pitch_before = bb.max_pitch
+      bb.max_pitch = 0
+      local collisions = robot.sim and robot.sim.collisions or 0
+      log:info("ramp: climbing at %.2f m/s", P.ramp_speed)
+      await(nav:straight(P.ramp_speed, r.yaw, function(s)
+        return s > P.ramp_max_climb or bb.front_range < P.ramp_stop_distance
+      end, 60))
+      robot.stop()
+      local felt = bb.max_pitch
+      bb.max_pitch = math.max(pitch_before, felt)
+      bb.climbed = felt > P.pitch_threshold * 0.8 and (not robot.sim or robot.sim.collisions == collisions)
+      log:info("ramp: stopped %.2f m from the wall, max pitch %.1f deg, climbed: %s",
+        bb.front_range, math.deg(felt), tostring(bb.climbed))
+      fire(1, "ramp")
+      bb.climbing = false
+      return "Done"
+    end,
+  },
+  Done = { terminal = true, enter = function() robot.safe_stop() bb.completed = true end },
+  Aborted = { terminal = true, enter = function() robot.safe_stop() end },
+  safe_stop = { terminal = true, enter = function()
+    robot.safe_stop()
+    bb.failure = bb.failure or "behaviour error (see log); robot in safe stop"
+  end },
+}
+
+local def = fsm.define {
+  name = "heat_seek", initial = "Initialising", fallback = "safe_stop",
+  states = states,
+  interrupts = { { name = "ramp", state = "ImuInterrupt", resume = true,
+                   guard = function(b) return b.pitch_alarm end } },
+}
+
+local runner = tasks.new(sched, { rate = P.decision_rate, name = "decide" })
+bb.states = {}
+local machine = fsm.new(def, bb, {
+  runner = runner, fast_rate = P.fast_rate, name = "heat_seek",
+  on_transition = function(from, to, t, reason)
+    bb.states[#bb.states + 1] = { state = to, t = t }
+    log:info("state: %s -> %s%s", tostring(from), to, reason and (" (" .. tostring(reason) .. ")") or "")
+  end,
+})
+bb.machine = machine
+
+sched:every(control_dt, control_tick, "control")
+sched:every(1 / P.fast_rate, fast_tick, "fast")
+sched:every(30, function()
+  local s = mapping.map:stats()
+  log:info("progress: %d scans, %.1f m2 known, %d detections, %d targets, %d launches",
+    mapping.scans, (s.free + s.lethal + s.inflated + s.inscribed) * mapping.map.resolution ^ 2,
+    #bb.detections, #bb.targets, #bb.launches)
+end, { name = "progress", phase = 30 })
+machine:start()
+
+local reason = sched:run { until_fn = function() return machine.finished end,
+                           until_time = P.mission_timeout }
+robot.safe_stop()
+if not machine.finished and not bb.failure then
+  bb.failure = ("mission timeout after %.0f s in state %s (%s)"):format(now(), tostring(machine.state), reason)
+end
+
+-- outputs ----------------------------------------------------------------------
+os.execute(("mkdir -p '%s'"):format(opt.out:gsub("'", "'\\''")))
+local sim = robot.sim
+local truth = sim:truth()
+local coverage = truth:coverage(mapping.map, x0, y0)
+local engaged = sim:engaged()
+local n_engaged = 0
+for _, e in ipairs(engaged) do if e then n_engaged = n_engaged + 1 end end
+local targets = {}
+for _, t in ipairs(bb.targets) do targets[#targets + 1] = { x = t.x, y = t.y } end
+local launches = {}
+for _, l in ipairs(bb.launches) do
+  launches[#launches + 1] = { t = l.t, x = l.x, y = l.y, yaw = l.yaw, balls = l.balls,
+                              engaged_source = l.engaged_source }
+end
+local summary = {
+  world = opt.world, seed = robot.world.seed,
+  completed = bb.completed == true, failure = bb.failure,
+  states = bb.states, detections = #bb.detections, targets = targets, launches = launches,
+  engaged = engaged, coverage = coverage, collisions = sim.collisions,
+  ramp = { detected = bb.ramp ~= nil, climbed = bb.climbed == true, events = bb.ramp_events },
+  nav = nav.stats,
+  sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
+}
+local f = assert(io.open(opt.out .. "/summary.json", "w"))
+f:write(logmod.json(summary), "\n")
+f:close()
+tycho.map.save(mapping.map, opt.out .. "/map.yaml")
+
+local pic = tycho.picture(mapping.map, { scale = 4 })
+pic:path(bb.trail, { color = "#2060ff", width = 2 })
+for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", radius = 2, shape = "dot" }) end
+for _, s in ipairs(robot.world.heat_sources) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
+for _, t in ipairs(targets) do pic:point(t.x, t.y, { color = "magenta", radius = 9, shape = "circle", width = 2 }) end
+for _, l in ipairs(launches) do pic:pose(l.x, l.y, l.yaw, { color = l.engaged_source and "green" or "black", length = 18 }) end
+pic:save(opt.out .. "/map.png")
+
+print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(
+  summary.completed and "mission completed" or ("mission FAILED: " .. tostring(bb.failure)),
+  summary.sim_time_s, summary.wall_time_s, summary.sim_time_s / math.max(summary.wall_time_s, 1e-6)))
+print(("summary: %d detections, %d targets, %d launches, engaged %d/%d heat sources, coverage %.0f%%, %d collisions, ramp detected %s climbed %s")
+  :format(#bb.detections, #targets, #launches, n_engaged, #engaged, coverage * 100, sim.collisions,
+    tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
+print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm}")
+return summary.completed and 0 or 1
