@@ -221,7 +221,8 @@ end
 local states = {
   Initialising = {
     run = function()
-      tasks.wait_until(function() return mapping.scans >= 1 end, 10)
+      -- a few scans: one miss alone does not make a cell free (log-odds)
+      tasks.wait_until(function() return mapping.scans >= 4 end, 10)
       if mapping.scans < 1 then error("no LiDAR scan within 10 s") end
       return "Exploring"
     end,
