@@ -58,7 +58,7 @@ void tycho_planner_free(tycho_planner *p)
 
 size_t tycho_planner_expanded(const tycho_planner *p) { return p->expanded; }
 
-bool pl_heap_grow(tycho_planner *p)
+static bool heap_realloc(tycho_planner *p, size_t used)
 {
     size_t nc = p->heap_cap ? p->heap_cap * 2 : 4096;
     /* 64-byte aligned, offset by 3 entries so each group of 4 children
@@ -67,7 +67,7 @@ bool pl_heap_grow(tycho_planner *p)
     bytes = (bytes + 63) & ~(size_t)63;
     pl_entry *m = aligned_alloc(64, bytes);
     if (!m) return false;
-    if (p->heap_n) memcpy(m + 3, p->heap, p->heap_n * sizeof *m);
+    if (used) memcpy(m + 3, p->heap, used * sizeof *m);
     free(p->heap_mem);
     p->heap_mem = m;
     p->heap = m + 3;
@@ -75,9 +75,17 @@ bool pl_heap_grow(tycho_planner *p)
     return true;
 }
 
+pl_heapv pl_heap_grown(tycho_planner *p, pl_heapv v)
+{
+    if (heap_realloc(p, v.n)) {
+        v.h = p->heap;
+        v.cap = p->heap_cap;
+    }
+    return v;
+}
+
 void pl_begin(tycho_planner *p)
 {
-    p->heap_n = 0;
     p->expanded = 0;
     if (p->gen_closed >= 0xfffffff0u) {
         /* generations wrapped: the only time records are cleared */
@@ -123,7 +131,7 @@ tycho_status pl_snapshot(tycho_planner *p, const tycho_grid *g, int blocked_cost
         p->gen_open = 0;
         p->gen_closed = 1;
     }
-    if (p->heap_cap == 0 && !pl_heap_grow(p))
+    if (p->heap_cap == 0 && !heap_realloc(p, 0))
         return tycho_fail(err, TYCHO_ENOMEM, "out of memory for the open list");
     p->w = w;
     p->h = h;
@@ -131,6 +139,17 @@ tycho_status pl_snapshot(tycho_planner *p, const tycho_grid *g, int blocked_cost
     p->ncells = ncells;
     p->blocked_cost = blocked_cost;
     p->allow_unknown = allow_unknown;
+    /* Key layout for uniform searches. Every g is at most the cost of a
+     * simple path plus one jump, (ncells + w + h) diagonal steps, and h at
+     * most (w + h) diagonal steps; f gets the bits that bound needs and h
+     * fills the rest (shifted down if it does not fit: ties then break a
+     * little coarser, never wrongly). */
+    uint64_t hmax = (uint64_t)(w + h) * UNIT_D;
+    uint64_t fmax = (uint64_t)(ncells + (size_t)w + (size_t)h) * UNIT_D + hmax;
+    unsigned fbits = 64u - (unsigned)__builtin_clzll(fmax);
+    unsigned hbits = 64u - (unsigned)__builtin_clzll(hmax);
+    p->key_shift = 64u - fbits;
+    p->h_shift = hbits > p->key_shift ? hbits - p->key_shift : 0;
 
     uint8_t lut[256];
     for (int c = 0; c < 256; c++) lut[c] = c < blocked_cost ? (uint8_t)(c + 1) : 0;
@@ -271,75 +290,83 @@ static inline uint64_t manhattan(int x, int y, int tx, int ty)
     return (uint64_t)UNIT_S * (unsigned)(abs(x - tx) + abs(y - ty));
 }
 
-/* Relaxes edge n -> m (cell mx, my) with tentative cost ng. False only when
- * the open list cannot grow. */
-static inline bool relax_uniform(tycho_planner *p, pl_node *nd, size_t m, int mx, int my,
-                                 uint64_t ng, size_t n, int tx, int ty, bool four)
-{
-    pl_node *r = &nd[m];
-    if (r->stamp >= p->gen_open && (r->stamp == p->gen_closed || ng >= r->g.gi)) return true;
-    r->stamp = p->gen_open;
-    r->parent = (uint32_t)n;
-    r->g.gi = ng;
-    uint64_t hh = four ? manhattan(mx, my, tx, ty) : octile(mx, my, tx, ty);
-    return pl_push(p, ng + hh, pl_tie_int(ng), (uint32_t)m);
-}
-
 static tycho_status oom_open(tycho_err *err)
 {
     return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
 }
 
 /* One function for both connectivities; `four` is a constant at each call
- * site after inlining, so each variant gets its own tight loop. */
+ * site after inlining, so each variant gets its own tight loop. Everything
+ * the loop touches is in locals (see pl_heapv). */
 static inline tycho_status astar_uniform(tycho_planner *p, size_t s, size_t t, bool four,
                                          tycho_path *out, tycho_err *err)
 {
     pl_begin(p);
-    const uint8_t *enc = p->enc;
-    pl_node *nd = p->nodes;
+    const uint8_t *restrict enc = p->enc;
+    pl_node *restrict nd = p->nodes;
     const size_t pw = (size_t)p->pw;
-    const uint32_t closed = p->gen_closed;
+    const uint32_t open = p->gen_open, closed = p->gen_closed;
+    const unsigned ks = p->key_shift, hs = p->h_shift;
+    pl_heapv hv = pl_hv(p);
+    size_t expanded = 0;
     int tx, ty, sx, sy;
     pl_coords(p, t, &tx, &ty);
     pl_coords(p, s, &sx, &sy);
-    nd[s].stamp = p->gen_open;
+    nd[s].stamp = open;
     nd[s].parent = (uint32_t)s;
     nd[s].g.gi = 0;
-    if (!pl_push(p, four ? manhattan(sx, sy, tx, ty) : octile(sx, sy, tx, ty), pl_tie_int(0),
-                 (uint32_t)s))
-        return oom_open(err);
-    while (p->heap_n) {
-        pl_entry e = pl_pop(p);
-        size_t n = e.node;
+    uint64_t h0 = four ? manhattan(sx, sy, tx, ty) : octile(sx, sy, tx, ty);
+    if (!pl_push(p, &hv, (h0 << ks) | (h0 >> hs), (uint32_t)s)) return oom_open(err);
+    bool ok = true;
+
+/* relaxes n -> m = n + OFF, cell (x + DX, y + DY), step cost COST */
+#define RELAX(OFF, DX, DY, COST)                                                          \
+    do {                                                                                  \
+        size_t m_ = n + (OFF);                                                            \
+        pl_node *r_ = &nd[m_];                                                            \
+        uint64_t ng_ = g + (COST);                                                        \
+        if (r_->stamp >= open && (r_->stamp == closed || ng_ >= r_->g.gi)) break;         \
+        r_->stamp = open;                                                                 \
+        r_->parent = (uint32_t)n;                                                         \
+        r_->g.gi = ng_;                                                                   \
+        uint64_t h_ = four ? manhattan(x + (DX), y + (DY), tx, ty)                        \
+                           : octile(x + (DX), y + (DY), tx, ty);                          \
+        ok &= pl_push(p, &hv, ((ng_ + h_) << ks) | (h_ >> hs), (uint32_t)m_);              \
+    } while (0)
+
+    while (hv.n) {
+        const size_t n = hv.h[0].node;
         pl_node *cur = &nd[n];
-        if (cur->stamp == closed) continue; /* stale duplicate */
+        if (cur->stamp == closed) { /* stale duplicate */
+            pl_drop_top(&hv);
+            continue;
+        }
         cur->stamp = closed;
-        p->expanded++;
-        if (n == t) return pl_extract_path(p, s, t, false, out, err);
+        expanded++;
+        if (n == t) {
+            p->expanded = expanded;
+            return pl_extract_path(p, s, t, false, out, err);
+        }
+        pl_hold(&hv);
         const uint64_t g = cur->g.gi;
         int x, y;
         pl_coords(p, n, &x, &y);
         const bool E = enc[n + 1], W = enc[n - 1], N = enc[n + pw], S = enc[n - pw];
-        bool ok = true;
-        const uint64_t gs = g + UNIT_S;
-        if (E) ok &= relax_uniform(p, nd, n + 1, x + 1, y, gs, n, tx, ty, four);
-        if (W) ok &= relax_uniform(p, nd, n - 1, x - 1, y, gs, n, tx, ty, four);
-        if (N) ok &= relax_uniform(p, nd, n + pw, x, y + 1, gs, n, tx, ty, four);
-        if (S) ok &= relax_uniform(p, nd, n - pw, x, y - 1, gs, n, tx, ty, four);
+        if (E) RELAX(1, 1, 0, UNIT_S);
+        if (W) RELAX(-1, -1, 0, UNIT_S);
+        if (N) RELAX(pw, 0, 1, UNIT_S);
+        if (S) RELAX(-pw, 0, -1, UNIT_S);
         if (!four) {
-            const uint64_t gd = g + UNIT_D;
-            if (N && E && enc[n + pw + 1])
-                ok &= relax_uniform(p, nd, n + pw + 1, x + 1, y + 1, gd, n, tx, ty, false);
-            if (N && W && enc[n + pw - 1])
-                ok &= relax_uniform(p, nd, n + pw - 1, x - 1, y + 1, gd, n, tx, ty, false);
-            if (S && E && enc[n - pw + 1])
-                ok &= relax_uniform(p, nd, n - pw + 1, x + 1, y - 1, gd, n, tx, ty, false);
-            if (S && W && enc[n - pw - 1])
-                ok &= relax_uniform(p, nd, n - pw - 1, x - 1, y - 1, gd, n, tx, ty, false);
+            if (N && E && enc[n + pw + 1]) RELAX(pw + 1, 1, 1, UNIT_D);
+            if (N && W && enc[n + pw - 1]) RELAX(pw - 1, -1, 1, UNIT_D);
+            if (S && E && enc[n - pw + 1]) RELAX(-pw + 1, 1, -1, UNIT_D);
+            if (S && W && enc[n - pw - 1]) RELAX(-pw - 1, -1, -1, UNIT_D);
         }
+        pl_release(&hv);
         if (!ok) return oom_open(err);
     }
+#undef RELAX
+    p->expanded = expanded;
     return pl_no_path(p, err);
 }
 
@@ -358,66 +385,73 @@ static inline double octile_d(int x, int y, int tx, int ty)
     return SQRT2 * mn + (mx - mn);
 }
 
-static inline bool relax_cost(tycho_planner *p, pl_node *nd, size_t m, int mx, int my,
-                              double ng, size_t n, int tx, int ty)
-{
-    pl_node *r = &nd[m];
-    if (r->stamp >= p->gen_open && (r->stamp == p->gen_closed || ng >= r->g.gd)) return true;
-    r->stamp = p->gen_open;
-    r->parent = (uint32_t)n;
-    r->g.gd = ng;
-    return pl_push(p, pl_dkey(ng + octile_d(mx, my, tx, ty)), pl_tie_double(ng), (uint32_t)m);
-}
-
 tycho_status pl_astar_costaware(tycho_planner *p, size_t s, size_t t, double weight,
                                 tycho_path *out, tycho_err *err)
 {
     pl_build_mult(p, weight);
     pl_begin(p);
-    const uint8_t *enc = p->enc;
+    const uint8_t *restrict enc = p->enc;
     const double *mult = p->mult;
-    pl_node *nd = p->nodes;
+    pl_node *restrict nd = p->nodes;
     const size_t pw = (size_t)p->pw;
-    const uint32_t closed = p->gen_closed;
+    const uint32_t open = p->gen_open, closed = p->gen_closed;
+    pl_heapv hv = pl_hv(p);
+    size_t expanded = 0;
     int tx, ty, sx, sy;
     pl_coords(p, t, &tx, &ty);
     pl_coords(p, s, &sx, &sy);
-    nd[s].stamp = p->gen_open;
+    nd[s].stamp = open;
     nd[s].parent = (uint32_t)s;
     nd[s].g.gd = 0;
-    if (!pl_push(p, pl_dkey(octile_d(sx, sy, tx, ty)), pl_tie_double(0), (uint32_t)s))
-        return oom_open(err);
-    while (p->heap_n) {
-        pl_entry e = pl_pop(p);
-        size_t n = e.node;
+    if (!pl_push(p, &hv, pl_dkey(octile_d(sx, sy, tx, ty)), (uint32_t)s)) return oom_open(err);
+    bool ok = true;
+
+#define RELAX(OFF, DX, DY, COST)                                                          \
+    do {                                                                                  \
+        size_t m_ = n + (OFF);                                                            \
+        pl_node *r_ = &nd[m_];                                                            \
+        double ng_ = g + (COST);                                                          \
+        if (r_->stamp >= open && (r_->stamp == closed || ng_ >= r_->g.gd)) break;         \
+        r_->stamp = open;                                                                 \
+        r_->parent = (uint32_t)n;                                                         \
+        r_->g.gd = ng_;                                                                   \
+        ok &= pl_push(p, &hv, pl_dkey(ng_ + octile_d(x + (DX), y + (DY), tx, ty)),        \
+                      (uint32_t)m_);                                                      \
+    } while (0)
+
+    while (hv.n) {
+        const size_t n = hv.h[0].node;
         pl_node *cur = &nd[n];
-        if (cur->stamp == closed) continue;
+        if (cur->stamp == closed) {
+            pl_drop_top(&hv);
+            continue;
+        }
         cur->stamp = closed;
-        p->expanded++;
+        expanded++;
         if (n == t) {
+            p->expanded = expanded;
             tycho_status st = pl_extract_path(p, s, t, false, out, err);
             out->cost = cur->g.gd;
             return st;
         }
+        pl_hold(&hv);
         const double g = cur->g.gd;
         int x, y;
         pl_coords(p, n, &x, &y);
         const uint8_t E = enc[n + 1], W = enc[n - 1], N = enc[n + pw], S = enc[n - pw];
-        bool ok = true;
-        if (E) ok &= relax_cost(p, nd, n + 1, x + 1, y, g + mult[E], n, tx, ty);
-        if (W) ok &= relax_cost(p, nd, n - 1, x - 1, y, g + mult[W], n, tx, ty);
-        if (N) ok &= relax_cost(p, nd, n + pw, x, y + 1, g + mult[N], n, tx, ty);
-        if (S) ok &= relax_cost(p, nd, n - pw, x, y - 1, g + mult[S], n, tx, ty);
+        if (E) RELAX(1, 1, 0, mult[E]);
+        if (W) RELAX(-1, -1, 0, mult[W]);
+        if (N) RELAX(pw, 0, 1, mult[N]);
+        if (S) RELAX(-pw, 0, -1, mult[S]);
         uint8_t c;
-        if (N && E && (c = enc[n + pw + 1]))
-            ok &= relax_cost(p, nd, n + pw + 1, x + 1, y + 1, g + SQRT2 * mult[c], n, tx, ty);
-        if (N && W && (c = enc[n + pw - 1]))
-            ok &= relax_cost(p, nd, n + pw - 1, x - 1, y + 1, g + SQRT2 * mult[c], n, tx, ty);
-        if (S && E && (c = enc[n - pw + 1]))
-            ok &= relax_cost(p, nd, n - pw + 1, x + 1, y - 1, g + SQRT2 * mult[c], n, tx, ty);
-        if (S && W && (c = enc[n - pw - 1]))
-            ok &= relax_cost(p, nd, n - pw - 1, x - 1, y - 1, g + SQRT2 * mult[c], n, tx, ty);
+        if (N && E && (c = enc[n + pw + 1])) RELAX(pw + 1, 1, 1, SQRT2 * mult[c]);
+        if (N && W && (c = enc[n + pw - 1])) RELAX(pw - 1, -1, 1, SQRT2 * mult[c]);
+        if (S && E && (c = enc[n - pw + 1])) RELAX(-pw + 1, 1, -1, SQRT2 * mult[c]);
+        if (S && W && (c = enc[n - pw - 1])) RELAX(-pw - 1, -1, -1, SQRT2 * mult[c]);
+        pl_release(&hv);
         if (!ok) return oom_open(err);
     }
+#undef RELAX
+    p->expanded = expanded;
     return pl_no_path(p, err);
 }

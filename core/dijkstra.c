@@ -48,7 +48,7 @@ static const int DY[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 /* Relaxes the up to 8 moves out of n (cell x, y). Blocked targets are
  * relaxed only when `into_blocked` (nearest search); diagonals always need
  * both orthogonal neighbours passable. */
-static bool relax_all(tycho_planner *p, size_t n, int x, int y, double g,
+static bool relax_all(tycho_planner *p, pl_heapv *hv, size_t n, int x, int y, double g,
                       const tycho_dijkstra_opts *o, bool into_blocked)
 {
     const uint8_t *enc = p->enc;
@@ -71,7 +71,7 @@ static bool relax_all(tycho_planner *p, size_t n, int x, int y, double g,
         r->stamp = p->gen_open;
         r->parent = (uint32_t)n;
         r->g.gd = ng;
-        if (!pl_push(p, pl_dkey(ng), 0, (uint32_t)m)) return false;
+        if (!pl_push(p, hv, pl_dkey(ng), (uint32_t)m)) return false;
     }
     return true;
 }
@@ -105,6 +105,7 @@ tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g,
     size_t cells = (size_t)w * (size_t)h;
     for (size_t i = 0; i < cells; i++) out[i] = INFINITY;
     pl_begin(p);
+    pl_heapv hv = pl_hv(p);
     for (size_t i = 0; i < n; i++) {
         size_t s = pl_index(p, sources[i].x, sources[i].y);
         pl_node *r = &p->nodes[s];
@@ -112,12 +113,11 @@ tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g,
         r->stamp = p->gen_open;
         r->parent = (uint32_t)s;
         r->g.gd = 0;
-        if (!pl_push(p, pl_dkey(0), 0, (uint32_t)s))
+        if (!pl_push(p, &hv, pl_dkey(0), (uint32_t)s))
             return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
     }
-    while (p->heap_n) {
-        pl_entry e = pl_pop(p);
-        size_t m = e.node;
+    while (hv.n) {
+        size_t m = pl_pop(&hv).node;
         pl_node *cur = &p->nodes[m];
         if (cur->stamp == p->gen_closed) continue;
         cur->stamp = p->gen_closed;
@@ -125,7 +125,7 @@ tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g,
         int x, y;
         pl_coords(p, m, &x, &y);
         out[(size_t)y * (size_t)w + (size_t)x] = (float)cur->g.gd;
-        if (!relax_all(p, m, x, y, cur->g.gd, o, false))
+        if (!relax_all(p, &hv, m, x, y, cur->g.gd, o, false))
             return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
     }
     return TYCHO_OK;
@@ -149,15 +149,15 @@ tycho_status tycho_nearest(tycho_planner *p, const tycho_grid *g, tycho_cell sta
         return tycho_fail(err, TYCHO_EINVAL, "start (%d,%d) is outside the %dx%d grid",
                           (int)start.x, (int)start.y, p->w, p->h);
     pl_begin(p);
+    pl_heapv hv = pl_hv(p);
     size_t s = pl_index(p, start.x, start.y);
     p->nodes[s].stamp = p->gen_open;
     p->nodes[s].parent = (uint32_t)s;
     p->nodes[s].g.gd = 0;
-    if (!pl_push(p, pl_dkey(0), 0, (uint32_t)s))
+    if (!pl_push(p, &hv, pl_dkey(0), (uint32_t)s))
         return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
-    while (p->heap_n) {
-        pl_entry e = pl_pop(p);
-        size_t m = e.node;
+    while (hv.n) {
+        size_t m = pl_pop(&hv).node;
         pl_node *cur = &p->nodes[m];
         if (cur->stamp == p->gen_closed) continue;
         cur->stamp = p->gen_closed;
@@ -173,7 +173,7 @@ tycho_status tycho_nearest(tycho_planner *p, const tycho_grid *g, tycho_cell sta
             return TYCHO_OK;
         }
         if (m != s && !p->enc[m]) continue; /* may end on a blocked cell, not pass it */
-        if (!relax_all(p, m, x, y, cur->g.gd, o, true))
+        if (!relax_all(p, &hv, m, x, y, cur->g.gd, o, true))
             return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
     }
     return tycho_fail(err, TYCHO_ENOPATH,

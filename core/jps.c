@@ -130,6 +130,7 @@ typedef struct {
     size_t t;
     int tx, ty;
     uint32_t open, closed;
+    pl_heapv hv;
     bool ok; /* false once the open list failed to grow */
 } jctx;
 
@@ -147,7 +148,7 @@ static inline void relax(jctx *c, size_t m, int mx, int my, uint64_t ng, size_t 
     r->stamp = c->open;
     r->parent = (uint32_t)parent | ((uint32_t)dir << DIR_SHIFT);
     r->g.gi = ng;
-    if (!pl_push(c->p, ng + octile(mx, my, c->tx, c->ty), pl_tie_int(ng), (uint32_t)m))
+    if (!pl_push(c->p, &c->hv, pl_ukey(c->p, ng, octile(mx, my, c->tx, c->ty)), (uint32_t)m))
         c->ok = false;
 }
 
@@ -262,7 +263,7 @@ tycho_status pl_jps(tycho_planner *p, size_t s, size_t t, tycho_path *out, tycho
     jctx c = {
         .p = p, .nd = p->nodes, .enc = p->enc, .rows = p->rowbits, .cols = p->colbits,
         .rw = p->rw, .cw = p->cw, .pw = (size_t)p->pw, .t = t,
-        .open = p->gen_open, .closed = p->gen_closed, .ok = true,
+        .open = p->gen_open, .closed = p->gen_closed, .hv = pl_hv(p), .ok = true,
     };
     pl_coords(p, t, &c.tx, &c.ty);
     int sx, sy;
@@ -271,11 +272,10 @@ tycho_status pl_jps(tycho_planner *p, size_t s, size_t t, tycho_path *out, tycho
     nd[s].stamp = c.open;
     nd[s].parent = (uint32_t)s;
     nd[s].g.gi = 0;
-    if (!pl_push(p, octile(sx, sy, c.tx, c.ty), pl_tie_int(0), (uint32_t)s))
+    if (!pl_push(p, &c.hv, pl_ukey(p, 0, octile(sx, sy, c.tx, c.ty)), (uint32_t)s))
         return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
-    while (p->heap_n) {
-        pl_entry e = pl_pop(p);
-        size_t n = e.node;
+    while (c.hv.n) {
+        size_t n = pl_pop(&c.hv).node;
         pl_node *cur = &nd[n];
         if (cur->stamp == c.closed) continue;
         cur->stamp = c.closed;

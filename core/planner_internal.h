@@ -32,12 +32,16 @@ typedef struct {
 
 #define PARENT_MASK 0x1fffffffu
 
-/* Open-list entry: ordered by key, then by tie (smaller first). Keys are
- * integer costs, or non-negative doubles whose bit patterns order the same. */
+/* Open-list entry, ordered by key alone so the heap compares one integer.
+ * Uniform planners pack (f, h) into the key: f in the high bits, h in the
+ * low ones, so among equal f the smaller h (= larger g, the deeper node)
+ * comes first, the tie-breaking that keeps A* from flooding open areas.
+ * Cost-aware planners use the bits of a non-negative double, which order
+ * like the values. */
 typedef struct {
     uint64_t key;
-    uint32_t tie;
     uint32_t node;
+    uint32_t unused;
 } pl_entry;
 
 struct tycho_planner {
@@ -66,29 +70,79 @@ struct tycho_planner {
     uint32_t gen_open, gen_closed;
     pl_entry *heap_mem;  /* allocation; heap = heap_mem + 3 keeps child groups aligned */
     pl_entry *heap;
-    size_t heap_n, heap_cap;
+    size_t heap_cap;
     size_t expanded;
+    unsigned key_shift;  /* uniform keys: (f << key_shift) | (h >> h_shift) */
+    unsigned h_shift;
 };
 
 /* --- open list: 4-ary min-heap, lazy deletion (stale entries are skipped
  * when popped, which beats decrease-key on grids) ---------------------------- */
 
-static inline bool pl_less(const pl_entry *a, const pl_entry *b)
+/* A search keeps its open list in a local pl_heapv (pointer, size,
+ * capacity) so the compiler holds them in registers instead of reloading
+ * them through the workspace after every store into the node records. */
+typedef struct {
+    pl_entry *h;
+    size_t n, cap;
+    bool hole; /* root consumed by the expansion, not yet replaced (pl_hold) */
+} pl_heapv;
+
+static inline pl_heapv pl_hv(tycho_planner *p)
 {
-    return a->key < b->key || (a->key == b->key && a->tie < b->tie);
+    pl_heapv v = {p->heap, 0, p->heap_cap, false};
+    return v;
 }
 
-bool pl_heap_grow(tycho_planner *p);
+/* Doubles the open list; on failure cap stays == n. */
+pl_heapv pl_heap_grown(tycho_planner *p, pl_heapv v);
 
-static inline bool pl_push(tycho_planner *p, uint64_t key, uint32_t tie, uint32_t node)
+/* Moves entry e down from slot i to its place (heap of n entries). */
+static inline void pl_sift_down(pl_entry *h, size_t n, size_t i, pl_entry e)
 {
-    if (p->heap_n == p->heap_cap && !pl_heap_grow(p)) return false;
-    pl_entry e = {key, tie, node};
-    pl_entry *h = p->heap;
-    size_t i = p->heap_n++;
+    for (;;) {
+        size_t c = 4 * i + 1;
+        size_t best;
+        if (c + 3 < n) {
+            /* full group of 4: branch-free minimum (cmov), since the
+             * comparisons are unpredictable */
+            size_t b01 = h[c + 1].key < h[c].key ? c + 1 : c;
+            size_t b23 = h[c + 3].key < h[c + 2].key ? c + 3 : c + 2;
+            best = h[b23].key < h[b01].key ? b23 : b01;
+        } else {
+            if (c >= n) break;
+            best = c;
+            for (size_t k = c + 1; k < n; k++)
+                if (h[k].key < h[best].key) best = k;
+        }
+        if (h[best].key >= e.key) break;
+        h[i] = h[best];
+        i = best;
+    }
+    h[i] = e;
+}
+
+static inline bool pl_push(tycho_planner *p, pl_heapv *v, uint64_t key, uint32_t node)
+{
+    pl_entry e = {key, node, 0};
+    if (v->hole) {
+        /* the entry being expanded is still at the root: the first
+         * successor takes its place. Successors have keys close to the
+         * minimum, so this sift ends near the top: far cheaper than a full
+         * pop plus a push */
+        v->hole = false;
+        pl_sift_down(v->h, v->n, 0, e);
+        return true;
+    }
+    if (v->n == v->cap) {
+        *v = pl_heap_grown(p, *v);
+        if (v->n == v->cap) return false;
+    }
+    pl_entry *h = v->h;
+    size_t i = v->n++;
     while (i > 0) {
         size_t up = (i - 1) >> 2;
-        if (!pl_less(&e, &h[up])) break;
+        if (key >= h[up].key) break;
         h[i] = h[up];
         i = up;
     }
@@ -96,27 +150,29 @@ static inline bool pl_push(tycho_planner *p, uint64_t key, uint32_t tie, uint32_
     return true;
 }
 
-static inline pl_entry pl_pop(tycho_planner *p)
+/* Removes the root. */
+static inline void pl_drop_top(pl_heapv *v)
 {
-    pl_entry *h = p->heap;
-    pl_entry top = h[0];
-    size_t n = --p->heap_n;
-    if (n == 0) return top;
-    pl_entry e = h[n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 4 * i + 1;
-        if (c >= n) break;
-        size_t best = c;
-        size_t end = c + 4 < n ? c + 4 : n;
-        for (size_t k = c + 1; k < end; k++)
-            if (pl_less(&h[k], &h[best])) best = k;
-        if (!pl_less(&h[best], &e)) break;
-        h[i] = h[best];
-        i = best;
-    }
-    h[i] = e;
+    size_t n = --v->n;
+    if (n) pl_sift_down(v->h, n, 0, v->h[n]);
+}
+
+static inline pl_entry pl_pop(pl_heapv *v)
+{
+    pl_entry top = v->h[0];
+    pl_drop_top(v);
     return top;
+}
+
+/* Expanding with the root left in place: pl_hold() after reading the root,
+ * push the successors, then pl_release(). */
+static inline void pl_hold(pl_heapv *v) { v->hole = true; }
+static inline void pl_release(pl_heapv *v)
+{
+    if (v->hole) {
+        v->hole = false;
+        pl_drop_top(v);
+    }
 }
 
 static inline uint64_t pl_dkey(double d)
@@ -126,17 +182,9 @@ static inline uint64_t pl_dkey(double d)
     return k;
 }
 
-/* Larger g first among equal keys. */
-static inline uint32_t pl_tie_int(uint64_t g)
+static inline uint64_t pl_ukey(const tycho_planner *p, uint64_t g, uint64_t h)
 {
-    uint64_t q = g >> 8;
-    return q > 0xffffffffu ? 0 : 0xffffffffu - (uint32_t)q;
-}
-
-static inline uint32_t pl_tie_double(double g)
-{
-    double q = g * 1024.0;
-    return q >= 4294967295.0 ? 0 : 0xffffffffu - (uint32_t)q;
+    return ((g + h) << p->key_shift) | (h >> p->h_shift);
 }
 
 /* --- snapshot helpers ----------------------------------------------------- */
@@ -148,9 +196,10 @@ static inline size_t pl_index(const tycho_planner *p, int x, int y)
 
 static inline void pl_coords(const tycho_planner *p, size_t i, int *x, int *y)
 {
-    size_t yy = i / (size_t)p->pw;
+    /* padded indices fit 29 bits: a 32-bit divide is much cheaper */
+    uint32_t yy = (uint32_t)i / (uint32_t)p->pw;
     *y = (int)yy - 1;
-    *x = (int)(i - yy * (size_t)p->pw) - 1;
+    *x = (int)((uint32_t)i - yy * (uint32_t)p->pw) - 1;
 }
 
 /* Starts a new query: fresh generation, empty open list. */
