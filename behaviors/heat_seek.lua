@@ -67,7 +67,7 @@ opt.out = opt.out or ("out/" .. world_name)
 local wall0 = tycho.clock.monotonic()
 local clock = tycho.clock.new { mode = "sim" }
 local sched = tycho.scheduler.new { clock = clock, realtime = opt.realtime or false }
-local log = logmod.new { clock = clock, level = opt.quiet and "warn" or "info" }
+local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info") }
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
@@ -112,21 +112,23 @@ local function note_detection(x, y, cam)
 end
 
 local function fast_tick()
-  local pose = pose_table()
-  local scan = robot.scan()
+  local scan, scan_t, scan_pose = robot.scan()
   if scan then
-    mapping:insert_scan(pose, scan)
+    mapping:insert_scan(scan_pose, scan)
     mapping:refresh()
-    bb.scan = scan
+    bb.scan, bb.scan_pose = scan, scan_pose
     bb.front_range = front_range(scan)
     nav:check_path()
   end
   if bb.scan then
     for i, cam in ipairs(robot.cameras) do
-      local frame = robot.thermal(i)
+      local frame, _, frame_pose = robot.thermal(i)
       if frame then
-        local x, y = tycho.fusion.locate(pose, bb.scan, frame, {
-          yaw = cam.yaw, fov = cam.fov, threshold = P.temperature_threshold,
+        -- the scan is older than the frame: look along the camera axis as it
+        -- was when the frame was taken, expressed in the scan's robot frame
+        local turn = frame_pose.yaw - bb.scan_pose.yaw
+        local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
+          yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
           max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
         if x then note_detection(x, y, i) end
       end
@@ -163,8 +165,12 @@ local function await(op, timeout) return tasks.await(op, timeout) end
 
 local function pick_frontier()
   local here = pose_table()
-  local fr = mapping.costmap:frontiers { robot = here, min_size = P.frontier_min_size }
-  if not fr then return nil end
+  local fr, why = mapping.costmap:frontiers { robot = here, min_size = P.frontier_min_size }
+  if not fr then
+    log:debug("explore: frontier search failed: %s", tostring(why))
+    return nil
+  end
+  log:debug("explore: %d frontiers, %d blacklisted goals", #fr, #bb.blacklist)
   for _, f in ipairs(fr) do
     local banned = false
     for _, b in ipairs(bb.blacklist) do
@@ -236,11 +242,24 @@ local states = {
           log:info("explore: no reachable frontier left")
           return "Clustering"
         end
+        log:debug("explore: frontier goal (%.2f, %.2f), %.2f m away", f.goal.x, f.goal.y, f.distance)
         local op = nav:go_to(f.goal.x, f.goal.y)
-        local ok, why = await(op, 6)
-        if not ok and why ~= "timeout" then
-          log:info("explore: frontier at (%.2f, %.2f) failed (%s); blacklisted", f.goal.x, f.goal.y, tostring(why))
-          bb.blacklist[#bb.blacklist + 1] = { x = f.goal.x, y = f.goal.y }
+        -- drive until there, or until that frontier's edge is mapped (then
+        -- pick the next one without stopping)
+        local map, fx, fy = mapping.map, f.nearest.x, f.nearest.y
+        tasks.wait_until(function()
+          if not nav:active() then return true end
+          local cx, cy, inside = map:world_to_cell(fx, fy)
+          return inside and map:get(cx, cy) ~= 255
+        end, P.goal_timeout)
+        if nav:active() then
+          op:cancel()
+        else
+          local ok, why = await(op)
+          if not ok then
+            log:info("explore: frontier at (%.2f, %.2f) failed (%s); blacklisted", f.goal.x, f.goal.y, tostring(why))
+            bb.blacklist[#bb.blacklist + 1] = { x = f.goal.x, y = f.goal.y }
+          end
         end
       end
     end,
@@ -253,11 +272,32 @@ local states = {
       end
       local kspec = P.cluster_k > 0 and P.cluster_k or { k_max = P.cluster_k_max, radius = P.cluster_radius }
       local cents = tycho.kmeans(bb.detections, kspec, { seed = 1 })
-      bb.targets = {}
+      -- a source on a wall smears its detections along the wall: clusters
+      -- closer than target_merge_distance are one target (weighted mean)
+      local merged = {}
       for _, c in ipairs(cents) do
+        local into
+        for _, m in ipairs(merged) do
+          if dist(m.x, m.y, c.x, c.y) < P.target_merge_distance then into = m break end
+        end
+        if into then
+          local n = into.count + c.count
+          into.x = (into.x * into.count + c.x * c.count) / n
+          into.y = (into.y * into.count + c.y * c.count) / n
+          into.count = n
+        else
+          merged[#merged + 1] = { x = c.x, y = c.y, count = c.count }
+        end
+      end
+      table.sort(merged, function(a, b) return a.count > b.count end)
+      bb.targets = {}
+      for _, c in ipairs(merged) do
         if c.count >= P.min_cluster_detections then
           bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count }
           log:info("target %d at (%.2f, %.2f) from %d detections", #bb.targets, c.x, c.y, c.count)
+        else
+          log:info("cluster at (%.2f, %.2f) dropped: %d detections < min_cluster_detections %d",
+            c.x, c.y, c.count, P.min_cluster_detections)
         end
       end
       if #bb.targets == 0 then

@@ -46,7 +46,7 @@ function M:refresh()
       m:seal_line(k.x, k.y, k.x, k.y, { world = true, thickness = math.max(1, math.floor(2 * k.h / res)) })
     end
   end
-  self.costmap = m:inflate { inscribed_radius = self.p.robot_radius,
+  self.costmap = m:inflate { inscribed_radius = self.p.robot_radius + self.p.footprint_padding,
                              inflation_radius = self.p.inflation_radius,
                              cost_scaling_factor = self.p.cost_scaling_factor }
   return self.costmap

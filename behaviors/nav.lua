@@ -15,8 +15,11 @@ local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
 --- Nav.new{robot=, mapping=, params=, log=, clock=function() -> t}
 function Nav.new(o)
   local self = setmetatable(o, Nav)
-  self.follower = tycho.follower { max_v = o.params.max_speed, desired_v = o.params.max_speed }
-  self.stats = { goals = 0, arrived = 0, failed = 0, replans = 0, recoveries = 0, plans = 0 }
+  -- short lookahead: maze corridors are under a metre wide
+  self.follower = tycho.follower { max_v = o.params.max_speed, desired_v = o.params.max_speed,
+                                   min_lookahead = 0.25, max_lookahead = 0.6 }
+  self.stats = { goals = 0, arrived = 0, failed = 0, replans = 0, recoveries = 0, plans = 0,
+                 corner_guards = 0 }
   return self
 end
 
@@ -26,9 +29,27 @@ function Nav:free_near(x, y)
   local cm = self.mapping.costmap
   local cx, cy, inside = cm:world_to_cell(x, y)
   if inside and cm:get(cx, cy) < 253 then return x, y end
-  local nx, ny = cm:nearest(cx, cy, { min_cost = 0, max_cost = 252 })
-  if not nx then return nil end
-  return cm:cell_to_world(nx, ny)
+  -- nearest by path first (stays on the same side of a wall) ...
+  if inside then
+    local nx, ny = cm:nearest(cx, cy, { min_cost = 0, max_cost = 252 })
+    if nx and (nx - cx) ^ 2 + (ny - cy) ^ 2 <= (0.6 / cm.resolution) ^ 2 then
+      return cm:cell_to_world(nx, ny)
+    end
+  end
+  -- ... else by straight-line distance, within 0.6 m (a goal inside a wall)
+  local r = math.ceil(0.6 / cm.resolution)
+  local best, bx, by
+  for dy = -r, r do
+    for dx = -r, r do
+      local d2 = dx * dx + dy * dy
+      if d2 <= r * r and (not best or d2 < best) then
+        local c = cm:get(cx + dx, cy + dy)
+        if c < 253 then best, bx, by = d2, cx + dx, cy + dy end
+      end
+    end
+  end
+  if not best then return nil end
+  return cm:cell_to_world(bx, by)
 end
 
 --- Plans from the robot to (x, y); returns the world points or nil, why.
@@ -77,21 +98,29 @@ local function operation(self, g)
   }
 end
 
---- go_to(x, y [, yaw]) -> op; await it: "arrived" | nil, reason
+--- go_to(x, y [, yaw [, timeout]]) -> op; await it: "arrived" | nil, reason
 function Nav:go_to(x, y, yaw, timeout)
   self.stats.goals = self.stats.goals + 1
-  local g = { kind = "go_to", x = x, y = y, yaw = yaw, replans = 0,
+  local g = { kind = "go_to", x = x, y = y, yaw = yaw, replans = 0, recoveries = 0,
               timeout = timeout or self.params.goal_timeout }
   local op = operation(self, g)
   local pts, why = self:plan(x, y)
   if not pts then
     finish(self, false, "no path: " .. tostring(why))
   else
-    g.path = pts
-    self.follower:set_path(pts, yaw)
-    g.remaining = math.huge
+    self:_set_path(g, pts)
   end
   return op
+end
+
+-- New path for goal g. The progress mark (best remaining distance) is kept
+-- across periodic re-plans, or a robot stuck against a wall would look as
+-- if it progressed at every re-plan.
+function Nav:_set_path(g, pts, keep_progress)
+  g.path = pts
+  g.next_replan = self.clock() + self.params.replan_period
+  self.follower:set_path(pts, g.yaw)
+  if not keep_progress then g.remaining = math.huge end
 end
 
 --- Turn in place to a heading -> op
@@ -113,28 +142,66 @@ end
 
 function Nav:active() return self.goal ~= nil and not self.goal.done end
 
-local function replan(self, g, why)
-  g.replans = g.replans + 1
-  self.stats.replans = self.stats.replans + 1
-  if g.replans > self.params.max_replans then
-    return finish(self, false, ("gave up after %d re-plans (%s)"):format(g.replans - 1, why))
+-- Re-plans from the current pose. `counted` re-plans (the path became
+-- blocked, the robot got stuck) are limited by max_replans; the periodic
+-- ones that pick up what the map learnt meanwhile are not.
+local function replan(self, g, why, counted)
+  if counted then
+    g.replans = g.replans + 1
+    self.stats.replans = self.stats.replans + 1
+    if g.replans > self.params.max_replans then
+      return finish(self, false, ("gave up after %d re-plans (%s)"):format(g.replans - 1, why))
+    end
   end
   local pts, err = self:plan(g.x, g.y)
   if not pts then return finish(self, false, "re-plan failed: " .. tostring(err)) end
-  g.path = pts
-  self.follower:set_path(pts, g.yaw)
-  g.remaining = math.huge
-  g.last_progress_t = self.clock()
+  self:_set_path(g, pts, not counted)
+  if counted then g.last_progress_t = self.clock() end
 end
 
---- Called after each costmap refresh: re-plan only if the path ahead is blocked.
+--- Called after each costmap refresh: re-plan at once if a wall now lies
+-- on the path ahead (the periodic re-plan handles everything else).
 function Nav:check_path()
   local g = self.goal
   if not g or g.done or g.kind ~= "go_to" or g.recover_until then return end
-  if self.follower:blocked(self.mapping.costmap, { lookahead = 1.0, threshold = 253 }) then
-    self.log:debug("nav: path blocked ahead, re-planning")
-    replan(self, g, "path blocked")
+  if self.follower:blocked(self.mapping.costmap, { lookahead = 1.5, threshold = 254 }) then
+    self.log:debug("nav: wall on the path ahead, re-planning")
+    replan(self, g, "path blocked", true)
   end
+end
+
+-- Whether driving (v, w) for the collision horizon would bring the robot's
+-- centre into the inscribed band (cost >= 253, i.e. the padded footprint
+-- touches a wall). A robot already inside the band (pushed there by a turn
+-- or a new wall) may move as long as it does not reach a wall cell (254),
+-- so it can always get out.
+function Nav:arc_collides(x, y, yaw, v, w, limit)
+  local cm = self.mapping.costmap
+  local here = cm:get(cm:world_to_cell(x, y))
+  limit = limit or ((here >= 253 and here ~= 255) and 254 or 253)
+  local dt = 0.05
+  local steps = math.ceil(self.params.collision_horizon / dt)
+  for _ = 1, steps do
+    yaw = yaw + w * dt * 0.5
+    x, y = x + v * dt * math.cos(yaw), y + v * dt * math.sin(yaw)
+    yaw = yaw + w * dt * 0.5
+    local c = cm:get(cm:world_to_cell(x, y))
+    if c >= limit and c ~= 255 then return true end
+  end
+  return false
+end
+
+-- Heading from the robot to the path point about `ahead` metres past the
+-- point nearest to the robot.
+local function path_bearing(g, nearest, x, y, ahead)
+  local pts = g.path
+  local i = math.max(1, math.min(nearest or 1, #pts))
+  local d = 0
+  while i < #pts and d < ahead do
+    d = d + math.sqrt((pts[i + 1].x - pts[i].x) ^ 2 + (pts[i + 1].y - pts[i].y) ^ 2)
+    i = i + 1
+  end
+  return math.atan(pts[i].y - y, pts[i].x - x)
 end
 
 --- One control tick.
@@ -155,22 +222,65 @@ function Nav:control(dt)
     if g.stop(d) then return finish(self, true, "done") end
     self.robot.drive(g.v, math.max(-1, math.min(1, 3 * wrap(g.yaw - yaw))))
   elseif g.recover_until then
-    -- recovery: back up briefly, then re-plan
-    if now < g.recover_until then
-      self.robot.drive(-0.06, 0)
+    -- recovery: back up (if the way behind is clear), then re-plan
+    if now < g.recover_until and not self:arc_collides(x, y, yaw, -0.08, 0) then
+      self.robot.drive(-0.08, 0)
     else
       g.recover_until = nil
-      replan(self, g, "stuck")
+      replan(self, g, "stuck", true)
     end
   else
-    local v, w, status, _, remaining = self.follower:step({ x = x, y = y, yaw = yaw }, dt)
+    if now >= g.next_replan then replan(self, g, "periodic", false) end
+    if g.done then return end
+    local v, w, status, nearest, remaining = self.follower:step({ x = x, y = y, yaw = yaw }, dt)
     if status == "arrived" then return finish(self, true, "arrived") end
+    if v > 0 and self:arc_collides(x, y, yaw, v, w) then
+      -- the pursuit arc would clip a wall (a corner cut): pick the safe
+      -- (v, w) that heads best towards the path just ahead; turn on the
+      -- spot if none; back up and re-plan if already facing the path
+      self.stats.corner_guards = self.stats.corner_guards + 1
+      local bearing = path_bearing(g, nearest, x, y, 0.3)
+      local best, bv, bw
+      for _, cv in ipairs { v, 0.1, 0.05 } do
+        for k = -6, 6 do
+          local cw = k * 0.25
+          if not self:arc_collides(x, y, yaw, cv, cw) then
+            local score = math.abs(wrap(yaw + cw * 0.5 - bearing)) + 0.5 * (v - cv)
+            if not best or score < best then best, bv, bw = score, cv, cw end
+          end
+        end
+      end
+      local err = wrap(bearing - yaw)
+      local turn = math.max(-1.2, math.min(1.2, 3 * err))
+      if best then
+        v, w = bv, bw
+      elseif math.abs(err) > 0.2 then
+        v, w = 0, turn
+      elseif not self:arc_collides(x, y, yaw, 0.04, turn, 254) then
+        -- squeezing through: the padded band is a margin, not the wall
+        v, w = 0.04, turn
+      else
+        self.stats.recoveries = self.stats.recoveries + 1
+        g.recoveries = g.recoveries + 1
+        if g.recoveries > self.params.max_recoveries then
+          return finish(self, false, ("blocked: path too close to a wall after %d recoveries"):format(g.recoveries - 1))
+        end
+        self.log:debug("nav: path ahead too close to a wall, backing up and re-planning")
+        g.recover_until = now + 1.0
+        self.robot.drive(0, 0)
+        return
+      end
+    end
     self.robot.drive(v, w)
     if remaining and remaining < g.remaining - 0.05 then
       g.remaining = remaining
       g.last_progress_t = now
     elseif status ~= "rotating" and now - g.last_progress_t > self.params.stuck_time then
       self.stats.recoveries = self.stats.recoveries + 1
+      g.recoveries = g.recoveries + 1
+      if g.recoveries > self.params.max_recoveries then
+        return finish(self, false, ("stuck: no progress after %d recoveries"):format(g.recoveries - 1))
+      end
       self.log:info("nav: no progress for %.0f s, backing up and re-planning", self.params.stuck_time)
       g.recover_until = now + 1.5
       g.last_progress_t = now

@@ -6,8 +6,11 @@
  * LiDAR (LDS-01-like): beam i leaves the sensor at yaw + angle_min +
  * i*angle_increment and is cast on the truth grid (solid = lethal or
  * unknown; see sim.h) up to range_max. The true range gets Gaussian noise of
- * sigma `noise`; a range outside [range_min, range_max] after noise, or no
- * hit at all, reads INFINITY (ROS LaserScan convention). The scan is taken
+ * sigma `noise`. As in REP-117: a hit closer than range_min (after noise)
+ * reads -INFINITY ("too close to measure": says nothing about the space
+ * behind it, so a mapper must not clear through it); a range beyond
+ * range_max after noise, or no hit at all, reads +INFINITY ("nothing
+ * within range_max"). The scan is taken
  * at one instant (no motion skew) from the robot's 2D pose; robot tilt on a
  * ramp is ignored and ramps are invisible (they are free cells).
  *
@@ -83,8 +86,9 @@ void tycho_sim_lidar_cast(const tycho_raymap *rays, tycho_pose2 sensor, const ty
          * which other beams hit */
         double n = rng ? p->noise * tycho_rng_normal(rng) : 0.0;
         if (isfinite(r)) r += n;
-        ranges[i] = (isfinite(r) && r >= p->range_min && r <= p->range_max) ? (float)r
-                                                                            : (float)INFINITY;
+        if (!isfinite(r) || r > p->range_max) ranges[i] = (float)INFINITY;
+        else if (r < p->range_min) ranges[i] = (float)-INFINITY;
+        else ranges[i] = (float)r;
     }
 }
 

@@ -1,5 +1,7 @@
 -- The small reference maze: 5 m x 4 m, three heat sources on walls, and a
--- ramp across the start corridor (ascending eastwards).
+-- ramp in the narrow passage of the middle corridor (ascending eastwards,
+-- towards the east wall), on the way between the west and east halves. The
+-- top and bottom corridors are the ways round once it is blocked.
 return {
   name = "maze_small",
   map = "maze_small.yaml",
@@ -10,7 +12,7 @@ return {
     { x = 1.3, y = 2.2, temp = 60 }, -- west room, on the divider
   },
   ramps = {
-    { x0 = 1.6, y0 = 0.1, x1 = 2.3, y1 = 0.7, pitch = 0.2, dir = 0 },
+    { x0 = 2.4, y0 = 2.1, x1 = 2.9, y1 = 2.5, pitch = 0.2, dir = 0 },
   },
   ambient = 22,
   seed = 1,

@@ -89,14 +89,15 @@ static void test_lidar(void)
     step(s, 1.0);
     CHECK(tycho_sim_take_scan(s, &sc) && sc.seq == 7);
 
-    /* pure model: beyond range_max and below range_min read INFINITY */
+    /* pure model (REP-117): beyond range_max reads +INFINITY, closer than
+     * range_min -INFINITY, so a mapper never clears through a near wall */
     const tycho_raymap *rm = tycho_sim_raymap(s);
     float r[360];
     tycho_sim_lidar_cast(rm, (tycho_pose2){0.3, 2.5, 0}, &c.lidar, NULL, r);
-    CHECK(isinf(r[0]));                            /* 3.7 m */
+    CHECK(isinf(r[0]) && r[0] > 0);                /* 3.7 m */
     CHECK_NEAR(r[180], 0.25, 1e-5);
     tycho_sim_lidar_cast(rm, (tycho_pose2){0.15, 2.5, 0}, &c.lidar, NULL, r);
-    CHECK(isinf(r[180]));                          /* 0.10 m < 0.12 */
+    CHECK(isinf(r[180]) && r[180] < 0);            /* 0.10 m < 0.12 */
     /* noise: unbiased with about the configured sigma */
     tycho_sim_lidar lp = c.lidar;
     lp.noise = 0.01;

@@ -3,8 +3,9 @@
  *
  * Beam i (0-based) points at angle_min + i * angle_increment in the sensor
  * frame (REP-103: radians, counter-clockwise, 0 = sensor x axis). A range is
- * in metres; INFINITY means "no return" (nothing within [range_min,
- * range_max]), as ROS drivers report it. */
+ * in metres; as in REP-117, +INFINITY means "no return" (nothing within
+ * range_max) and -INFINITY "too close" (something nearer than range_min,
+ * which says nothing about the space behind it). */
 #ifndef TYCHO_SCAN_H
 #define TYCHO_SCAN_H
 
@@ -41,7 +42,7 @@ static inline double tycho_scan_angle(const tycho_scan *s, int i)
  * crosses on the way gets a "miss" (log-odds update, see grid.h). A beam with
  * no return (INFINITY, or r >= range_max) clears the cells up to range_max
  * without a hit when clear_on_max_range is set, and is ignored otherwise.
- * Beams with r < range_min or NaN are ignored.
+ * Beams with r < range_min (including -INFINITY) or NaN are ignored.
  *
  * Each cell is updated at most once per scan: a hit wins over misses from
  * other beams (so grazing beams do not erode walls), and a cell crossed by

@@ -175,7 +175,8 @@ bool tycho_sim_collides(const tycho_sim *s, double x, double y);
 
 /* --- sensors ------------------------------------------------------------- */
 typedef struct {
-    /* ranges in m, INFINITY = no return in [range_min, range_max]; owned by the sim */
+    /* ranges in m; +INFINITY = nothing within range_max, -INFINITY = closer
+     * than range_min (REP-117); owned by the sim */
     const tycho_scan *scan;
     double stamp; /* sim time of the sample */
     uint64_t seq; /* sample number k (taken at or just after k / rate) */
