@@ -91,13 +91,19 @@ local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^
 local function pose_table() local x, y, yaw = robot.pose() return { x = x, y = y, yaw = yaw } end
 
 -- fast task: mapping, thermal fusion, IMU watch ------------------------------
+-- Distance to the nearest return in the robot's lane straight ahead (beams
+-- whose point lies within the robot's half-width of its heading line).
 local function front_range(scan)
   local n, best = #scan, math.huge
-  local inc = scan.angle_increment
+  local a0, inc = scan.angle_min, scan.angle_increment
+  local half = P.robot_radius + P.footprint_padding
   for i = 1, n do
-    local a = (scan.angle_min + (i - 1) * inc + math.pi) % (2 * math.pi) - math.pi
     local r = scan:range(i)
-    if math.abs(a) <= math.rad(10) and r < best then best = r end
+    if r > 0 and r < math.huge then
+      local a = a0 + (i - 1) * inc
+      local ahead, side = r * math.cos(a), r * math.sin(a)
+      if ahead > 0 and math.abs(side) <= half and ahead < best then best = ahead end
+    end
   end
   return best
 end
@@ -140,6 +146,7 @@ local function fast_tick()
   if anomaly and not bb.climbing and not bb.pitch_alarm and bb.machine
      and bb.machine.state ~= "ImuInterrupt" then
     bb.pitch_alarm = true
+    bb.alarm_pitch = p
     log:warn("imu: pitch anomaly (%.1f deg)", math.deg(p))
   end
 end
@@ -352,7 +359,16 @@ local states = {
       mapping:add_keepout(rx, ry, h, "ramp")
       mapping:refresh()
       if not bb.ramp then
-        bb.ramp = { x = rx, y = ry, yaw = yaw, approach = { x = safe.x, y = safe.y, yaw = yaw } }
+        -- nose up: we were climbing, the foot of the ramp is behind us;
+        -- nose down: we came over the top, the foot is ahead, beyond the ramp
+        local approach
+        if bb.alarm_pitch >= 0 then
+          approach = { x = safe.x, y = safe.y, yaw = yaw }
+        else
+          local d = h + P.ramp_approach_distance
+          approach = { x = rx + d * math.cos(yaw), y = ry + d * math.sin(yaw), yaw = yaw + math.pi }
+        end
+        bb.ramp = { x = rx, y = ry, yaw = approach.yaw, approach = approach }
       end
       log:warn("imu: ramp ahead at (%.2f, %.2f): marked blocked, backing off to (%.2f, %.2f)",
         rx, ry, safe.x, safe.y)
@@ -383,10 +399,20 @@ local states = {
       local pitch_before = bb.max_pitch
       bb.max_pitch = 0
       local collisions = robot.sim and robot.sim.collisions or 0
-      log:info("ramp: climbing at %.2f m/s", P.ramp_speed)
-      await(nav:straight(P.ramp_speed, r.yaw, function(s)
-        return s > P.ramp_max_climb or bb.front_range < P.ramp_stop_distance
-      end, 60))
+      -- onto the ramp along a planned path (it keeps to the middle of the
+      -- passage), to just past its far edge ...
+      local h = P.ramp_block_size
+      local over = { x = r.x + (h + 0.1) * math.cos(r.yaw), y = r.y + (h + 0.1) * math.sin(r.yaw) }
+      log:info("ramp: climbing from (%.2f, %.2f) over (%.2f, %.2f)", r.approach.x, r.approach.y, over.x, over.y)
+      ok, why = await(nav:go_to(over.x, over.y, r.yaw))
+      if not ok then log:warn("ramp: could not drive over the ramp: %s", tostring(why)) end
+      -- ... then on, holding the heading, until the wall at the top
+      if ok then
+        local _, _, yaw = robot.pose()
+        await(nav:straight(P.ramp_speed, yaw, function(s)
+          return s > P.ramp_max_climb or bb.front_range < P.ramp_stop_distance
+        end, 60))
+      end
       robot.stop()
       local felt = bb.max_pitch
       bb.max_pitch = math.max(pitch_before, felt)

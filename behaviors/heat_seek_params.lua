@@ -86,6 +86,8 @@ return params.declare("heat_seek", {
   -- ramp attempt
   { name = "attempt_ramp", type = "boolean", default = true,
     doc = "after all targets, climb the remembered ramp and fire a final ball" },
+  { name = "ramp_approach_distance", type = "number", default = 0.45, min = 0.1, max = 3, unit = "m",
+    doc = "start the climb this far before the blocked ramp square" },
   { name = "ramp_speed", type = "number", default = 0.12, min = 0.02, max = 0.22, unit = "m/s",
     doc = "climbing speed" },
   { name = "ramp_stop_distance", type = "number", default = 0.3, min = 0.13, max = 2, unit = "m",
