@@ -109,8 +109,8 @@ local function front_range(scan)
 end
 
 local reported = {}
-local function note_detection(x, y, cam)
-  bb.detections[#bb.detections + 1] = { x = x, y = y, t = now(), camera = cam }
+local function note_detection(x, y, cam, from)
+  bb.detections[#bb.detections + 1] = { x = x, y = y, t = now(), camera = cam, rx = from.x, ry = from.y }
   for _, r in ipairs(reported) do if dist(r.x, r.y, x, y) < 0.6 then return end end
   reported[#reported + 1] = { x = x, y = y }
   log:info("heat: new hot spot at (%.2f, %.2f) seen by camera %d (%d detections so far)",
@@ -136,7 +136,7 @@ local function fast_tick()
         local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
           yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
           max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
-        if x then note_detection(x, y, i) end
+        if x then note_detection(x, y, i, frame_pose) end
       end
     end
   end
@@ -213,18 +213,39 @@ local function fire(n, target)
 end
 
 -- standoff poses around a target: free, in line of sight, nearest first
+-- The side a target was seen from: the mean direction from the target to
+-- the robot over the detections near it. A source on a wall is engaged
+-- from the side of the wall where it was seen, never through the wall.
+local function seen_from(t)
+  local sx, sy = 0, 0
+  for _, d in ipairs(bb.detections) do
+    if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then
+      local dx, dy = d.rx - t.x, d.ry - t.y
+      local n = math.sqrt(dx * dx + dy * dy)
+      if n > 1e-6 then sx, sy = sx + dx / n, sy + dy / n end
+    end
+  end
+  if sx == 0 and sy == 0 then return nil end
+  return math.atan(sy, sx)
+end
+
+-- Standoff poses around a target: on the side it was seen from, not in the
+-- inscribed band, with a clear line of sight; the nearest and cheapest first.
 local function standoffs(t)
   local here = pose_table()
+  local side = seen_from(t)
   local cands = {}
   local d = P.standoff_distance
   for k = 0, 23 do
     local a = k * math.pi / 12
+    local off = side and math.abs((a - side + math.pi) % (2 * math.pi) - math.pi) or 0
     local cx, cy = t.x + d * math.cos(a), t.y + d * math.sin(a)
     local cost = mapping:cost_at(cx, cy)
     local face = math.atan(t.y - cy, t.x - cx)
     local r = mapping.map:raycast(cx, cy, face, d)
-    if cost < 128 and (r == math.huge or r >= d - 0.2) then
-      cands[#cands + 1] = { x = cx, y = cy, yaw = face, score = dist(here.x, here.y, cx, cy) + cost / 100 }
+    if off <= math.rad(75) and cost < 253 and (r == math.huge or r >= d - 0.2) then
+      cands[#cands + 1] = { x = cx, y = cy, yaw = face,
+                            score = dist(here.x, here.y, cx, cy) + cost / 100 + off }
     end
   end
   table.sort(cands, function(a, b) return a.score < b.score end)

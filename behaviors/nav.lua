@@ -108,6 +108,12 @@ function Nav:go_to(x, y, yaw, timeout)
   if not pts then
     finish(self, false, "no path: " .. tostring(why))
   else
+    if not timeout then
+      -- long trips get time in proportion: 3x the path at top speed
+      local len = 0
+      for i = 2, #pts do len = len + math.sqrt((pts[i].x - pts[i - 1].x) ^ 2 + (pts[i].y - pts[i - 1].y) ^ 2) end
+      g.timeout = math.max(g.timeout, 3 * len / self.params.max_speed)
+    end
     self:_set_path(g, pts)
   end
   return op
