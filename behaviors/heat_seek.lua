@@ -17,6 +17,7 @@ local logmod = require "log"
 local P = require "heat_seek_params"
 local Mapping = require "mapping"
 local Nav = require "nav"
+local ThermalSweep = require "thermal_sweep"
 
 local USAGE = [[
 usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
@@ -75,6 +76,7 @@ local robot = require("robot_sim").open(opt.world, { seed = opt.seed and tonumbe
 local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
 local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
+local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.detection_max_distance }
 local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
                                      abs_threshold = P.pitch_threshold }
 log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
@@ -133,6 +135,7 @@ local function fast_tick()
         -- the scan is older than the frame: look along the camera axis as it
         -- was when the frame was taken, expressed in the scan's robot frame
         local turn = frame_pose.yaw - bb.scan_pose.yaw
+        sweep:observe(bb.scan_pose, bb.scan, cam.yaw + turn, cam.fov)
         local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
           yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
           max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
@@ -229,6 +232,14 @@ local function seen_from(t)
   return math.atan(sy, sx)
 end
 
+local function count_near(t)
+  local n = 0
+  for _, d in ipairs(bb.detections) do
+    if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then n = n + 1 end
+  end
+  return n
+end
+
 -- Standoff poses around a target: on the side it was seen from, not in the
 -- inscribed band, with a clear line of sight; the nearest and cheapest first.
 local function standoffs(t)
@@ -268,7 +279,7 @@ local states = {
         local f = pick_frontier()
         if not f then
           log:info("explore: no reachable frontier left")
-          return "Clustering"
+          return "ThermalSweep"
         end
         log:debug("explore: frontier goal (%.2f, %.2f), %.2f m away", f.goal.x, f.goal.y, f.distance)
         local op = nav:go_to(f.goal.x, f.goal.y)
@@ -290,6 +301,29 @@ local states = {
           end
         end
       end
+    end,
+  },
+  ThermalSweep = {
+    run = function()
+      local cov, faces = sweep:coverage(mapping.map)
+      log:info("sweep: cameras have checked %.0f%% of %d wall faces", cov * 100, faces)
+      if not P.thermal_sweep then return "Clustering" end
+      local views = 0
+      while views < P.sweep_max_views do
+        local x, y = robot.pose()
+        local v = sweep:next_view(mapping.map, mapping.costmap, x, y, P.sweep_standoff)
+        if not v then break end
+        views = views + 1
+        log:debug("sweep: view %d at (%.2f, %.2f) facing (%.2f, %.2f)", views, v.x, v.y, v.face.x, v.face.y)
+        local ok, why = await(nav:go_to(v.x, v.y, v.yaw))
+        if ok then tasks.sleep(P.sweep_dwell)
+        else log:debug("sweep: view (%.2f, %.2f) failed: %s", v.x, v.y, tostring(why)) end
+        sweep:give_up(v.face)
+      end
+      cov, faces = sweep:coverage(mapping.map)
+      log:info("sweep: %d views; cameras have checked %.0f%% of %d wall faces", views, cov * 100, faces)
+      bb.thermal_coverage = cov
+      return "Clustering"
     end,
   },
   Clustering = {
@@ -323,9 +357,32 @@ local states = {
         if c.count >= P.min_cluster_detections then
           bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count }
           log:info("target %d at (%.2f, %.2f) from %d detections", #bb.targets, c.x, c.y, c.count)
+        elseif c.count >= P.confirm_min_detections then
+          -- little evidence: a source glimpsed once, or noise. Take a
+          -- second look from a standoff and keep it if the heat is there.
+          local t = { x = c.x, y = c.y }
+          local before = count_near(t)
+          local looked = false
+          for i, v in ipairs(standoffs(t)) do
+            if i > 2 then break end
+            if await(nav:go_to(v.x, v.y, v.yaw)) then
+              tasks.sleep(P.confirm_dwell)
+              looked = true
+              break
+            end
+          end
+          local seen = count_near(t) - before
+          if looked and seen >= P.confirm_min_detections then
+            bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count + seen }
+            log:info("target %d at (%.2f, %.2f) confirmed by a second look (%d + %d detections)",
+              #bb.targets, c.x, c.y, c.count, seen)
+          else
+            log:info("cluster at (%.2f, %.2f) dropped: %d detections, %d more on a second look",
+              c.x, c.y, c.count, seen)
+          end
         else
-          log:info("cluster at (%.2f, %.2f) dropped: %d detections < min_cluster_detections %d",
-            c.x, c.y, c.count, P.min_cluster_detections)
+          log:info("cluster at (%.2f, %.2f) dropped: %d detections < confirm_min_detections %d",
+            c.x, c.y, c.count, P.confirm_min_detections)
         end
       end
       if #bb.targets == 0 then

@@ -48,6 +48,15 @@ return params.declare("heat_seek", {
     unit = "m", doc = "detections farther than this are dropped" },
   { name = "detection_bin_width", type = "number", default = 0.1, min = 0.01, max = 1, unit = "m",
     doc = "range bin width when picking the LiDAR return of a hot spot" },
+  -- thermal sweep
+  { name = "thermal_sweep", type = "boolean", default = true,
+    doc = "after exploring, visit wall faces no camera has looked at from within detection_max_distance" },
+  { name = "sweep_max_views", type = "integer", default = 40, min = 0, max = 1000,
+    doc = "most viewpoints the sweep visits" },
+  { name = "sweep_standoff", type = "number", default = 1.0, min = 0.2, max = 3, unit = "m",
+    doc = "distance of a sweep viewpoint from the wall face it looks at" },
+  { name = "sweep_dwell", type = "number", default = 0.3, min = 0, max = 10, unit = "s",
+    doc = "pause at a sweep viewpoint so both cameras deliver a frame" },
   -- clustering
   { name = "cluster_k", type = "integer", default = 0, min = 0, max = 32,
     doc = "number of targets for k-means; 0 = choose k from the data (cluster_radius)" },
@@ -57,6 +66,10 @@ return params.declare("heat_seek", {
     doc = "choose the smallest k whose clusters all fit in this radius" },
   { name = "min_cluster_detections", type = "integer", default = 8, min = 1, max = 1000,
     doc = "clusters with fewer detections are treated as noise (a source in view gives ~10 per second)" },
+  { name = "confirm_min_detections", type = "integer", default = 3, min = 1, max = 1000,
+    doc = "clusters below min_cluster_detections but with this many get a second look; it must add as many again" },
+  { name = "confirm_dwell", type = "number", default = 1.5, min = 0.1, max = 30, unit = "s",
+    doc = "how long the second look lasts" },
   { name = "target_merge_distance", type = "number", default = 0.6, min = 0, max = 5, unit = "m",
     doc = "clusters closer than this are merged into one target" },
   -- engagement

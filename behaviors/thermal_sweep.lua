@@ -1,0 +1,119 @@
+--- Thermal coverage: which wall faces have the cameras looked at, from
+-- close enough to see a heat source on them?
+--
+-- LiDAR exploration ends when the map has no frontier, but the LiDAR reaches
+-- 3.5 m and the cameras only count out to detection_max_distance, and only
+-- ahead. So a source at the end of a dead end can be mapped yet never seen.
+-- Every thermal frame marks the wall cells hit by the LiDAR beams inside
+-- that camera's field of view (within the detection distance) as checked;
+-- afterwards the sweep visits viewpoints facing the nearest unchecked wall
+-- faces until none is left (or the views run out).
+local TS = {}
+TS.__index = TS
+
+local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
+
+--- TS.new{resolution=, max_range=} -> sweep
+function TS.new(o)
+  return setmetatable({ res = o.resolution, max_range = o.max_range, checked = {}, tried = {},
+                        n_checked = 0 }, TS)
+end
+
+-- World cells keyed by one integer (independent of the map's origin, which
+-- moves when the map grows).
+local function key(self, x, y)
+  return math.floor(x / self.res + 0.5) * 1048576 + math.floor(y / self.res + 0.5)
+end
+
+--- Marks what camera (axis `cam_yaw`, field `fov`, robot frame) saw from
+-- `pose` in `scan` (taken at that pose).
+function TS:observe(pose, scan, cam_yaw, fov)
+  local n, a0, inc = #scan, scan.angle_min, scan.angle_increment
+  local i0 = math.floor((cam_yaw - fov / 2 - a0) / inc)
+  local i1 = math.ceil((cam_yaw + fov / 2 - a0) / inc)
+  local checked, res = self.checked, self.res
+  for j = i0, i1 do
+    local i = j % n -- scans cover the full turn
+    local a = a0 + i * inc
+    if math.abs(wrap(a - cam_yaw)) <= fov / 2 then
+      local r = scan:range(i + 1)
+      if r > 0 and r <= self.max_range then
+        local x = pose.x + r * math.cos(pose.yaw + a)
+        local y = pose.y + r * math.sin(pose.yaw + a)
+        for dx = -1, 1 do
+          for dy = -1, 1 do
+            local k = key(self, x + dx * res, y + dy * res)
+            if not checked[k] then checked[k] = true self.n_checked = self.n_checked + 1 end
+          end
+        end
+      end
+    end
+  end
+end
+
+local N4 = { { 1, 0 }, { -1, 0 }, { 0, 1 }, { 0, -1 } }
+
+--- Wall faces of `map` (lethal cells with a free 4-neighbour) -> list of
+-- {x, y, nx, ny, checked} (world centre, unit normal into the free side).
+function TS:faces(map)
+  local out = {}
+  local w, h = map.width, map.height
+  for cy = 0, h - 1 do
+    for cx = 0, w - 1 do
+      if map:get(cx, cy) == 254 then
+        for _, d in ipairs(N4) do
+          if map:get(cx + d[1], cy + d[2]) == 0 then
+            local x, y = map:cell_to_world(cx, cy)
+            out[#out + 1] = { x = x, y = y, nx = d[1], ny = d[2], checked = self.checked[key(self, x, y)] == true }
+            break
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
+--- Fraction of wall faces checked.
+function TS:coverage(map)
+  local faces, c = self:faces(map), 0
+  for _, f in ipairs(faces) do if f.checked then c = c + 1 end end
+  return #faces > 0 and c / #faces or 1, #faces
+end
+
+--- Next viewpoint {x, y, yaw, face} facing the unchecked wall face nearest
+-- to (rx, ry), at `standoff` metres along its normal (or as far as the
+-- costmap is free), or nil when every reachable face is checked or tried.
+function TS:next_view(map, costmap, rx, ry, standoff)
+  local best, bd
+  for _, f in ipairs(self:faces(map)) do
+    if not f.checked and not self.tried[key(self, f.x, f.y)] then
+      local d = (f.x - rx) ^ 2 + (f.y - ry) ^ 2
+      if not bd or d < bd then best, bd = f, d end
+    end
+  end
+  if not best then return nil end
+  -- walk out along the normal while the costmap stays comfortably free
+  local vx, vy
+  for s = self.res, standoff + 1e-9, self.res do
+    local x, y = best.x + best.nx * s, best.y + best.ny * s
+    local c = costmap:get(costmap:world_to_cell(x, y))
+    if c >= 253 and s > 0.3 then break end
+    if c < 200 then vx, vy = x, y end
+  end
+  if not vx then
+    self:give_up(best)
+    return self:next_view(map, costmap, rx, ry, standoff)
+  end
+  return { x = vx, y = vy, yaw = math.atan(best.y - vy, best.x - vx), face = best }
+end
+
+--- Marks a face (and its neighbours) as tried, so it is not chosen again.
+function TS:give_up(face)
+  local r = self.res
+  for dx = -2, 2 do
+    for dy = -2, 2 do self.tried[key(self, face.x + dx * r, face.y + dy * r)] = true end
+  end
+end
+
+return TS
