@@ -574,7 +574,25 @@ f:write(logmod.json(summary), "\n")
 f:close()
 tycho.map.save(mapping.map, opt.out .. "/map.yaml")
 
-local pic = tycho.picture(mapping.map, { scale = 4 })
+-- picture of the known part of the map (the grid grew with margins)
+local function known_part(m)
+  local x0, y0, x1, y1 = m.width, m.height, -1, -1
+  for cy = 0, m.height - 1 do
+    for cx = 0, m.width - 1 do
+      if m:get(cx, cy) ~= 255 then
+        if cx < x0 then x0 = cx end
+        if cx > x1 then x1 = cx end
+        if cy < y0 then y0 = cy end
+        if cy > y1 then y1 = cy end
+      end
+    end
+  end
+  if x1 < 0 then return m end
+  x0, y0 = math.max(0, x0 - 10), math.max(0, y0 - 10)
+  x1, y1 = math.min(m.width - 1, x1 + 10), math.min(m.height - 1, y1 + 10)
+  return m:crop(x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+end
+local pic = tycho.picture(known_part(mapping.map), { scale = 4 })
 pic:path(bb.trail, { color = "#2060ff", width = 2 })
 for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", radius = 2, shape = "dot" }) end
 for _, s in ipairs(robot.world.heat_sources) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end

@@ -67,8 +67,33 @@ tycho_cell tycho_l_checkcell(lua_State *L, int idx)
     return c;
 }
 
+#if TYCHO_LUAJIT
+#include <math.h>
+/* Lua 5.3+ math.atan(y [, x]); LuaJIT's takes one argument and would
+ * silently ignore x, so behaviours written for 5.4 would steer wrong. */
+static int l_atan(lua_State *L)
+{
+    double y = luaL_checknumber(L, 1);
+    lua_pushnumber(L, atan2(y, luaL_optnumber(L, 2, 1.0)));
+    return 1;
+}
+
+static void patch_math_atan(lua_State *L)
+{
+    lua_getglobal(L, "math");
+    if (lua_istable(L, -1)) {
+        lua_pushcfunction(L, l_atan);
+        lua_setfield(L, -2, "atan");
+    }
+    lua_pop(L, 1);
+}
+#endif
+
 int luaopen_tycho(lua_State *L)
 {
+#if TYCHO_LUAJIT
+    patch_math_atan(L);
+#endif
     lua_newtable(L); /* module */
     int module = lua_gettop(L);
     lua_pushliteral(L, TYCHO_VERSION);

@@ -1,0 +1,148 @@
+-- The reference mission end to end, through the real main job: the tycho
+-- executable runs behaviors/heat_seek.lua on each bundled world and the
+-- spec reads what it wrote (summary.json, picture, map).
+local tycho = require "tycho"
+local json = require "json_decode"
+
+local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+
+local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+-- Runs the mission; returns exit code, summary table (or nil), combined output.
+local function mission(world, extra)
+  local out = os.tmpname()
+  os.remove(out)
+  local cmd = { EXE, "run", "behaviors/heat_seek.lua", "--world", world, "--out", out, "--quiet" }
+  for _, a in ipairs(extra or {}) do cmd[#cmd + 1] = a end
+  local q = {}
+  for i, a in ipairs(cmd) do q[i] = shell_quote(a) end
+  local log = out .. ".log"
+  local a, _, c = os.execute(table.concat(q, " ") .. " > " .. shell_quote(log) .. " 2>&1")
+  local code = c
+  if type(a) == "number" then code = a >= 256 and math.floor(a / 256) or a end -- Lua 5.1 / LuaJIT
+  local f = io.open(log)
+  local text = f and f:read("*a") or ""
+  if f then f:close() end
+  os.remove(log)
+  local summary
+  local sf = io.open(out .. "/summary.json")
+  if sf then
+    summary = json.decode(sf:read("*a"))
+    sf:close()
+  end
+  return code, summary, text, out
+end
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+local function cleanup(dir)
+  for _, n in ipairs { "summary.json", "map.png", "map.yaml", "map.pgm" } do os.remove(dir .. "/" .. n) end
+  os.remove(dir)
+end
+
+describe("heat_seek mission", function()
+  for _, w in ipairs {
+    { file = "maps/maze_small.lua", ramp = true },
+    { file = "maps/maze_large.lua", ramp = true },
+    { file = "maps/narrow_corridor.lua", ramp = false },
+  } do
+    it("engages every heat source with no collision on " .. w.file, function()
+      local code, s, text, dir = mission(w.file)
+      assert.are.equal(0, code, text)
+      assert.is_table(s, "no summary.json")
+      assert.is_true(s.completed, text)
+      assert.are.equal(0, s.collisions)
+      assert.is_true(#s.engaged >= 3)
+      for i, e in ipairs(s.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
+      assert.is_true(s.coverage > 0.95, "coverage " .. tostring(s.coverage))
+      assert.is_true(#s.targets >= #s.engaged)
+      for _, l in ipairs(s.launches) do
+        assert.is_number(l.t); assert.is_number(l.x); assert.is_number(l.yaw)
+        assert.is_true(l.balls >= 1)
+      end
+      -- the state sequence: initialise, explore, ..., done
+      assert.are.equal("Initialising", s.states[1].state)
+      assert.are.equal("Exploring", s.states[2].state)
+      assert.are.equal("Done", s.states[#s.states].state)
+      for i = 2, #s.states do assert.is_true(s.states[i].t >= s.states[i - 1].t) end
+      -- the IMU interrupt fires on the ramp, and never on flat ground
+      assert.are.equal(w.ramp, s.ramp.detected)
+      if w.ramp then
+        assert.is_true(s.ramp.events >= 1)
+        assert.is_true(s.ramp.climbed)
+      else
+        assert.are.equal(0, s.ramp.events)
+      end
+      assert.is_true(s.sim_time_s > 0 and s.wall_time_s > 0)
+      assert.is_true(exists(dir .. "/map.png") and exists(dir .. "/map.yaml") and exists(dir .. "/map.pgm"))
+      -- the saved map loads back as a map_server map
+      local m = tycho.map.load(dir .. "/map.yaml")
+      assert.is_true(m.width > 0 and m.height > 0)
+      cleanup(dir)
+    end)
+  end
+
+  it("is deterministic for a seed (summary equal but for the wall time)", function()
+    local _, _, _, d1 = mission("maps/maze_small.lua", { "--seed", "7" })
+    local _, _, _, d2 = mission("maps/maze_small.lua", { "--seed", "7" })
+    local function body(d)
+      local f = assert(io.open(d .. "/summary.json"))
+      local t = f:read("*a"):gsub('"wall_time_s":[-0-9.eE+]+', "")
+      f:close()
+      return t
+    end
+    assert.are.equal(body(d1), body(d2))
+    cleanup(d1); cleanup(d2)
+  end)
+
+  it("fails in a reported way when the threshold is above every source", function()
+    local code, s, text, dir = mission("maps/maze_small.lua",
+      { "--set", "temperature_threshold=75", "--set", "thermal_sweep=false" })
+    assert.are.equal(1, code)
+    assert.is_false(s.completed)
+    assert.matches("no heat source detected %(temperature_threshold 75", s.failure)
+    assert.matches("mission FAILED", text)
+    assert.are.equal(0, #s.launches)
+    cleanup(dir)
+  end)
+
+  it("refuses an out-of-range parameter, naming it and its range", function()
+    local code, s, text = mission("maps/maze_small.lua", { "--set", "temperature_threshold=100" })
+    assert.are.equal(2, code)
+    assert.is_nil(s)
+    assert.matches("temperature_threshold", text)
+    assert.matches("80", text)
+  end)
+
+  it("refuses a missing world with a clear message", function()
+    local code, _, text = mission("maps/no_such_world.lua")
+    assert.are_not.equal(0, code)
+    assert.matches("no_such_world", text)
+  end)
+end)
+
+describe("IMU pitch on the simulated ramp", function()
+  local function drive(sim, x, y, yaw, seconds)
+    sim:teleport(x, y, yaw)
+    local det = tycho.pitch_detector { window = 0.5, multiple = 3, abs_threshold = 0.12 }
+    local fired = false
+    sim:set_cmd(0.15, 0)
+    for _ = 1, math.floor(seconds / 0.05) do
+      sim:step(0.05)
+      if det:push(sim.time, (sim:imu())) then fired = true end
+    end
+    sim:set_cmd(0, 0)
+    return fired
+  end
+
+  it("fires when driving up the ramp and not on flat ground", function()
+    local sim = tycho.sim.load("maps/maze_small.lua")
+    assert.is_false(drive(sim, 1.4, 2.3, 0, 5.0))            -- up to the ramp foot at x = 2.4
+    assert.is_true(drive(sim, 2.0, 2.3, 0, 4.0))             -- over the ramp
+    assert.is_false(drive(sim, 0.4, 0.4, 0, 8.0))            -- bottom corridor, flat
+  end)
+end)
