@@ -36,20 +36,28 @@ function M:remove_keepouts(name)
   end
 end
 
---- Rebuilds the costmap: map + keep-outs, inflated for the robot.
+--- Rebuilds the costmap: map inflated for the robot, keep-outs sealed.
+-- The costmap grid is reused between refreshes (rebuilt only when the map
+-- grew): a fresh grid five times a second is C memory the Lua collector
+-- does not see, and the process would grow until it ran.
 function M:refresh()
-  local m = self.map
-  if #self.keepouts > 0 then
-    m = m:copy()
-    local res = m.resolution
-    for _, k in ipairs(self.keepouts) do
-      m:seal_line(k.x, k.y, k.x, k.y, { world = true, thickness = math.max(1, math.floor(2 * k.h / res)) })
-    end
+  local m, cm = self.map, self.costmap
+  local o = m.origin
+  if not cm or cm.width ~= m.width or cm.height ~= m.height or cm.origin.x ~= o.x or cm.origin.y ~= o.y then
+    cm = m:copy()
   end
-  self.costmap = m:inflate { inscribed_radius = self.p.robot_radius + self.p.footprint_padding,
-                             inflation_radius = self.p.inflation_radius,
-                             cost_scaling_factor = self.p.cost_scaling_factor }
-  return self.costmap
+  local band = self.p.robot_radius + self.p.footprint_padding
+  m:inflate_into(cm, { inscribed_radius = band,
+                       inflation_radius = self.p.inflation_radius,
+                       cost_scaling_factor = self.p.cost_scaling_factor })
+  -- keep-outs go in after inflation, grown by the robot's band, so the
+  -- robot's centre stays out of the square plus its own radius
+  for _, k in ipairs(self.keepouts) do
+    cm:seal_line(k.x, k.y, k.x, k.y, { world = true,
+      thickness = math.max(1, math.floor(2 * (k.h + band) / m.resolution)) })
+  end
+  self.costmap = cm
+  return cm
 end
 
 function M:cost_at(x, y)

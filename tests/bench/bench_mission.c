@@ -1,0 +1,153 @@
+/* Mission benchmark: the whole heat-seeking mission, as the main job runs
+ * it (the tycho executable, behaviors/heat_seek.lua, the built-in
+ * simulator), on the small and the large maze. For each run it prints the
+ * wall time, the simulated time and the speed-up, and the peak resident set
+ * size of the process (getrusage of the child: ru_maxrss). Each world runs
+ * twice with the same seed; the two summary.json files must be equal once
+ * the wall time is taken out (determinism).
+ *
+ * Targets (issue 3): small maze <= 5 s wall, large maze <= 20 s, peak RSS
+ * <= 30 MB, same seed -> same summary.
+ *
+ * Paths: the executable is the `tycho` beside this benchmark; the scripts
+ * and worlds are found from TYCHO_SOURCE_DIR (set by `cmake --build build
+ * --target bench`), else the working directory. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+    int exit_code;
+    double wall_s;
+    long max_rss_kb;
+} run_result;
+
+/* Runs argv with stdout/stderr to /dev/null; fills wall time and peak RSS. */
+static int run(char *const argv[], const char *cwd, run_result *r)
+{
+    fflush(stdout); /* or the child's freopen would print our buffer again */
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (cwd && chdir(cwd) != 0) _exit(127);
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0) return -1;
+    r->wall_s = now() - t0;
+    r->max_rss_kb = ru.ru_maxrss;
+    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return 0;
+}
+
+/* summary.json without its "wall_time_s" value (malloc'd), or NULL. */
+static char *summary_without_wall(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = 0;
+    char *w = strstr(buf, "\"wall_time_s\":");
+    if (w) {
+        char *e = w + strlen("\"wall_time_s\":");
+        while (*e && *e != ',' && *e != '}') e++;
+        memmove(w, e, strlen(e) + 1);
+    }
+    return buf;
+}
+
+static double sim_time(const char *summary)
+{
+    const char *s = summary ? strstr(summary, "\"sim_time_s\":") : NULL;
+    return s ? atof(s + strlen("\"sim_time_s\":")) : 0;
+}
+
+int main(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 8);
+    if (n <= 0) {
+        fprintf(stderr, "bench_mission: cannot find myself\n");
+        return 1;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    strcpy(slash + 1, "tycho");
+    const char *src = getenv("TYCHO_SOURCE_DIR");
+    char cwd[PATH_MAX];
+    if (!src) src = getcwd(cwd, sizeof cwd);
+
+    static const struct {
+        const char *world;
+        double target_s;
+    } worlds[] = {{"maps/maze_small.lua", 5.0}, {"maps/maze_large.lua", 20.0}};
+    const double rss_target_mb = 30.0;
+    int failures = 0;
+    char tmpl[] = "/tmp/tycho-bench-mission-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    if (!root) {
+        perror("bench_mission: mkdtemp");
+        return 1;
+    }
+    for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; w++) {
+        char *summaries[2] = {NULL, NULL};
+        for (int rep = 0; rep < 2; rep++) {
+            char out[PATH_MAX];
+            snprintf(out, sizeof out, "%s/w%zu-r%d", root, w, rep);
+            char *args[] = {exe, "run", "behaviors/heat_seek.lua", "--world", (char *)worlds[w].world,
+                            "--out", out, "--quiet", "--seed", "1", NULL};
+            run_result r = {.exit_code = -1};
+            if (run(args, src, &r) != 0 || r.exit_code != 0) {
+                printf("mission %-22s run %d: FAILED (exit %d)\n", worlds[w].world, rep + 1,
+                       r.exit_code);
+                failures++;
+                continue;
+            }
+            summaries[rep] = summary_without_wall(out);
+            double st = sim_time(summaries[rep]);
+            double rss_mb = (double)r.max_rss_kb / 1024.0;
+            bool ok = r.wall_s <= worlds[w].target_s && rss_mb <= rss_target_mb;
+            printf("mission %-22s run %d: %.2f s wall for %.0f s simulated (%.0fx real time), "
+                   "peak RSS %.1f MB (targets <= %.0f s, <= %.0f MB) %s\n",
+                   worlds[w].world, rep + 1, r.wall_s, st, st / r.wall_s, rss_mb,
+                   worlds[w].target_s, rss_target_mb, ok ? "PASS" : "FAIL");
+            if (!ok) failures++;
+        }
+        bool same = summaries[0] && summaries[1] && strcmp(summaries[0], summaries[1]) == 0;
+        printf("mission %-22s determinism: same seed -> %s summary.json (wall time aside) %s\n",
+               worlds[w].world, same ? "identical" : "DIFFERENT", same ? "PASS" : "FAIL");
+        if (!same) failures++;
+        free(summaries[0]);
+        free(summaries[1]);
+    }
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) fprintf(stderr, "bench_mission: could not remove %s\n", root);
+    printf("bench_mission: %s\n", failures ? "FAIL" : "all PASS");
+    return failures ? 1 : 0;
+}
