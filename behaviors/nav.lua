@@ -177,24 +177,12 @@ function Nav:check_path()
 end
 
 -- Whether driving (v, w) for the collision horizon would bring the robot's
--- centre into the inscribed band (cost >= 253, i.e. the padded footprint
--- touches a wall). A robot already inside the band (pushed there by a turn
--- or a new wall) may move as long as it does not reach a wall cell (254),
--- so it can always get out.
+-- centre into the inscribed band (the padded footprint touches a wall); a
+-- robot already in the band may move but not onto a wall cell (C:
+-- costmap:arc_hit, see core/include/tycho/arc_check.h).
 function Nav:arc_collides(x, y, yaw, v, w, limit)
-  local cm = self.mapping.costmap
-  local here = cm:get(cm:world_to_cell(x, y))
-  limit = limit or ((here >= 253 and here ~= 255) and 254 or 253)
-  local dt = 0.05
-  local steps = math.ceil(self.params.collision_horizon / dt)
-  for _ = 1, steps do
-    yaw = yaw + w * dt * 0.5
-    x, y = x + v * dt * math.cos(yaw), y + v * dt * math.sin(yaw)
-    yaw = yaw + w * dt * 0.5
-    local c = cm:get(cm:world_to_cell(x, y))
-    if c >= limit and c ~= 255 then return true end
-  end
-  return false
+  return self.mapping.costmap:arc_hit(x, y, yaw, v, w, self.params.collision_horizon,
+                                      limit and { limit = limit } or nil) ~= false
 end
 
 -- Heading from the robot to the path point about `ahead` metres past the
