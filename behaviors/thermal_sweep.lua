@@ -51,27 +51,14 @@ function TS:observe(pose, scan, cam_yaw, fov)
   end
 end
 
-local N4 = { { 1, 0 }, { -1, 0 }, { 0, 1 }, { 0, -1 } }
-
---- Wall faces of `map` (lethal cells with a free 4-neighbour) -> list of
--- {x, y, nx, ny, checked} (world centre, unit normal into the free side).
+--- Wall faces of `map` (lethal cells with a free 4-neighbour, found in C)
+-- -> list of {x, y, nx, ny, checked} (world centre, unit normal into the
+-- free side).
 function TS:faces(map)
-  local out = {}
-  local w, h = map.width, map.height
-  for cy = 0, h - 1 do
-    for cx = 0, w - 1 do
-      if map:get(cx, cy) == 254 then
-        for _, d in ipairs(N4) do
-          if map:get(cx + d[1], cy + d[2]) == 0 then
-            local x, y = map:cell_to_world(cx, cy)
-            out[#out + 1] = { x = x, y = y, nx = d[1], ny = d[2], checked = self.checked[key(self, x, y)] == true }
-            break
-          end
-        end
-      end
-    end
-  end
-  return out
+  local faces = map:wall_faces()
+  local checked = self.checked
+  for _, f in ipairs(faces) do f.checked = checked[key(self, f.x, f.y)] == true end
+  return faces
 end
 
 --- Fraction of wall faces checked.

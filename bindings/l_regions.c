@@ -226,9 +226,53 @@ static int lab_gc(lua_State *L)
     return 0;
 }
 
+typedef struct {
+    lua_State *L;
+    const tycho_grid *g;
+    lua_Integer n;
+} face_out;
+
+static void push_face(void *ud, int cx, int cy, int nx, int ny)
+{
+    face_out *o = ud;
+    lua_State *L = o->L;
+    double x, y;
+    tycho_grid_cell_to_world(o->g, cx, cy, &x, &y);
+    lua_createtable(L, 0, 6);
+    lua_pushnumber(L, x);
+    lua_setfield(L, -2, "x");
+    lua_pushnumber(L, y);
+    lua_setfield(L, -2, "y");
+    lua_pushinteger(L, nx);
+    lua_setfield(L, -2, "nx");
+    lua_pushinteger(L, ny);
+    lua_setfield(L, -2, "ny");
+    lua_pushinteger(L, cx);
+    lua_setfield(L, -2, "cx");
+    lua_pushinteger(L, cy);
+    lua_setfield(L, -2, "cy");
+    lua_rawseti(L, -2, (int)++o->n);
+}
+
+/* grid:wall_faces([{threshold = 254, free_max = 0}]) -> {{x=, y=, nx=, ny=, cx=, cy=}, ...} */
+static int l_wall_faces(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    lua_Integer thr = tycho_l_optfield_integer(L, 2, 2, "threshold", 254);
+    lua_Integer fmax = tycho_l_optfield_integer(L, 2, 2, "free_max", 0);
+    luaL_argcheck(L, thr >= 1 && thr <= 254, 2, "bad field 'threshold' (1..254)");
+    luaL_argcheck(L, fmax >= 0 && fmax < thr, 2, "bad field 'free_max' (0..threshold-1)");
+    lua_newtable(L);
+    face_out o = {L, g, 0};
+    tycho_wall_faces(g, (int)thr, (int)fmax, push_face, &o);
+    return 1;
+}
+
 void tycho_l_open_regions(lua_State *L, int module, int methods)
 {
     (void)module;
+    lua_pushcfunction(L, l_wall_faces);
+    lua_setfield(L, methods, "wall_faces");
     luaL_newmetatable(L, LABELS_MT);
     lua_newtable(L);
     lua_pushcfunction(L, lab_get);

@@ -389,3 +389,28 @@ const int32_t *tycho_labels_data(const tycho_labels *l, int *width, int *height)
     if (height) *height = l->height;
     return l->label;
 }
+
+/* --- wall faces ------------------------------------------------------------ */
+
+size_t tycho_wall_faces(const tycho_grid *g, int threshold, int free_max, tycho_face_fn fn,
+                        void *ud)
+{
+    static const int DIRS[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    size_t n = 0;
+    for (int cy = 0; cy < h; cy++) {
+        for (int cx = 0; cx < w; cx++) {
+            int c = tycho_grid_get(g, cx, cy);
+            if (c < threshold || c == 255) continue;
+            for (int d = 0; d < 4; d++) {
+                int x = cx + DIRS[d][0], y = cy + DIRS[d][1];
+                if (!tycho_grid_in_bounds_wh(w, h, x, y) || tycho_grid_get(g, x, y) > free_max)
+                    continue;
+                if (fn) fn(ud, cx, cy, DIRS[d][0], DIRS[d][1]);
+                n++;
+                break;
+            }
+        }
+    }
+    return n;
+}

@@ -95,4 +95,16 @@ describe("regions", function()
     assert.error_matches(function() g:components { connectivity = 5 } end, "bad field 'connectivity'")
     assert.error_matches(function() g:components(5) end, "#1")
   end)
+  it("lists wall faces with their normals, and checks its options", function()
+    local g = tycho.grid.new { width = 6, height = 4, resolution = 0.5 }
+    g:fill(254)
+    for y = 1, 2 do for x = 1, 4 do g:set(x, y, 0) end end
+    local faces = g:wall_faces()
+    assert.are.equal(12, #faces)
+    local f = faces[1] -- row-major: bottom wall, cell (1, 0), facing up
+    assert.are.same({ 1, 0, 0, 1 }, { f.cx, f.cy, f.nx, f.ny })
+    assert.are.equal(0.75, f.x)
+    assert.error_matches(function() g:wall_faces { threshold = 0 } end, "bad field 'threshold'")
+    assert.error_matches(function() g:wall_faces { free_max = 254 } end, "bad field 'free_max'")
+  end)
 end)
