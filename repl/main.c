@@ -19,6 +19,8 @@ static void usage(FILE *out)
             "commands:\n"
             "  run SCRIPT [ARGS...]   run a Lua script with the tycho module preloaded;\n"
             "                         ARGS are in the global table `arg` (arg[0] = SCRIPT)\n"
+            "  repl [--world W]       interactive console (line editing, history, completion),\n"
+            "                         optionally beside the simulator on world W\n"
             "\n"
             "options:\n"
             "  -h, --help             show this help\n"
@@ -123,6 +125,15 @@ int main(int argc, char **argv)
             return 2;
         }
         return run_script(argc - 2, argv + 2);
+    }
+    if (!strcmp(cmd, "repl")) {
+        /* the console is a behaviour script of its own, found under TYCHO_HOME */
+        const char *home = getenv("TYCHO_HOME");
+        if (!home) home = TYCHO_SOURCE_DIR;
+        char script[4096];
+        snprintf(script, sizeof script, "%s/behaviors/repl_main.lua", home);
+        argv[1] = script;
+        return run_script(argc - 1, argv + 1);
     }
     fprintf(stderr, "tycho: unknown command '%s' (see tycho --help)\n", cmd);
     return 2;

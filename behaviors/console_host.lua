@@ -1,0 +1,56 @@
+--- Puts the console beside a running scheduler: returns a `wait` hook for
+-- sched:run{realtime = 1, wait = hook}, so the console reads keys while the
+-- scheduler would otherwise sleep, and the control loop never waits for a
+-- person. Log lines go through console:print so they do not garble the line
+-- being typed.
+--
+--   local ch = ConsoleHost.new { env = env, host = host, history = path }
+--   sched:run { realtime = 1, wait = ch.wait, until_fn = function() return ch.quit or done end }
+--   ch:close()
+local tycho = require "tycho"
+local Repl = require "repl"
+
+local ConsoleHost = {}
+ConsoleHost.__index = ConsoleHost
+
+local function default_history()
+  local home = os.getenv("HOME")
+  return home and (home .. "/.tycho_history") or nil
+end
+
+function ConsoleHost.new(o)
+  local self = setmetatable({ quit = false }, ConsoleHost)
+  local console
+  local repl = Repl.new {
+    env = o.env, host = o.host,
+    print = function(s) if console then console:print(s) else io.write(s, "\n") end end,
+  }
+  console = tycho.console.open {
+    prompt = repl:prompt(),
+    history = o.history or default_history(),
+    complete = function(word) return repl:complete(word) end,
+  }
+  self.console, self.repl = console, repl
+  self.wait = function(seconds)
+    local lines, why = console:poll(seconds)
+    if not lines then
+      if why == "eof" then self.quit = true end
+      return
+    end
+    for _, line in ipairs(lines) do
+      if line:match("^%s*:q") or line:match("^%s*:quit") or line:match("^%s*:exit") then
+        self.quit = true
+        return
+      end
+      repl:feed(line)
+      console:prompt(repl:prompt())
+    end
+  end
+  return self
+end
+
+function ConsoleHost:print(s) self.console:print(s) end
+
+function ConsoleHost:close() self.console:close() end
+
+return ConsoleHost

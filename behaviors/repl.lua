@@ -1,0 +1,300 @@
+--- The console's brain: evaluation, pretty printing, completion and the
+-- ":" commands. The terminal side (line editing, history, non-blocking
+-- input) is tycho.console; this module is plain Lua so it runs the same on
+-- the robot's console and in the specs.
+--
+--   local repl = Repl.new { env = env, host = host, print = fn(text) }
+--   repl:feed(line)          -- evaluates (or waits for the rest of a chunk)
+--   repl:prompt()            -- "tycho> " or ">> " inside a multi-line chunk
+--   repl:complete(word, line, pos) -> {candidates}
+--
+-- An expression is printed without typing `return`; an incomplete chunk
+-- (a `function` without its `end`...) continues on the next line, as in
+-- lua5.4. Errors are printed with their traceback and never leave the
+-- console. `host` (all optional) lets the commands reach the runtime:
+-- params (a params group), machine (an fsm), scheduler, log, safe_stop(),
+-- reload(), pause(), resume(), step().
+local Repl = {}
+Repl.__index = Repl
+
+local unpack = table.unpack or unpack
+local load = load
+if _VERSION == "Lua 5.1" then -- LuaJIT: load(string, name, mode, env)
+  local loadstring, setfenv = loadstring, setfenv
+  load = function(src, name, _, env)
+    local f, err = loadstring(src, name)
+    if f and env then setfenv(f, env) end
+    return f, err
+  end
+end
+
+-- pretty printing -------------------------------------------------------------
+
+local function is_ident(k) return type(k) == "string" and k:match("^[%a_][%w_]*$") ~= nil end
+
+local function key_order(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  if ta == "number" or ta == "string" then return a < b end
+  return tostring(a) < tostring(b)
+end
+
+local function scalar(v)
+  local t = type(v)
+  if t == "string" then return ("%q"):format(v) end
+  if t == "table" or t == "userdata" then
+    local mt = getmetatable(v)
+    if type(mt) == "table" and mt.__tostring then
+      local ok, s = pcall(tostring, v)
+      return ok and s or ("<" .. t .. ": __tostring failed>")
+    end
+  end
+  return tostring(v)
+end
+
+--- Repl.pretty(v [, {depth = 3, items = 40, indent = "  "}]) -> string.
+-- Nested tables up to `depth`, at most `items` entries per table, cycles
+-- shown as <cycle>, tables and userdata with __tostring through it.
+function Repl.pretty(v, o)
+  o = o or {}
+  local max_depth, max_items, ind = o.depth or 3, o.items or 40, o.indent or "  "
+  local seen = {}
+  local function go(x, depth, pad)
+    if type(x) ~= "table" then return scalar(x) end
+    local mt = getmetatable(x)
+    if type(mt) == "table" and mt.__tostring then return scalar(x) end
+    if seen[x] then return "<cycle>" end
+    if depth >= max_depth then return "{...}" end
+    seen[x] = true
+    local keys = {}
+    for k in pairs(x) do keys[#keys + 1] = k end
+    table.sort(keys, key_order)
+    local n, parts = #x, {}
+    local shown = 0
+    for _, k in ipairs(keys) do
+      if shown >= max_items then
+        parts[#parts + 1] = ("... (%d more)"):format(#keys - shown)
+        break
+      end
+      local val = go(x[k], depth + 1, pad .. ind)
+      if type(k) == "number" and k >= 1 and k <= n and k % 1 == 0 then
+        parts[#parts + 1] = val
+      elseif is_ident(k) then
+        parts[#parts + 1] = k .. " = " .. val
+      else
+        parts[#parts + 1] = "[" .. go(k, max_depth, pad) .. "] = " .. val
+      end
+      shown = shown + 1
+    end
+    seen[x] = nil
+    if #parts == 0 then return "{}" end
+    local flat = "{ " .. table.concat(parts, ", ") .. " }"
+    if #flat <= 72 and not flat:find("\n") then return flat end
+    return "{\n" .. pad .. ind .. table.concat(parts, ",\n" .. pad .. ind) .. "\n" .. pad .. "}"
+  end
+  return go(v, 0, "")
+end
+
+-- evaluation ------------------------------------------------------------------
+
+-- The traceback down to the console's own chunk (the frames below it are
+-- the console's machinery, not the user's code).
+local function traceback(e)
+  local tb = debug.traceback(tostring(e), 2)
+  local cut = tb:find("\n%s*%[C%]: in function 'xpcall'")
+  return cut and tb:sub(1, cut - 1) or tb
+end
+
+--- Repl.new{env =, host =, print = fn(text)} -> repl
+function Repl.new(o)
+  o = o or {}
+  local self = setmetatable({
+    env = o.env or setmetatable({}, { __index = _G }),
+    host = o.host or {},
+    print = o.print or function(s) io.write(s, "\n") end,
+    buffer = nil,
+    history = {},
+  }, Repl)
+  return self
+end
+
+function Repl:prompt() return self.buffer and ">> " or "tycho> " end
+
+local function incomplete(err) return err and err:find("<eof>", 1, true) ~= nil end
+
+--- Evaluates one line (or a ":" command). Returns true when something ran.
+function Repl:feed(line)
+  if not self.buffer and line:match("^%s*:") then return self:command(line:match("^%s*:(.*)$")) end
+  local src = self.buffer and (self.buffer .. "\n" .. line) or line
+  if src:match("^%s*$") then self.buffer = nil return false end
+  self.history[#self.history + 1] = line
+  -- an expression first (print its value), then a statement
+  local f, err = load("return " .. src, "=console", "t", self.env)
+  if not f then f, err = load(src, "=console", "t", self.env) end
+  if not f then
+    if incomplete(err) then
+      self.buffer = src
+      return false
+    end
+    self.buffer = nil
+    self.print("error: " .. tostring(err))
+    return false
+  end
+  self.buffer = nil
+  local res = { xpcall(f, traceback) }
+  if not res[1] then
+    self.print("error: " .. tostring(res[2]))
+    return true
+  end
+  local n = select("#", unpack(res)) -- trailing nils count
+  local out = {}
+  for i = 2, math.max(n, #res) do out[#out + 1] = Repl.pretty(res[i]) end
+  if #out > 0 then self.print(table.concat(out, "\t")) end
+  return true
+end
+
+-- completion ------------------------------------------------------------------
+
+-- Fields reachable from v: its own keys (tables) and those of its
+-- metatables' __index tables, followed up to a few levels.
+local function fields(v, out, depth)
+  out = out or {}
+  depth = depth or 0
+  if depth > 4 then return out end
+  if type(v) == "table" then
+    for k, x in pairs(v) do
+      if type(k) == "string" and out[k] == nil then out[k] = x end
+    end
+  end
+  local mt = (type(v) == "table" or type(v) == "userdata" or type(v) == "string") and getmetatable(v)
+  if type(mt) == "table" then
+    local idx = rawget(mt, "__index")
+    if type(idx) == "table" then fields(idx, out, depth + 1) end
+    -- tycho's grid metatable keeps its methods here
+    if type(rawget(mt, "methods")) == "table" then fields(rawget(mt, "methods"), out, depth + 1) end
+  end
+  return out
+end
+
+-- Walks a dotted path ("a.b.c") from env without calling anything.
+local function resolve(env, path)
+  local v = env
+  for name in path:gmatch("[^%.:]+") do
+    local ok, x = pcall(function() return v[name] end)
+    if not ok or x == nil then return nil end
+    v = x
+  end
+  return v
+end
+
+--- Candidates for the word being typed (as readline gives it: the text
+-- after the last blank or bracket, e.g. "grid:pl" or "tycho.sim.lo").
+function Repl:complete(word)
+  local base, sep, prefix = word:match("^(.*)([%.:])([%w_]*)$")
+  local scope, only_functions
+  if base then
+    scope = resolve(self.env, base)
+    if scope == nil then return {} end
+    only_functions = sep == ":"
+  else
+    prefix, base, sep = word, "", ""
+    scope = self.env
+  end
+  local pool = fields(scope)
+  if not base or base == "" then
+    -- globals reached through the environment's __index (usually _G)
+    for k, x in pairs(fields(_G)) do if pool[k] == nil then pool[k] = x end end
+  end
+  local out = {}
+  for k, x in pairs(pool) do
+    if k:sub(1, #prefix) == prefix and is_ident(k) and (not only_functions or type(x) == "function") then
+      out[#out + 1] = base .. sep .. k
+    end
+  end
+  table.sort(out)
+  if #out > 200 then for i = #out, 201, -1 do out[i] = nil end end
+  return out
+end
+
+-- ":" commands ----------------------------------------------------------------
+
+local HELP = [[
+console commands (anything else is Lua; an expression prints its value):
+  :help                 this text
+  :state                state machine: current state and recent history
+  :params [NAME]        list parameters (or one, with its range and doc)
+  :set NAME=VALUE       set a parameter (checked against its type and range)
+  :save [PATH]          save the parameters (atomically) to PATH or the default file
+  :reload               reload the behaviour (build, validate, swap)
+  :pause / :resume      pause or resume the scheduler
+  :step [N]             run N scheduler steps while paused (default 1)
+  :stop                 safe stop: wheels stopped, launcher disarmed
+  :log [N]              the last N log lines (default 20)]]
+
+function Repl:command(text)
+  local cmd, rest = text:match("^%s*(%S*)%s*(.-)%s*$")
+  local h = self.host
+  local function need(x, what)
+    if x == nil then self.print(("%s: not available in this session"):format(what)) end
+    return x ~= nil
+  end
+  if cmd == "help" or cmd == "" then
+    self.print(HELP)
+  elseif cmd == "state" then
+    if not need(h.machine, ":state") then return false end
+    local m = h.machine
+    local lines = { ("state: %s%s"):format(tostring(m.state), m.finished and " (finished)" or "") }
+    local hist = h.history and h.history() or {}
+    for i = math.max(1, #hist - 9), #hist do
+      lines[#lines + 1] = ("  %8.2f s  %s"):format(hist[i].t or 0, tostring(hist[i].state))
+    end
+    self.print(table.concat(lines, "\n"))
+  elseif cmd == "params" then
+    if not need(h.params, ":params") then return false end
+    for _, e in ipairs(h.params:list()) do
+      if rest == "" or e.name == rest then
+        self.print(("%-24s = %-8s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
+          e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
+      end
+    end
+  elseif cmd == "set" then
+    if not need(h.params, ":set") then return false end
+    local name, value = rest:match("^([%w_]+)%s*=%s*(.+)$")
+    if not name then self.print("usage: :set NAME=VALUE") return false end
+    local ok, set, err = pcall(h.params.set_string, h.params, name, value)
+    if ok and set then
+      self.print(("%s = %s"):format(name, tostring(h.params[name])))
+    else
+      self.print("refused: " .. tostring(ok and err or set))
+      return false
+    end
+  elseif cmd == "save" then
+    if not need(h.save_params, ":save") then return false end
+    local ok, err = h.save_params(rest ~= "" and rest or nil)
+    self.print(ok and ("saved " .. tostring(ok)) or ("not saved: " .. tostring(err)))
+  elseif cmd == "reload" then
+    if not need(h.reload, ":reload") then return false end
+    local ok, err = h.reload()
+    self.print(ok and "reloaded" or ("reload refused, the old behaviour keeps running: " .. tostring(err)))
+  elseif cmd == "pause" or cmd == "resume" then
+    if not need(h[cmd], ":" .. cmd) then return false end
+    h[cmd]()
+    self.print(cmd == "pause" and "paused" or "running")
+  elseif cmd == "step" then
+    if not need(h.step, ":step") then return false end
+    h.step(tonumber(rest) or 1)
+  elseif cmd == "stop" then
+    if not need(h.safe_stop, ":stop") then return false end
+    h.safe_stop()
+    self.print("safe stop: wheels stopped, launcher disarmed")
+  elseif cmd == "log" then
+    if not need(h.log_tail, ":log") then return false end
+    for _, l in ipairs(h.log_tail(tonumber(rest) or 20)) do self.print(l) end
+  else
+    self.print(("unknown command ':%s' (try :help)"):format(cmd))
+    return false
+  end
+  return true
+end
+
+return Repl

@@ -1,0 +1,62 @@
+--- `tycho repl [--world W] [--seed N] [--history PATH]`: the runtime with an
+-- interactive console. With a world, the simulator runs in real time beside
+-- the console (the robot is `robot`, the simulator `sim`); drive it by hand
+-- (`robot.drive(0.1, 0)`), plan on its map, load and start behaviours.
+local tycho = require "tycho"
+local logmod = require "log"
+local ConsoleHost = require "console_host"
+
+local USAGE = [[
+usage: tycho repl [--world WORLD.lua] [--seed N] [--history PATH]
+  --world PATH     start the simulator on this world (maps/*.lua)
+  --seed N         simulator seed (default: the world's)
+  --history PATH   console history file (default ~/.tycho_history)
+Type :help in the console; :quit or Ctrl-D leaves.]]
+
+local opt, i = {}, 1
+while i <= #arg do
+  local a = arg[i]
+  if a == "-h" or a == "--help" then print(USAGE) return 0
+  elseif a == "--world" or a == "--seed" or a == "--history" then
+    if not arg[i + 1] then io.stderr:write("tycho repl: ", a, " needs a value\n", USAGE, "\n") return 2 end
+    opt[a:sub(3)] = arg[i + 1]
+    i = i + 2
+  else
+    io.stderr:write("tycho repl: unknown argument '", tostring(a), "'\n", USAGE, "\n")
+    return 2
+  end
+end
+if opt.seed and not tonumber(opt.seed) then io.stderr:write("tycho repl: --seed expects a number\n") return 2 end
+
+local clock = tycho.clock.new { mode = "sim" }
+local sched = tycho.scheduler.new { clock = clock, realtime = 1 }
+local log = logmod.new { clock = clock, level = "info", sinks = {} }
+local env = setmetatable({ tycho = tycho, sched = sched, clock = clock, log = log,
+                           fsm = require "fsm", tasks = require "tasks", params = require "params" },
+                         { __index = _G })
+local paused = false
+local host = {
+  log_tail = function(n) return log:recent(n) end,
+  pause = function() paused = true end,
+  resume = function() paused = false end,
+}
+if opt.world then
+  local ok, robot = pcall(require("robot_sim").open, opt.world, { seed = opt.seed and tonumber(opt.seed) })
+  if not ok then io.stderr:write("tycho repl: ", tostring(robot), "\n") return 1 end
+  env.robot, env.sim = robot, robot.sim
+  host.safe_stop = robot.safe_stop
+  -- while paused, :step N advances the simulator N control periods
+  host.step = function(n) for _ = 1, n do robot.step(0.05) end end
+  sched:every(0.05, function() if not paused then robot.step(0.05) end end, "sim")
+end
+sched:every(0.1, function() end, "console") -- keeps the loop (and the console) ticking
+
+local ch = ConsoleHost.new { env = env, host = host, history = opt.history }
+log:add_sink(function(line) ch:print(line) end)
+ch:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
+  opt.world and (", simulating " .. opt.world) or ""))
+sched:on_error(function(name, msg) ch:print(("task %s failed: %s"):format(name, msg)) end)
+sched:run { realtime = 1, wait = ch.wait, until_fn = function() return ch.quit end }
+if env.robot then env.robot.safe_stop() end
+ch:close()
+return 0
