@@ -4,7 +4,7 @@
 -- optionally climb the ramp at the end.
 --
 --   tycho run behaviors/heat_seek.lua --world maps/maze_small.lua
---       [--out DIR] [--seed N] [--realtime] [--set name=value ...] [--quiet]
+--       [--out DIR] [--seed N] [--realtime] [--repl [--speed X]] [--set name=value ...] [--quiet]
 --
 -- Writes DIR/summary.json, DIR/map.png (map, path driven, detections,
 -- targets, launches), DIR/map.yaml + DIR/map.pgm. Exits 0 when the mission
@@ -25,6 +25,8 @@ usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
   --out DIR         output folder (default out/<world name>)
   --seed N          simulator seed (default: the world's)
   --realtime        pace the simulation at wall-clock speed
+  --repl            open the console beside the running mission (paced at --speed)
+  --speed X         with --repl: simulated seconds per wall second (default 1)
   --set NAME=VALUE  set a mission parameter (repeatable; --params lists them)
   --params          list the parameters with defaults, ranges and docs
   --quiet           only warnings and the final summary
@@ -52,8 +54,8 @@ do
           e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
       end
       return 0
-    elseif a == "--realtime" or a == "--quiet" then opt[a:sub(3)] = true; i = i + 1
-    elseif a == "--world" or a == "--out" or a == "--seed" then
+    elseif a == "--realtime" or a == "--quiet" or a == "--repl" then opt[a:sub(3)] = true; i = i + 1
+    elseif a == "--world" or a == "--out" or a == "--seed" or a == "--speed" then
       if rest[i + 1] == nil then return fail_usage(a .. " needs a value") end
       opt[a:sub(3)] = rest[i + 1]; i = i + 2
     else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
@@ -61,6 +63,9 @@ do
 end
 if not opt.world then return fail_usage("--world is required") end
 if opt.seed and not tonumber(opt.seed) then return fail_usage("--seed expects a number") end
+if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
+  return fail_usage("--speed expects a number > 0")
+end
 local world_name = opt.world:match("([^/]+)%.lua$") or "world"
 opt.out = opt.out or ("out/" .. world_name)
 
@@ -68,7 +73,8 @@ opt.out = opt.out or ("out/" .. world_name)
 local wall0 = tycho.clock.monotonic()
 local clock = tycho.clock.new { mode = "sim" }
 local sched = tycho.scheduler.new { clock = clock, realtime = opt.realtime or false }
-local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info") }
+local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info"),
+                         sinks = opt.repl and {} or nil }
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
@@ -538,8 +544,54 @@ sched:every(30, function()
 end, { name = "progress", phase = 30 })
 machine:start()
 
-local reason = sched:run { until_fn = function() return machine.finished end,
-                           until_time = P.mission_timeout }
+local reason
+if not opt.repl then
+  reason = sched:run { until_fn = function() return machine.finished end, until_time = P.mission_timeout }
+else
+  -- the console beside the mission: keys are read while the scheduler
+  -- waits for the next task; :pause freezes everything (the scheduler
+  -- returns), :step N runs N tasks, :resume carries on
+  local ConsoleHost = require "console_host"
+  local paused, steps = false, 0
+  local ch
+  ch = ConsoleHost.new {
+    env = setmetatable({ tycho = tycho, robot = robot, sim = robot.sim, sched = sched, P = P, bb = bb,
+                         machine = machine, mapping = mapping, nav = nav, log = log }, { __index = _G }),
+    host = {
+      params = P, machine = machine, history = function() return bb.states end,
+      log_tail = function(n) return log:recent(n) end,
+      safe_stop = function()
+        bb.failure = "safe stop from the console"
+        machine:go("safe_stop", "console :stop")
+      end,
+      pause = function() paused = true end,
+      resume = function() paused = false end,
+      step = function(n)
+        if not paused then return ch:print(":step works while paused") end
+        steps = steps + n -- run by the loop below, outside the scheduler
+      end,
+    },
+  }
+  log:add_sink(function(line) ch:print(line) end)
+  ch:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
+    opt.speed or "1"))
+  while not ch.quit do
+    if steps > 0 then
+      local n = steps
+      steps = 0
+      sched:run { max_steps = n, realtime = false }
+      ch:print(("stepped %d task(s); sim time %.2f s, state %s"):format(n, now(), tostring(machine.state)))
+    elseif paused or machine.finished then
+      ch.wait(0.1)
+    else
+      reason = sched:run { until_fn = function() return machine.finished or paused or ch.quit end,
+                           until_time = P.mission_timeout, realtime = tonumber(opt.speed) or 1,
+                           wait = ch.wait }
+      if reason == "until_time" then break end
+    end
+  end
+  ch:close()
+end
 robot.safe_stop()
 if not machine.finished and not bb.failure then
   bb.failure = ("mission timeout after %.0f s in state %s (%s)"):format(now(), tostring(machine.state), reason)
