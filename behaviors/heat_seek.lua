@@ -27,6 +27,8 @@ usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
   --realtime        pace the simulation at wall-clock speed
   --repl            open the console beside the running mission (paced at --speed)
   --speed X         with --repl: simulated seconds per wall second (default 1)
+  --params-file F   load parameters from F at start (bad lines reported, defaults kept);
+                    the console's :save writes there (atomically)
   --set NAME=VALUE  set a mission parameter (repeatable; --params lists them)
   --params          list the parameters with defaults, ranges and docs
   --quiet           only warnings and the final summary
@@ -55,7 +57,7 @@ do
       end
       return 0
     elseif a == "--realtime" or a == "--quiet" or a == "--repl" then opt[a:sub(3)] = true; i = i + 1
-    elseif a == "--world" or a == "--out" or a == "--seed" or a == "--speed" then
+    elseif a == "--world" or a == "--out" or a == "--seed" or a == "--speed" or a == "--params-file" then
       if rest[i + 1] == nil then return fail_usage(a .. " needs a value") end
       opt[a:sub(3)] = rest[i + 1]; i = i + 2
     else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
@@ -65,6 +67,19 @@ if not opt.world then return fail_usage("--world is required") end
 if opt.seed and not tonumber(opt.seed) then return fail_usage("--seed expects a number") end
 if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
   return fail_usage("--speed expects a number > 0")
+end
+if opt["params-file"] then
+  local f = io.open(opt["params-file"])
+  if f then
+    f:close()
+    local ok, problems = P:load(opt["params-file"])
+    for _, msg in ipairs(problems) do io.stderr:write("heat_seek: ", msg, " (kept the default)\n") end
+    if ok then print("heat_seek: parameters from " .. opt["params-file"]) end
+  end
+  -- --set wins over the file
+  local again = {}
+  for i2 = 1, #arg do again[i2] = arg[i2] end
+  params.apply_args(again, P)
 end
 local world_name = opt.world:match("([^/]+)%.lua$") or "world"
 opt.out = opt.out or ("out/" .. world_name)
@@ -560,6 +575,12 @@ else
     host = {
       params = P, machine = machine, history = function() return bb.states end,
       log_tail = function(n) return log:recent(n) end,
+      save_params = function(path)
+        path = path or opt["params-file"]
+        if not path then return nil, "no path (give one, or start with --params-file)" end
+        local ok, err = P:save(path)
+        return ok and path, err
+      end,
       safe_stop = function()
         bb.failure = "safe stop from the console"
         machine:go("safe_stop", "console :stop")
@@ -591,6 +612,9 @@ else
     end
   end
   ch:close()
+  if ch.quit and not machine.finished and not bb.failure then
+    bb.failure = ("ended from the console in state %s"):format(tostring(machine.state))
+  end
 end
 robot.safe_stop()
 if not machine.finished and not bb.failure then

@@ -376,6 +376,57 @@ function Params:apply_table(t)
   return #problems == 0, problems
 end
 
+--- p:save(path) -> true | nil, message. One "name = value" line per
+-- parameter (with its unit, range and doc as a comment above), written
+-- atomically (temp file, fsync, rename): a power cut leaves the old file or
+-- the new one, never a torn one.
+function Params:save(path)
+  if type(path) ~= "string" then error("bad argument #1 to 'save' (path expected)", 2) end
+  local st = state(self)
+  local out = { ("# tycho parameters, group %s"):format(st.group) }
+  for _, c in ipairs(st.order) do
+    local spec = st.specs[c.name]
+    local range = range_text(spec)
+    out[#out + 1] = ("# %s%s"):format(spec.doc or "", range ~= "" and (" [" .. range .. "]") or "")
+    local v = st.values[c.name]
+    out[#out + 1] = ("%s = %s"):format(c.name, type(v) == "string" and ("%q"):format(v) or repr(v))
+  end
+  local tycho = require "tycho"
+  return tycho.write_atomic(path, table.concat(out, "\n") .. "\n")
+end
+
+--- p:load(path) -> ok, problems. Reads a file written by save (or by
+-- hand): every valid line is applied, every bad one reported as
+-- "path:line: message" and left at its current value (the default at
+-- start-up). A missing file is one problem, nothing changes.
+function Params:load(path)
+  if type(path) ~= "string" then error("bad argument #1 to 'load' (path expected)", 2) end
+  local f, err = io.open(path, "r")
+  if not f then return false, { tostring(err) } end
+  local st = state(self)
+  local problems, n = {}, 0
+  for line in f:lines() do
+    n = n + 1
+    local body = line:gsub("^%s+", ""):gsub("%s+$", "")
+    if body ~= "" and body:sub(1, 1) ~= "#" then
+      local name, text = body:match("^([%a_][%w_%.]*)%s*=%s*(.-)$")
+      if not name then
+        problems[#problems + 1] = ("%s:%d: expected 'name = value'"):format(path, n)
+      else
+        name = name:match("^[^%.]+%.(.+)$") or name -- "group.name" works too
+        local q = text:match('^"(.*)"$')
+        local ok, msg
+        local ty = st.specs[name] and st.specs[name].type
+        if q and (ty == "string" or ty == "enum") then ok, msg = self:set(name, q)
+        else ok, msg = self:set_string(name, text) end
+        if not ok then problems[#problems + 1] = ("%s:%d: %s"):format(path, n, tostring(msg)) end
+      end
+    end
+  end
+  f:close()
+  return #problems == 0, problems
+end
+
 --- params.apply_args(argv [, group]) -> ok, problems, rest
 -- Applies every "--set NAME=VALUE" (or "--set=NAME=VALUE"); NAME is
 -- "group.name" or a bare name declared in exactly one group (or in `group`,

@@ -7,6 +7,7 @@
  *         negate=bool, occupied_thresh=, free_thresh=, mode="trinary"|"scale"|"raw"}
  * Core failures raise Lua errors carrying the core message ("x.yaml:3: ..."). */
 #include "ltycho.h"
+#include "tycho/atomic_file.h"
 #include "tycho/mapio.h"
 
 #include <string.h>
@@ -104,9 +105,29 @@ static int sub_table(lua_State *L, int module, const char *name)
     return lua_gettop(L);
 }
 
+/* tycho.write_atomic(path, data) -> true | nil, message. The file is
+ * either the old one or the complete new one, whatever happens (temp file
+ * beside it, fsync, rename): parameter files survive a power cut. */
+static int l_write_atomic(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t n;
+    const char *data = luaL_checklstring(L, 2, &n);
+    tycho_err err = {0};
+    if (tycho_atomic_write(path, data, n, &err) != TYCHO_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 void tycho_l_open_mapio(lua_State *L, int module, int methods)
 {
     (void)methods;
+    lua_pushcfunction(L, l_write_atomic);
+    lua_setfield(L, module, "write_atomic");
     int map = sub_table(L, module, "map");
     lua_pushcfunction(L, l_map_load);
     lua_setfield(L, map, "load");

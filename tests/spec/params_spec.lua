@@ -220,3 +220,62 @@ describe("params", function()
     assert.is_nil(params.get(g))
   end)
 end)
+
+describe("parameter files", function()
+  local params = require "params"
+  local P
+  before_each(function()
+    P = params.declare("file_spec", {
+      { name = "threshold", type = "number", default = 30, min = 0, max = 80, unit = "°C", doc = "hot pixel" },
+      { name = "balls", type = "integer", default = 1, min = 1, max = 10, doc = "per target" },
+      { name = "climb", type = "boolean", default = true, doc = "climb the ramp" },
+    })
+  end)
+  after_each(function() params.release("file_spec") end)
+
+  it("saves atomically and loads back", function()
+    local path = os.tmpname()
+    P.threshold, P.balls, P.climb = 42.5, 3, false
+    assert.is_true(P:save(path))
+    local f = io.open(path); local text = f:read("*a"); f:close()
+    assert.matches("threshold = 42.5", text, 1, true)
+    assert.matches("# hot pixel [0..80 °C]", text, 1, true)
+    P:reset()
+    assert.are.equal(30, P.threshold)
+    local ok, problems = P:load(path)
+    assert.is_true(ok, table.concat(problems, "\n"))
+    assert.are.same({ 42.5, 3, false }, { P.threshold, P.balls, P.climb })
+    -- no temporary file is left beside it
+    local dir, base = path:match("^(.*)/([^/]+)$")
+    local p = io.popen("ls -a '" .. dir .. "'"); local listing = p:read("*a"); p:close()
+    for name in listing:gmatch("[^\n]+") do
+      assert.is_falsy(name ~= base and name:find(base, 1, true), "left behind: " .. name)
+    end
+    os.remove(path)
+  end)
+
+  it("reports bad lines with file:line and keeps the rest", function()
+    local path = os.tmpname()
+    local f = io.open(path, "w")
+    f:write("# comment\n", "threshold = 99\n", "balls = 4\n", "garbage line\n", "nosuch = 1\n", "climb = maybe\n")
+    f:close()
+    local ok, problems = P:load(path)
+    assert.is_false(ok)
+    assert.are.equal(4, #problems)
+    assert.matches(":2: .*threshold", problems[1])
+    assert.matches(":4: expected 'name = value'", problems[2])
+    assert.matches(":5: .*nosuch", problems[3])
+    assert.matches(":6: .*climb", problems[4])
+    assert.are.same({ 30, 4, true }, { P.threshold, P.balls, P.climb }) -- bad lines keep their values
+    os.remove(path)
+  end)
+
+  it("refuses to write where it cannot, leaving the old file", function()
+    local ok, err = P:save("/nonexistent-dir/params.txt")
+    assert.is_nil(ok)
+    assert.matches("nonexistent", err)
+    local missing_ok, problems = P:load("/nonexistent-dir/params.txt")
+    assert.is_false(missing_ok)
+    assert.are.equal(1, #problems)
+  end)
+end)
