@@ -430,7 +430,8 @@ end
 -- code (no exit/enter: the state did not change) and the blackboard stays.
 -- Otherwise the old exit runs and the machine enters the new fallback.
 function Machine:replace(new_def)
-  local def, problems = fsm.check(new_def)
+  local def, problems = new_def, nil
+  if type(new_def) ~= "table" or not new_def.validated then def, problems = fsm.check(new_def) end
   if not def then return nil, problems end
   local old = self.def
   local sn = self.state

@@ -18,6 +18,7 @@ local P = require "heat_seek_params"
 local Mapping = require "mapping"
 local Nav = require "nav"
 local ThermalSweep = require "thermal_sweep"
+local Reloader = require "reload"
 
 local USAGE = [[
 usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
@@ -27,6 +28,7 @@ usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
   --realtime        pace the simulation at wall-clock speed
   --repl            open the console beside the running mission (paced at --speed)
   --speed X         with --repl: simulated seconds per wall second (default 1)
+  --watch           reload heat_seek_states.lua when it is saved (on with --repl)
   --params-file F   load parameters from F at start (bad lines reported, defaults kept);
                     the console's :save writes there (atomically)
   --set NAME=VALUE  set a mission parameter (repeatable; --params lists them)
@@ -56,7 +58,7 @@ do
           e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
       end
       return 0
-    elseif a == "--realtime" or a == "--quiet" or a == "--repl" then opt[a:sub(3)] = true; i = i + 1
+    elseif a == "--realtime" or a == "--quiet" or a == "--repl" or a == "--watch" then opt[a:sub(3)] = true; i = i + 1
     elseif a == "--world" or a == "--out" or a == "--seed" or a == "--speed" or a == "--params-file" then
       if rest[i + 1] == nil then return fail_usage(a .. " needs a value") end
       opt[a:sub(3)] = rest[i + 1]; i = i + 2
@@ -191,352 +193,16 @@ local function control_tick()
   end
 end
 
--- behaviour: the state machine ---------------------------------------------------
-local function await(op, timeout) return tasks.await(op, timeout) end
-
-local function pick_frontier()
-  local here = pose_table()
-  local fr, why = mapping.costmap:frontiers { robot = here, min_size = P.frontier_min_size }
-  if not fr then
-    log:debug("explore: frontier search failed: %s", tostring(why))
-    return nil
-  end
-  log:debug("explore: %d frontiers, %d blacklisted goals", #fr, #bb.blacklist)
-  for _, f in ipairs(fr) do
-    local banned = false
-    for _, b in ipairs(bb.blacklist) do
-      if dist(b.x, b.y, f.goal.x, f.goal.y) < 0.3 then banned = true break end
-    end
-    if not banned then return f end
-  end
+-- behaviour: the state machine (behaviors/heat_seek_states.lua, hot-reloadable)
+local ctx = { robot = robot, nav = nav, mapping = mapping, sweep = sweep, pitch = pitch,
+              bb = bb, P = P, log = log, now = now }
+local states_path = package.searchpath("heat_seek_states", package.path)
+local reloader = Reloader.new { path = states_path, ctx = ctx, log = log }
+local def, def_err = reloader:build()
+if not def then
+  io.stderr:write("heat_seek: ", tostring(def_err), "\n")
+  return 1
 end
-
-local function fire(n, target)
-  robot.launcher.spin(true)
-  tasks.sleep(P.spin_up_time)
-  local fired, engaged = 0, nil
-  for b = 1, n do
-    local shot, why = robot.launcher.feed()
-    if shot then
-      fired = fired + 1
-      engaged = engaged or (shot.engaged or nil)
-    else
-      log:warn("launcher: ball %d not fired: %s", b, tostring(why))
-    end
-    if b < n then tasks.sleep(P.feed_interval) end
-  end
-  tasks.sleep(P.spin_down_time)
-  robot.launcher.spin(false)
-  local x, y, yaw = robot.pose()
-  local l = { t = now(), x = x, y = y, yaw = yaw, balls = fired, engaged_source = engaged or false,
-              target = target }
-  bb.launches[#bb.launches + 1] = l
-  log:info("launch: %d ball(s) from (%.2f, %.2f, %.0f deg)%s", fired, x, y, math.deg(yaw),
-    engaged and (" engaged heat source " .. engaged) or " (no source engaged)")
-  return l
-end
-
--- standoff poses around a target: free, in line of sight, nearest first
--- The side a target was seen from: the mean direction from the target to
--- the robot over the detections near it. A source on a wall is engaged
--- from the side of the wall where it was seen, never through the wall.
-local function seen_from(t)
-  local sx, sy = 0, 0
-  for _, d in ipairs(bb.detections) do
-    if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then
-      local dx, dy = d.rx - t.x, d.ry - t.y
-      local n = math.sqrt(dx * dx + dy * dy)
-      if n > 1e-6 then sx, sy = sx + dx / n, sy + dy / n end
-    end
-  end
-  if sx == 0 and sy == 0 then return nil end
-  return math.atan(sy, sx)
-end
-
-local function count_near(t)
-  local n = 0
-  for _, d in ipairs(bb.detections) do
-    if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then n = n + 1 end
-  end
-  return n
-end
-
--- Standoff poses around a target: on the side it was seen from, not in the
--- inscribed band, with a clear line of sight; the nearest and cheapest first.
-local function standoffs(t)
-  local here = pose_table()
-  local side = seen_from(t)
-  local cands = {}
-  local d = P.standoff_distance
-  for k = 0, 23 do
-    local a = k * math.pi / 12
-    local off = side and math.abs((a - side + math.pi) % (2 * math.pi) - math.pi) or 0
-    local cx, cy = t.x + d * math.cos(a), t.y + d * math.sin(a)
-    local cost = mapping:cost_at(cx, cy)
-    local face = math.atan(t.y - cy, t.x - cx)
-    local r = mapping.map:raycast(cx, cy, face, d)
-    if off <= math.rad(75) and cost < 253 and (r == math.huge or r >= d - 0.2) then
-      cands[#cands + 1] = { x = cx, y = cy, yaw = face,
-                            score = dist(here.x, here.y, cx, cy) + cost / 100 + off }
-    end
-  end
-  table.sort(cands, function(a, b) return a.score < b.score end)
-  return cands
-end
-
-local states = {
-  Initialising = {
-    run = function()
-      -- a few scans: one miss alone does not make a cell free (log-odds)
-      tasks.wait_until(function() return mapping.scans >= 4 end, 10)
-      if mapping.scans < 1 then error("no LiDAR scan within 10 s") end
-      return "Exploring"
-    end,
-    transitions = {},
-  },
-  Exploring = {
-    run = function()
-      while true do
-        local f = pick_frontier()
-        if not f then
-          log:info("explore: no reachable frontier left")
-          return "ThermalSweep"
-        end
-        log:debug("explore: frontier goal (%.2f, %.2f), %.2f m away", f.goal.x, f.goal.y, f.distance)
-        local op = nav:go_to(f.goal.x, f.goal.y)
-        -- drive until there, or until that frontier's edge is mapped (then
-        -- pick the next one without stopping)
-        local map, fx, fy = mapping.map, f.nearest.x, f.nearest.y
-        tasks.wait_until(function()
-          if not nav:active() then return true end
-          local cx, cy, inside = map:world_to_cell(fx, fy)
-          return inside and map:get(cx, cy) ~= 255
-        end, P.goal_timeout)
-        if nav:active() then
-          op:cancel()
-        else
-          local ok, why = await(op)
-          if not ok then
-            log:info("explore: frontier at (%.2f, %.2f) failed (%s); blacklisted", f.goal.x, f.goal.y, tostring(why))
-            bb.blacklist[#bb.blacklist + 1] = { x = f.goal.x, y = f.goal.y }
-          end
-        end
-      end
-    end,
-  },
-  ThermalSweep = {
-    run = function()
-      local cov, faces = sweep:coverage(mapping.map)
-      log:info("sweep: cameras have checked %.0f%% of %d wall faces", cov * 100, faces)
-      if not P.thermal_sweep then return "Clustering" end
-      local views = 0
-      while views < P.sweep_max_views do
-        local x, y = robot.pose()
-        local v = sweep:next_view(mapping.map, mapping.costmap, x, y, P.sweep_standoff)
-        if not v then break end
-        views = views + 1
-        log:debug("sweep: view %d at (%.2f, %.2f) facing (%.2f, %.2f)", views, v.x, v.y, v.face.x, v.face.y)
-        local ok, why = await(nav:go_to(v.x, v.y, v.yaw))
-        if ok then tasks.sleep(P.sweep_dwell)
-        else log:debug("sweep: view (%.2f, %.2f) failed: %s", v.x, v.y, tostring(why)) end
-        sweep:give_up(v.face)
-      end
-      cov, faces = sweep:coverage(mapping.map)
-      log:info("sweep: %d views; cameras have checked %.0f%% of %d wall faces", views, cov * 100, faces)
-      bb.thermal_coverage = cov
-      return "Clustering"
-    end,
-  },
-  Clustering = {
-    run = function()
-      if #bb.detections == 0 then
-        bb.failure = ("no heat source detected (temperature_threshold %.1f °C)"):format(P.temperature_threshold)
-        return "Aborted"
-      end
-      local kspec = P.cluster_k > 0 and P.cluster_k or { k_max = P.cluster_k_max, radius = P.cluster_radius }
-      local cents = tycho.kmeans(bb.detections, kspec, { seed = 1 })
-      -- a source on a wall smears its detections along the wall: clusters
-      -- closer than target_merge_distance are one target (weighted mean)
-      local merged = {}
-      for _, c in ipairs(cents) do
-        local into
-        for _, m in ipairs(merged) do
-          if dist(m.x, m.y, c.x, c.y) < P.target_merge_distance then into = m break end
-        end
-        if into then
-          local n = into.count + c.count
-          into.x = (into.x * into.count + c.x * c.count) / n
-          into.y = (into.y * into.count + c.y * c.count) / n
-          into.count = n
-        else
-          merged[#merged + 1] = { x = c.x, y = c.y, count = c.count }
-        end
-      end
-      table.sort(merged, function(a, b) return a.count > b.count end)
-      bb.targets = {}
-      for _, c in ipairs(merged) do
-        if c.count >= P.min_cluster_detections then
-          bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count }
-          log:info("target %d at (%.2f, %.2f) from %d detections", #bb.targets, c.x, c.y, c.count)
-        elseif c.count >= P.confirm_min_detections then
-          -- little evidence: a source glimpsed once, or noise. Take a
-          -- second look from a standoff and keep it if the heat is there.
-          local t = { x = c.x, y = c.y }
-          local before = count_near(t)
-          local looked = false
-          for i, v in ipairs(standoffs(t)) do
-            if i > 2 then break end
-            if await(nav:go_to(v.x, v.y, v.yaw)) then
-              tasks.sleep(P.confirm_dwell)
-              looked = true
-              break
-            end
-          end
-          local seen = count_near(t) - before
-          if looked and seen >= P.confirm_min_detections then
-            bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count + seen }
-            log:info("target %d at (%.2f, %.2f) confirmed by a second look (%d + %d detections)",
-              #bb.targets, c.x, c.y, c.count, seen)
-          else
-            log:info("cluster at (%.2f, %.2f) dropped: %d detections, %d more on a second look",
-              c.x, c.y, c.count, seen)
-          end
-        else
-          log:info("cluster at (%.2f, %.2f) dropped: %d detections < confirm_min_detections %d",
-            c.x, c.y, c.count, P.confirm_min_detections)
-        end
-      end
-      if #bb.targets == 0 then
-        bb.failure = "detections were all noise (no cluster reached min_cluster_detections)"
-        return "Aborted"
-      end
-      bb.ti = 1
-      return "GoalNavigation"
-    end,
-  },
-  GoalNavigation = {
-    run = function()
-      while bb.ti <= #bb.targets do
-        local t = bb.targets[bb.ti]
-        for _, c in ipairs(standoffs(t)) do
-          local ok, why = await(nav:go_to(c.x, c.y, c.yaw))
-          if ok then return "Launching" end
-          log:info("goal: standoff (%.2f, %.2f) for target %d failed: %s", c.x, c.y, bb.ti, tostring(why))
-        end
-        log:warn("goal: target %d unreachable, skipping", bb.ti)
-        t.failed = true
-        bb.ti = bb.ti + 1
-      end
-      return "AttemptingRamp"
-    end,
-  },
-  Launching = {
-    run = function()
-      local t = bb.targets[bb.ti]
-      local x, y = robot.pose()
-      await(nav:face(math.atan(t.y - y, t.x - x), math.rad(P.align_tolerance)))
-      fire(P.balls_per_target, bb.ti)
-      t.engaged = true
-      bb.ti = bb.ti + 1
-      return "GoalNavigation"
-    end,
-  },
-  ImuInterrupt = {
-    enter = function()
-      nav:cancel()
-      robot.stop()
-      bb.ramp_events = bb.ramp_events + 1
-      local x, y, yaw = robot.pose()
-      -- where the robot was a moment before the slope: the safe pose
-      local safe = bb.pose_history[1]
-      for i = #bb.pose_history, 1, -1 do
-        local h = bb.pose_history[i]
-        if now() - h.t >= P.safe_pose_age then safe = h break end
-      end
-      local h = P.ramp_block_size
-      local rx, ry = x + (h + 0.05) * math.cos(yaw), y + (h + 0.05) * math.sin(yaw)
-      mapping:add_keepout(rx, ry, h, "ramp")
-      mapping:refresh()
-      if not bb.ramp then
-        -- nose up: we were climbing, the foot of the ramp is behind us;
-        -- nose down: we came over the top, the foot is ahead, beyond the ramp
-        local approach
-        if bb.alarm_pitch >= 0 then
-          approach = { x = safe.x, y = safe.y, yaw = yaw }
-        else
-          local d = h + P.ramp_approach_distance
-          approach = { x = rx + d * math.cos(yaw), y = ry + d * math.sin(yaw), yaw = yaw + math.pi }
-        end
-        bb.ramp = { x = rx, y = ry, yaw = approach.yaw, approach = approach }
-      end
-      log:warn("imu: ramp ahead at (%.2f, %.2f): marked blocked, backing off to (%.2f, %.2f)",
-        rx, ry, safe.x, safe.y)
-      bb.backoff = safe
-    end,
-    run = function()
-      local x, y, yaw = robot.pose()
-      local d = dist(x, y, bb.backoff.x, bb.backoff.y)
-      await(nav:straight(-0.1, yaw, function(s) return s >= d end, 20))
-      tasks.sleep(0.5)
-      pitch:reset()
-      bb.pitch_alarm = false
-      return fsm.RESUME
-    end,
-  },
-  AttemptingRamp = {
-    run = function()
-      if not P.attempt_ramp or not bb.ramp then return "Done" end
-      local r = bb.ramp
-      local ok, why = await(nav:go_to(r.approach.x, r.approach.y, r.yaw))
-      if not ok then
-        log:warn("ramp: cannot reach the ramp approach: %s", tostring(why))
-        return "Done"
-      end
-      mapping:remove_keepouts("ramp")
-      mapping:refresh()
-      bb.climbing = true
-      local pitch_before = bb.max_pitch
-      bb.max_pitch = 0
-      local collisions = robot.sim and robot.sim.collisions or 0
-      -- onto the ramp along a planned path (it keeps to the middle of the
-      -- passage), to just past its far edge ...
-      local h = P.ramp_block_size
-      local over = { x = r.x + (h + 0.1) * math.cos(r.yaw), y = r.y + (h + 0.1) * math.sin(r.yaw) }
-      log:info("ramp: climbing from (%.2f, %.2f) over (%.2f, %.2f)", r.approach.x, r.approach.y, over.x, over.y)
-      ok, why = await(nav:go_to(over.x, over.y, r.yaw))
-      if not ok then log:warn("ramp: could not drive over the ramp: %s", tostring(why)) end
-      -- ... then on, holding the heading, until the wall at the top
-      if ok then
-        local _, _, yaw = robot.pose()
-        await(nav:straight(P.ramp_speed, yaw, function(s)
-          return s > P.ramp_max_climb or bb.front_range < P.ramp_stop_distance
-        end, 60))
-      end
-      robot.stop()
-      local felt = bb.max_pitch
-      bb.max_pitch = math.max(pitch_before, felt)
-      bb.climbed = felt > P.pitch_threshold * 0.8 and (not robot.sim or robot.sim.collisions == collisions)
-      log:info("ramp: stopped %.2f m from the wall, max pitch %.1f deg, climbed: %s",
-        bb.front_range, math.deg(felt), tostring(bb.climbed))
-      fire(1, "ramp")
-      bb.climbing = false
-      return "Done"
-    end,
-  },
-  Done = { terminal = true, enter = function() robot.safe_stop() bb.completed = true end },
-  Aborted = { terminal = true, enter = function() robot.safe_stop() end },
-  safe_stop = { terminal = true, enter = function()
-    robot.safe_stop()
-    bb.failure = bb.failure or "behaviour error (see log); robot in safe stop"
-  end },
-}
-
-local def = fsm.define {
-  name = "heat_seek", initial = "Initialising", fallback = "safe_stop",
-  states = states,
-  interrupts = { { name = "ramp", state = "ImuInterrupt", resume = true,
-                   guard = function(b) return b.pitch_alarm end } },
-}
 
 local runner = tasks.new(sched, { rate = P.decision_rate, name = "decide" })
 bb.states = {}
@@ -548,6 +214,12 @@ local machine = fsm.new(def, bb, {
   end,
 })
 bb.machine = machine
+reloader:attach(machine)
+if opt.repl or opt.watch then
+  -- saving heat_seek_states.lua reloads it (checked every 0.1 s of mission time)
+  reloader:watch()
+  sched:every(0.1, function() reloader:check() end, "reload-watch")
+end
 
 sched:every(control_dt, control_tick, "control")
 sched:every(1 / P.fast_rate, fast_tick, "fast")
@@ -575,6 +247,7 @@ else
     host = {
       params = P, machine = machine, history = function() return bb.states end,
       log_tail = function(n) return log:recent(n) end,
+      reload = function() return reloader:reload() end,
       save_params = function(path)
         path = path or opt["params-file"]
         if not path then return nil, "no path (give one, or start with --params-file)" end
