@@ -17,7 +17,7 @@
 local Repl = {}
 Repl.__index = Repl
 
-local unpack = table.unpack or unpack
+local function pack(...) return { n = select("#", ...), ... } end
 local load = load
 if _VERSION == "Lua 5.1" then -- LuaJIT: load(string, name, mode, env)
   local loadstring, setfenv = loadstring, setfenv
@@ -141,14 +141,13 @@ function Repl:feed(line)
     return false
   end
   self.buffer = nil
-  local res = { xpcall(f, traceback) }
+  local res = pack(xpcall(f, traceback))
   if not res[1] then
     self.print("error: " .. tostring(res[2]))
     return true
   end
-  local n = select("#", unpack(res)) -- trailing nils count
   local out = {}
-  for i = 2, math.max(n, #res) do out[#out + 1] = Repl.pretty(res[i]) end
+  for i = 2, res.n do out[#out + 1] = Repl.pretty(res[i]) end
   if #out > 0 then self.print(table.concat(out, "\t")) end
   return true
 end

@@ -37,7 +37,10 @@ local unpack = table.unpack or unpack
 local traceback = tycho.scheduler.traceback
 local EPS = 1e-9 -- clock comparisons: 0.1 + 0.2 must reach a tick at 0.3
 
-local by_co = setmetatable({}, { __mode = "k" }) -- coroutine -> task record
+-- coroutine -> task record. Weak keys *and* values: the record refers to its
+-- coroutine, and LuaJIT has no ephemerons, so weak keys alone would keep
+-- every finished task alive there.
+local by_co = setmetatable({}, { __mode = "kv" })
 
 local FINAL = { done = true, failed = true, cancelled = true }
 
@@ -133,8 +136,15 @@ local function fail(self, t, err)
   finish(self, t, "failed")
 end
 
+local watchdog = tycho.watchdog
+
 local function after_resume(self, t, ok, ...)
   if t.status == "cancelled" then return end -- it cancelled itself while running
+  if ok and t.armed and watchdog.tripped(t.co) then
+    -- the C hook suspended it mid-loop: it never comes back
+    t.armed = nil
+    return fail(self, t, ("runaway: task ran more than %d Lua instructions without yielding"):format(self.budget))
+  end
   if not ok then return fail(self, t, (...)) end
   if coroutine.status(t.co) == "dead" then
     t.results = pack(...)
@@ -148,8 +158,17 @@ local function resume(self, t, ...)
   t.wait, t.op, t.pred, t.deadline, t.wake = nil, nil, nil, nil, nil
   t.status = "running"
   -- setting the hook restarts its count, so the budget is per resume
-  if self.budget then debug.sethook(t.co, runaway, "", self.budget) end
-  return after_resume(self, t, coroutine.resume(t.co, ...))
+  if self.budget then
+    -- a C hook that yields (Lua 5.4: no pcall in the script can catch it),
+    -- else an erroring Lua hook (LuaJIT)
+    t.armed = watchdog.arm(t.co, self.budget)
+    if not t.armed then debug.sethook(t.co, runaway, "", self.budget) end
+  end
+  local function done(...)
+    if t.armed and not watchdog.tripped(t.co) then watchdog.disarm(t.co) end
+    return after_resume(self, t, ...)
+  end
+  return done(coroutine.resume(t.co, ...))
 end
 
 local function after_poll(self, t, now, ok, done, ...)

@@ -66,10 +66,60 @@ static void set_lua_path(lua_State *L, const char *script)
     lua_pop(L, 2);
 }
 
+/* Memory limit for the Lua state (Lua 5.4; LuaJIT's 64-bit GC owns its
+ * allocator). An allocation past the limit fails, Lua raises "not enough
+ * memory" in the code that asked, the behaviour task fails, the robot goes
+ * to safe stop, and the runtime (which frees the garbage) carries on.
+ * TYCHO_MEM_LIMIT_MB sets it (default 512; 0 = none). */
+typedef struct {
+    size_t used, limit, peak;
+} mem_budget;
+
+static mem_budget budget;
+
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    mem_budget *b = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        b->used -= old;
+        return NULL;
+    }
+    if (b->limit && nsize > old && b->used - old + nsize > b->limit) return NULL;
+    void *p = realloc(ptr, nsize);
+    if (!p) return NULL;
+    b->used = b->used - old + nsize;
+    if (b->used > b->peak) b->peak = b->used;
+    return p;
+}
+
+#if !TYCHO_LUAJIT
+static int panic(lua_State *L)
+{
+    fprintf(stderr, "tycho: unprotected Lua error: %s\n", lua_tostring(L, -1));
+    return 0; /* Lua aborts */
+}
+#endif
+
+static lua_State *new_state(void)
+{
+#if TYCHO_LUAJIT
+    return luaL_newstate();
+#else
+    const char *env = getenv("TYCHO_MEM_LIMIT_MB");
+    double mb = env ? atof(env) : 512;
+    budget.limit = mb > 0 ? (size_t)(mb * 1024 * 1024) : 0;
+    lua_State *L = lua_newstate(limited_alloc, &budget);
+    if (L) lua_atpanic(L, panic);
+    return L;
+#endif
+}
+
 static int run_script(int argc, char **argv)
 {
     const char *script = argv[0];
-    lua_State *L = luaL_newstate();
+    lua_State *L = new_state();
     if (!L) {
         fprintf(stderr, "tycho: cannot create a Lua state (out of memory)\n");
         return 1;

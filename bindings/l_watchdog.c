@@ -1,0 +1,93 @@
+/* Lua binding: the instruction watchdog for behaviour coroutines.
+ *
+ *   tycho.watchdog.arm(co, count)  -- restart co's budget: count VM instructions
+ *   tycho.watchdog.tripped(co)     -- true once co ran out (and was suspended)
+ *   tycho.watchdog.disarm(co)
+ *
+ * On Lua 5.4 the count hook is C and *yields* the coroutine when the budget
+ * is spent: a yield cannot be caught by a pcall inside the script (an
+ * error could be, and a runaway `while true do pcall(f) end` would never
+ * stop). The tasks runner sees the trip after resume returns and fails the
+ * task. LuaJIT cannot yield from a hook, so there the runner falls back to
+ * an error raised from a Lua hook (which a determined pcall loop can catch). */
+#include "ltycho.h"
+
+#define TRIPPED_KEY "tycho.watchdog.tripped"
+
+static void tripped_table(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, TRIPPED_KEY);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, TRIPPED_KEY);
+    }
+}
+
+#if !TYCHO_LUAJIT
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    tripped_table(L);
+    lua_pushthread(L);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_yield(L, 0);
+}
+#endif
+
+static lua_State *check_co(lua_State *L)
+{
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argcheck(L, co != NULL, 1, "coroutine expected");
+    return co;
+}
+
+static int l_arm(lua_State *L)
+{
+    lua_State *co = check_co(L);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n > 0, 2, "instruction count must be > 0");
+#if TYCHO_LUAJIT
+    (void)co;
+    lua_pushboolean(L, 0); /* not supported: the caller uses its Lua hook */
+#else
+    lua_sethook(co, hook, LUA_MASKCOUNT, (int)(n > 0x7fffffff ? 0x7fffffff : n));
+    lua_pushboolean(L, 1);
+#endif
+    return 1;
+}
+
+static int l_disarm(lua_State *L)
+{
+    lua_State *co = check_co(L);
+    lua_sethook(co, NULL, 0, 0);
+    return 0;
+}
+
+static int l_tripped(lua_State *L)
+{
+    check_co(L);
+    tripped_table(L);
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    lua_pushboolean(L, lua_toboolean(L, -1));
+    return 1;
+}
+
+void tycho_l_open_watchdog(lua_State *L, int module, int methods)
+{
+    (void)methods;
+    static const luaL_Reg fns[] = {
+        {"arm", l_arm}, {"disarm", l_disarm}, {"tripped", l_tripped}, {NULL, NULL}};
+    lua_newtable(L);
+    luaL_setfuncs(L, fns, 0);
+    lua_setfield(L, module, "watchdog");
+}
