@@ -71,6 +71,7 @@ static void set_lua_path(lua_State *L, const char *script)
  * memory" in the code that asked, the behaviour task fails, the robot goes
  * to safe stop, and the runtime (which frees the garbage) carries on.
  * TYCHO_MEM_LIMIT_MB sets it (default 512; 0 = none). */
+#if !TYCHO_LUAJIT
 typedef struct {
     size_t used, limit, peak;
 } mem_budget;
@@ -94,7 +95,6 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-#if !TYCHO_LUAJIT
 static int panic(lua_State *L)
 {
     fprintf(stderr, "tycho: unprotected Lua error: %s\n", lua_tostring(L, -1));
