@@ -1,0 +1,51 @@
+/* 2.5D terrain: a grid whose cells keep the lowest and highest height seen
+ * (and how many points), built from 3D points; traversability for a robot
+ * that can climb steps up to a height and slopes up to a gradient; an A*
+ * that treats untraversable cells as walls and slope as cost.
+ *
+ * Frames as in grid.h: cell (cx, cy) covers [ox + cx*res, ox + (cx+1)*res)
+ * x [oy + cy*res, ...) (no yaw), row 0 at the bottom.
+ *
+ * Traversability of a known cell (count > 0):
+ *  - step: max - min <= res * step_coef (the largest obstacle inside one
+ *    cell the robot can climb, scaled by the cell size);
+ *  - slope: for each known 8-neighbour, |mid - mid_n| <= d * slope_coef,
+ *    with mid = (min + max) / 2 and d the centre distance (res or res*sqrt2).
+ * Unknown cells are not traversable. expand(barrier) then marks every cell
+ * within `barrier` metres of an untraversable known cell untraversable too
+ * (the robot's half-size). */
+#ifndef TYCHO_TERRAIN_H
+#define TYCHO_TERRAIN_H
+
+#include "tycho/common.h"
+
+typedef struct tycho_terrain tycho_terrain;
+
+tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy, tycho_err *err);
+void tycho_terrain_free(tycho_terrain *t);
+int tycho_terrain_width(const tycho_terrain *t);
+int tycho_terrain_height(const tycho_terrain *t);
+/* Adds points (x, y, z triples); points outside the grid are counted and skipped. */
+size_t tycho_terrain_add_points(tycho_terrain *t, const double *xyz, size_t n);
+/* min, max (NAN when unknown) and count of a cell. */
+bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax, int *count);
+
+typedef struct {
+    double step_coef;   /* default 1.0: a 0.1 m cell may hold a 0.1 m step */
+    double slope_coef;  /* default 0.3 (about 17 degrees) */
+    double barrier;     /* m, default 0 */
+} tycho_trav_params;
+void tycho_trav_defaults(tycho_trav_params *p);
+/* Computes traversability (call after adding points). */
+tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err);
+bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy);
+/* Largest neighbour gradient |dz|/d of a cell (0 with no known neighbour). */
+double tycho_terrain_slope(const tycho_terrain *t, int cx, int cy);
+
+/* A* over traversable cells, 8-connected without corner cutting; edge cost
+ * d * (1 + slope_weight * gradient). Writes up to cap cells (x0,y0,x1,...)
+ * and returns the count, 0 if no path, -1 if cap is too small. */
+int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
+                       int *cells, int cap, double *cost);
+
+#endif

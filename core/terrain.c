@@ -1,0 +1,257 @@
+/* 2.5D terrain grid, traversability and terrain A*: see terrain.h. */
+#include "tycho/terrain.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tycho_terrain {
+    int w, h;
+    double res, ox, oy;
+    float *zmin, *zmax;
+    int32_t *count;
+    uint8_t *trav;
+    float *slope;
+    size_t outside;
+};
+
+tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy, tycho_err *err)
+{
+    if (w < 1 || h < 1 || (long long)w * h > (1LL << 26) || !(res > 0) || !isfinite(ox) || !isfinite(oy)) {
+        tycho_fail(err, TYCHO_EINVAL, "terrain: sizes must be 1..2^26 cells, resolution > 0, origin finite");
+        return NULL;
+    }
+    tycho_terrain *t = calloc(1, sizeof *t);
+    size_t n = (size_t)w * (size_t)h;
+    if (t) {
+        t->w = w, t->h = h, t->res = res, t->ox = ox, t->oy = oy;
+        t->zmin = malloc(n * sizeof *t->zmin);
+        t->zmax = malloc(n * sizeof *t->zmax);
+        t->count = calloc(n, sizeof *t->count);
+        t->trav = calloc(n, 1);
+        t->slope = calloc(n, sizeof *t->slope);
+    }
+    if (!t || !t->zmin || !t->zmax || !t->count || !t->trav || !t->slope) {
+        tycho_terrain_free(t);
+        tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) t->zmin[i] = INFINITY, t->zmax[i] = -INFINITY;
+    return t;
+}
+
+void tycho_terrain_free(tycho_terrain *t)
+{
+    if (!t) return;
+    free(t->zmin);
+    free(t->zmax);
+    free(t->count);
+    free(t->trav);
+    free(t->slope);
+    free(t);
+}
+
+int tycho_terrain_width(const tycho_terrain *t) { return t->w; }
+int tycho_terrain_height(const tycho_terrain *t) { return t->h; }
+
+size_t tycho_terrain_add_points(tycho_terrain *t, const double *p, size_t n)
+{
+    size_t added = 0;
+    for (size_t i = 0; i < n; i++, p += 3) {
+        double fx = (p[0] - t->ox) / t->res, fy = (p[1] - t->oy) / t->res;
+        if (!(fx >= 0 && fy >= 0 && fx < t->w && fy < t->h) || !isfinite(p[2])) {
+            t->outside++;
+            continue;
+        }
+        size_t k = (size_t)(int)fy * (size_t)t->w + (size_t)(int)fx;
+        float z = (float)p[2];
+        if (z < t->zmin[k]) t->zmin[k] = z;
+        if (z > t->zmax[k]) t->zmax[k] = z;
+        t->count[k]++;
+        added++;
+    }
+    return added;
+}
+
+bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax, int *count)
+{
+    if (cx < 0 || cy < 0 || cx >= t->w || cy >= t->h) return false;
+    size_t k = (size_t)cy * (size_t)t->w + (size_t)cx;
+    *count = t->count[k];
+    *zmin = t->count[k] ? t->zmin[k] : NAN;
+    *zmax = t->count[k] ? t->zmax[k] : NAN;
+    return true;
+}
+
+void tycho_trav_defaults(tycho_trav_params *p)
+{
+    p->step_coef = 1.0;
+    p->slope_coef = 0.3;
+    p->barrier = 0;
+}
+
+tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err)
+{
+    if (!(p->step_coef >= 0) || !(p->slope_coef >= 0) || !(p->barrier >= 0))
+        return tycho_fail(err, TYCHO_EINVAL, "step_coef, slope_coef and barrier must be >= 0");
+    int w = t->w, h = t->h;
+    double step_max = t->res * p->step_coef;
+    for (int cy = 0; cy < h; cy++)
+        for (int cx = 0; cx < w; cx++) {
+            size_t k = (size_t)cy * w + cx;
+            t->slope[k] = 0;
+            if (!t->count[k]) {
+                t->trav[k] = 0;
+                continue;
+            }
+            bool ok = t->zmax[k] - t->zmin[k] <= step_max + 1e-9;
+            double mid = 0.5 * (t->zmin[k] + t->zmax[k]), worst = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int nx = cx + dx, ny = cy + dy;
+                    if ((!dx && !dy) || nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                    size_t q = (size_t)ny * w + nx;
+                    if (!t->count[q]) continue;
+                    double d = (dx && dy) ? t->res * M_SQRT2 : t->res;
+                    double grad = fabs(mid - 0.5 * (t->zmin[q] + t->zmax[q])) / d;
+                    if (grad > worst) worst = grad;
+                }
+            t->slope[k] = (float)worst;
+            if (worst > p->slope_coef + 1e-9) ok = false;
+            t->trav[k] = ok;
+        }
+    if (p->barrier > 0) {
+        /* grow untraversable known cells by the barrier (a disc) */
+        int r = (int)ceil(p->barrier / t->res);
+        uint8_t *out = malloc((size_t)w * h);
+        if (!out) return tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
+        memcpy(out, t->trav, (size_t)w * h);
+        for (int cy = 0; cy < h; cy++)
+            for (int cx = 0; cx < w; cx++) {
+                size_t k = (size_t)cy * w + cx;
+                if (t->trav[k] || !t->count[k]) continue;
+                for (int dy = -r; dy <= r; dy++)
+                    for (int dx = -r; dx <= r; dx++) {
+                        int nx = cx + dx, ny = cy + dy;
+                        if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                        if ((dx * dx + dy * dy) * t->res * t->res > p->barrier * p->barrier + 1e-12) continue;
+                        out[(size_t)ny * w + nx] = 0;
+                    }
+            }
+        memcpy(t->trav, out, (size_t)w * h);
+        free(out);
+    }
+    return TYCHO_OK;
+}
+
+bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy)
+{
+    return cx >= 0 && cy >= 0 && cx < t->w && cy < t->h && t->trav[(size_t)cy * t->w + cx];
+}
+
+double tycho_terrain_slope(const tycho_terrain *t, int cx, int cy)
+{
+    if (cx < 0 || cy < 0 || cx >= t->w || cy >= t->h) return 0;
+    return t->slope[(size_t)cy * t->w + cx];
+}
+
+typedef struct {
+    double f;
+    int k;
+} hent;
+
+static void hpush(hent *h, size_t *n, hent e)
+{
+    size_t i = (*n)++;
+    while (i && e.f < h[(i - 1) / 2].f) h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+    h[i] = e;
+}
+
+static hent hpop(hent *h, size_t *n)
+{
+    hent top = h[0], e = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && h[c + 1].f < h[c].f) c++;
+        if (!(h[c].f < e.f)) break;
+        h[i] = h[c], i = c;
+    }
+    if (*n) h[i] = e;
+    return top;
+}
+
+int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
+                       int *cells, int cap, double *cost)
+{
+    if (!tycho_terrain_traversable(t, sx, sy) || !tycho_terrain_traversable(t, gx, gy)) return 0;
+    int w = t->w;
+    size_t n = (size_t)w * t->h;
+    double *g = malloc(n * sizeof *g);
+    int32_t *par = malloc(n * sizeof *par);
+    uint8_t *closed = calloc(n, 1);
+    size_t hcap = 4096, hn = 0;
+    hent *heap = malloc(hcap * sizeof *heap);
+    const uint8_t *trav = t->trav;
+    int h = t->h;
+    int result = 0;
+    if (!g || !par || !closed || !heap) goto out;
+    for (size_t i = 0; i < n; i++) g[i] = INFINITY;
+    int start = sy * w + sx, goal = gy * w + gx;
+    g[start] = 0;
+    par[start] = -1;
+    hpush(heap, &hn, (hent){0, start});
+    static const int DX[8] = {1, -1, 0, 0, 1, 1, -1, -1}, DY[8] = {0, 0, 1, -1, 1, -1, 1, -1};
+    while (hn) {
+        hent e = hpop(heap, &hn);
+        if (closed[e.k]) continue;
+        closed[e.k] = 1;
+        if (e.k == goal) break;
+        int cx = e.k % w, cy = e.k / w;
+        for (int d = 0; d < 8; d++) {
+            int nx = cx + DX[d], ny = cy + DY[d];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h || !trav[ny * w + nx]) continue;
+            if (DX[d] && DY[d] && (!trav[cy * w + nx] || !trav[ny * w + cx]))
+                continue; /* no corner cutting (both orthogonal cells are in the grid) */
+            int q = ny * w + nx;
+            if (closed[q]) continue;
+            double dist = (DX[d] && DY[d]) ? M_SQRT2 : 1.0;
+            double grad = 0.5 * (t->slope[e.k] + t->slope[q]);
+            double ng = g[e.k] + dist * t->res * (1 + slope_weight * grad);
+            if (ng < g[q]) {
+                g[q] = ng;
+                par[q] = e.k;
+                double hx = fabs((double)(nx - gx)), hy = fabs((double)(ny - gy));
+                double hh = (fmax(hx, hy) + (M_SQRT2 - 1) * fmin(hx, hy)) * t->res;
+                if (hn == hcap) {
+                    hent *bigger = realloc(heap, 2 * hcap * sizeof *heap);
+                    if (!bigger) goto out;
+                    heap = bigger, hcap *= 2;
+                }
+                hpush(heap, &hn, (hent){ng + hh, q});
+            }
+        }
+    }
+    if (!closed[goal]) goto out;
+    int len = 0;
+    for (int k = goal; k != -1; k = par[k]) len++;
+    if (len > cap) {
+        result = -1;
+        goto out;
+    }
+    int i = len;
+    for (int k = goal; k != -1; k = par[k]) {
+        i--;
+        cells[2 * i] = k % w, cells[2 * i + 1] = k / w;
+    }
+    if (cost) *cost = g[goal];
+    result = len;
+out:
+    free(g);
+    free(par);
+    free(closed);
+    free(heap);
+    return result;
+}
