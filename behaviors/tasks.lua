@@ -26,11 +26,15 @@ local tycho = require "tycho"
 
 local tasks = {}
 
---- Default instruction budget per resume for new runners (fail safe against
--- a runaway loop in a behaviour; the count hook roughly halves the speed of
--- Lua code inside task coroutines). Off under LuaJIT, whose hooks are per VM
--- and skipped by compiled code.
-tasks.DEFAULT_BUDGET = not rawget(_G, "jit") and 1e8 or false
+--- Default budget per resume for new runners (fail safe against a runaway
+-- loop in a behaviour): 1 s of CPU, enforced by a timer that installs the
+-- yielding hook only when a step overruns, so normal steps pay nothing. An
+-- explicit instruction count (`budget = n`) uses a count hook instead, which
+-- costs about two thirds more time in tight Lua loops (Lua 5.4 checks the
+-- hook at every instruction once any count hook is set). Off under LuaJIT,
+-- which can neither yield from a hook nor hook compiled code.
+tasks.DEFAULT_BUDGET = false
+tasks.DEFAULT_BUDGET_S = not rawget(_G, "jit") and 1.0 or false
 
 local unpack = table.unpack or unpack
 -- tracebacks that stop at the scheduler instead of listing its caller
@@ -71,9 +75,10 @@ local function runaway()
     t and t.runner.budget or -1), 2)
 end
 
---- tasks.new(scheduler, {rate = 20, name = "tasks", phase = 0, budget = n}) -> runner
+--- tasks.new(scheduler, {rate = 20, name = "tasks", phase = 0, budget = n, budget_s = s}) -> runner
 -- budget: Lua VM instructions a coroutine may run per resume before it is
--- failed as a runaway loop (a count hook; false = no limit).
+-- failed as a runaway loop (a count hook; false = no limit); budget_s: CPU
+-- seconds per resume instead (default tasks.DEFAULT_BUDGET_S; false = none).
 function tasks.new(sched, opts)
   check_sched(sched)
   opts = opts or {}
@@ -87,9 +92,15 @@ function tasks.new(sched, opts)
   if budget ~= false and (type(budget) ~= "number" or not (budget >= 1)) then
     error("bad field 'budget' in argument #2 to 'tasks.new' (instruction count or false expected)", 2)
   end
+  local budget_s = opts.budget_s
+  if budget_s == nil then budget_s = budget and false or tasks.DEFAULT_BUDGET_S end
+  if budget_s ~= false and (type(budget_s) ~= "number" or not (budget_s > 0)) then
+    error("bad field 'budget_s' in argument #2 to 'tasks.new' (seconds > 0 or false expected)", 2)
+  end
   local r = setmetatable({
     scheduler = sched, rate = rate, period = 1 / rate, name = opts.name or "tasks",
     _tasks = {}, hooks = {}, ticks = 0, budget = budget and math.floor(budget) or false,
+    budget_s = budget_s,
   }, Runner)
   r.handle = sched:every(r.period, function(now) r:_tick(now) end,
                          { name = r.name, phase = opts.phase or 0 })
@@ -143,7 +154,9 @@ local function after_resume(self, t, ok, ...)
   if ok and t.armed and watchdog.tripped(t.co) then
     -- the C hook suspended it mid-loop: it never comes back
     t.armed = nil
-    return fail(self, t, ("runaway: task ran more than %d Lua instructions without yielding"):format(self.budget))
+    return fail(self, t, self.budget
+      and ("runaway: task ran more than %d Lua instructions without yielding"):format(self.budget)
+      or ("runaway: task ran more than %.3g s of CPU without yielding"):format(self.budget_s))
   end
   if not ok then return fail(self, t, (...)) end
   if coroutine.status(t.co) == "dead" then
@@ -163,8 +176,14 @@ local function resume(self, t, ...)
     -- else an erroring Lua hook (LuaJIT)
     t.armed = watchdog.arm(t.co, self.budget)
     if not t.armed then debug.sethook(t.co, runaway, "", self.budget) end
+  elseif self.budget_s then
+    -- the default: a CPU-time budget whose timer installs the same hook only
+    -- when a step overruns, so a normal step runs at full speed
+    t.armed = watchdog.arm_time(t.co, self.budget_s)
+    t.timed = t.armed
   end
   local function done(...)
+    if t.timed then watchdog.disarm_time(t.co) t.timed = nil end
     if t.armed and not watchdog.tripped(t.co) then watchdog.disarm(t.co) end
     return after_resume(self, t, ...)
   end

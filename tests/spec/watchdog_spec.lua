@@ -42,10 +42,12 @@ local BODIES = {
   error = "function() local x = nil; return x.field end",
 }
 
-local function run(kind)
+local function run(kind, timed)
   local path = os.tmpname() .. ".lua"
   local f = assert(io.open(path, "w"))
-  f:write((SCRIPT:gsub("local BODY = %(%.%.%.%)", "local BODY = " .. BODIES[kind])))
+  local script = SCRIPT:gsub("local BODY = %(%.%.%.%)", "local BODY = " .. BODIES[kind])
+  if timed then script = script:gsub("budget = 1e6", "budget_s = 0.1") end
+  f:write(script)
   f:close()
   local p = io.popen("TYCHO_MEM_LIMIT_MB=64 '" .. EXE .. "' run '" .. path .. "' 2>&1")
   local out = p:read("*a")
@@ -70,6 +72,11 @@ describe("safety nets", function()
   it("stops a runaway loop that catches errors with pcall", function()
     if LUAJIT then return pending("LuaJIT cannot yield from a hook; its error hook can be caught") end
     check(run("pcall_loop"), "runaway")
+  end)
+
+  it("stops a pcall-wrapped runaway by its CPU-time budget (the default, no overhead)", function()
+    if LUAJIT then return pending("LuaJIT cannot yield from a hook") end
+    check(run("pcall_loop", true), "runaway: task ran more than 0.1 s of CPU")
   end)
 
   it("stops a memory bomb at the memory limit", function()
