@@ -42,6 +42,7 @@ void tycho_l_open_frontiers(lua_State *L, int module, int methods);
 void tycho_l_open_regions(lua_State *L, int module, int methods);
 void tycho_l_open_render(lua_State *L, int module, int methods);
 void tycho_l_open_fusion(lua_State *L, int module, int methods);
+void tycho_l_open_motion(lua_State *L, int module, int methods);
 void tycho_l_open_sim(lua_State *L, int module, int methods);
 void tycho_l_open_runtime(lua_State *L, int module, int methods);
 void tycho_l_open_arc(lua_State *L, int module, int methods);

@@ -1,0 +1,401 @@
+/* Lua bindings: motion — the regulated pure pursuit follower, the path
+ * check against a grid, and diff-drive kinematics.
+ *
+ *   tycho.follower([params]) -> follower (:set_path, :step, :blocked, :progress, ...)
+ *   tycho.diffdrive.{step, to_wheels, from_wheels, limit, defaults}
+ *   grid:path_blocked(points [, {lookahead=, threshold=, unknown=}])
+ *
+ * Option tables are checked for unknown keys, so a typo ("max_vel") is an
+ * error rather than a silently ignored setting. */
+#include "largs.h"
+
+#include "tycho/diffdrive.h"
+#include "tycho/follower.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FOLLOWER_MT "tycho.follower"
+
+/* --- follower -------------------------------------------------------------- */
+
+typedef struct {
+    tycho_follower *f;
+    tycho_follow_cmd last;
+} follower_box;
+
+static follower_box *check_follower(lua_State *L, int idx)
+{
+    follower_box *b = luaL_checkudata(L, idx, FOLLOWER_MT);
+    if (!b->f) luaL_argerror(L, idx, "follower has been freed");
+    return b;
+}
+
+static const char *const follower_keys[] = {
+    "desired_v", "max_v", "max_w", "lookahead_time", "min_lookahead", "max_lookahead",
+    "min_radius", "min_v", "slow_clearance", "clearance_gain", "approach_dist",
+    "approach_min_v", "rotate_to_heading", "rotate_threshold", "rotate_w", "max_accel",
+    "max_w_accel", "xy_tolerance", "yaw_tolerance", "search_dist", NULL};
+
+/* Reads follower params from the table at idx over the values in p. */
+static void read_follower_params(lua_State *L, int idx, tycho_follower_params *p)
+{
+    check_keys(L, idx, idx, follower_keys);
+    double *num[] = {&p->desired_v,      &p->max_v,          &p->max_w,
+                     &p->lookahead_time, &p->min_lookahead,  &p->max_lookahead,
+                     &p->min_radius,     &p->min_v,          &p->slow_clearance,
+                     &p->clearance_gain, &p->approach_dist,  &p->approach_min_v,
+                     NULL,               &p->rotate_threshold, &p->rotate_w,
+                     &p->max_accel,      &p->max_w_accel,    &p->xy_tolerance,
+                     &p->yaw_tolerance,  &p->search_dist};
+    for (int i = 0; follower_keys[i]; i++)
+        if (num[i]) *num[i] = tycho_l_optfield_number(L, idx, idx, follower_keys[i], *num[i]);
+    p->rotate_to_heading =
+        tycho_l_optfield_boolean(L, idx, idx, "rotate_to_heading", p->rotate_to_heading);
+}
+
+static void push_follower_params(lua_State *L, const tycho_follower_params *p)
+{
+    lua_createtable(L, 0, 20);
+    const double num[] = {p->desired_v,      p->max_v,         p->max_w,
+                          p->lookahead_time, p->min_lookahead, p->max_lookahead,
+                          p->min_radius,     p->min_v,         p->slow_clearance,
+                          p->clearance_gain, p->approach_dist, p->approach_min_v,
+                          0,                 p->rotate_threshold, p->rotate_w,
+                          p->max_accel,      p->max_w_accel,   p->xy_tolerance,
+                          p->yaw_tolerance,  p->search_dist};
+    for (int i = 0; follower_keys[i]; i++)
+        if (strcmp(follower_keys[i], "rotate_to_heading")) set_num(L, follower_keys[i], num[i]);
+    set_bool(L, "rotate_to_heading", p->rotate_to_heading);
+}
+
+static int l_follower_new(lua_State *L)
+{
+    opt_table(L, 1);
+    tycho_follower_params p;
+    tycho_follower_defaults(&p);
+    read_follower_params(L, 1, &p);
+    tycho_err err = {0};
+    if (tycho_follower_validate(&p, &err) != TYCHO_OK) return luaL_argerror(L, 1, err.msg);
+    follower_box *b = tycho_newuserdata(L, sizeof *b);
+    memset(b, 0, sizeof *b);
+    luaL_getmetatable(L, FOLLOWER_MT);
+    lua_setmetatable(L, -2);
+    if (!(b->f = tycho_follower_new(&p, &err))) return tycho_l_error(L, &err);
+    return 1;
+}
+
+/* f:set_path(points [, goal_yaw]) -> f */
+static int l_follower_set_path(lua_State *L)
+{
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
+    follower_box *b = check_follower(L, 1);
+    double goal_yaw = luaL_optnumber(L, 3, NAN);
+    luaL_argcheck(L, isnan(goal_yaw) || isfinite(goal_yaw), 3, "goal yaw must be finite");
+    int n;
+    double *xy = check_points(L, 2, &n);
+    tycho_err err = {0};
+    if (tycho_follower_set_path(b->f, xy, n, goal_yaw, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
+    memset(&b->last, 0, sizeof b->last);
+    b->last.status = tycho_follower_status(b->f);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* f:step(pose, dt [, clearance]) -> v, w, status, nearest (1-based), remaining */
+static int l_follower_step(lua_State *L)
+{
+    follower_box *b = check_follower(L, 1);
+    tycho_pose2 pose = check_pose(L, 2);
+    double dt = luaL_checknumber(L, 3);
+    luaL_argcheck(L, isfinite(dt) && dt > 0, 3, "dt must be > 0");
+    double clearance = luaL_optnumber(L, 4, INFINITY);
+    luaL_argcheck(L, !isnan(clearance), 4, "clearance is NaN");
+    tycho_err err = {0};
+    if (tycho_follower_step(b->f, pose, dt, clearance, &b->last, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
+    lua_pushnumber(L, b->last.v);
+    lua_pushnumber(L, b->last.w);
+    lua_pushstring(L, tycho_follow_status_name(b->last.status));
+    lua_pushinteger(L, b->last.nearest + 1);
+    lua_pushnumber(L, b->last.remaining);
+    return 5;
+}
+
+static int l_follower_progress(lua_State *L)
+{
+    follower_box *b = check_follower(L, 1);
+    const tycho_follow_cmd *c = &b->last;
+    lua_createtable(L, 0, 10);
+    lua_pushstring(L, tycho_follow_status_name(tycho_follower_status(b->f)));
+    lua_setfield(L, -2, "status");
+    set_num(L, "v", c->v);
+    set_num(L, "w", c->w);
+    set_int(L, "nearest", c->nearest + 1);
+    set_num(L, "remaining", c->remaining);
+    set_num(L, "lookahead", c->lookahead);
+    set_num(L, "carrot_x", c->carrot_x);
+    set_num(L, "carrot_y", c->carrot_y);
+    set_num(L, "curvature", c->curvature);
+    return 1;
+}
+
+static int l_follower_reset(lua_State *L)
+{
+    follower_box *b = check_follower(L, 1);
+    tycho_follower_reset(b->f);
+    memset(&b->last, 0, sizeof b->last);
+    b->last.status = tycho_follower_status(b->f);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_follower_path(lua_State *L)
+{
+    int n;
+    const double *xy = tycho_follower_path(check_follower(L, 1)->f, &n);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 2);
+        set_num(L, "x", xy[2 * i]);
+        set_num(L, "y", xy[2 * i + 1]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int l_follower_params(lua_State *L)
+{
+    tycho_follower_params p;
+    tycho_follower_get_params(check_follower(L, 1)->f, &p);
+    push_follower_params(L, &p);
+    return 1;
+}
+
+/* f:set_params(table): changes the given fields, keeps the others. */
+static int l_follower_set_params(lua_State *L)
+{
+    follower_box *b = check_follower(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_follower_params p;
+    tycho_follower_get_params(b->f, &p);
+    read_follower_params(L, 2, &p);
+    tycho_err err = {0};
+    if (tycho_follower_set_params(b->f, &p, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static void read_block_opts(lua_State *L, int idx, double *lookahead, int *threshold,
+                            int *unknown)
+{
+    static const char *const keys[] = {"lookahead", "threshold", "unknown", NULL};
+    opt_table(L, idx);
+    check_keys(L, idx, idx, keys);
+    *lookahead = tycho_l_optfield_number(L, idx, idx, "lookahead", *lookahead);
+    lua_Integer th = tycho_l_optfield_integer(L, idx, idx, "threshold", TYCHO_COST_LETHAL);
+    luaL_argcheck(L, th >= 1 && th <= 255, idx, "threshold must be a cost 1..255");
+    *threshold = (int)th;
+    *unknown = tycho_l_optfield_boolean(L, idx, idx, "unknown", 0);
+    luaL_argcheck(L, *lookahead >= 0, idx, "lookahead must be >= 0");
+}
+
+static int push_block(lua_State *L, const tycho_path_block *b)
+{
+    lua_pushboolean(L, b->blocked);
+    if (!b->blocked) return 1;
+    lua_pushnumber(L, b->distance);
+    lua_pushnumber(L, b->x);
+    lua_pushnumber(L, b->y);
+    lua_pushinteger(L, b->cx);
+    lua_pushinteger(L, b->cy);
+    return 6;
+}
+
+/* f:blocked(grid [, {lookahead=max_lookahead*2, threshold=254, unknown=false}])
+ * -> blocked [, distance, x, y, cx, cy] */
+static int l_follower_blocked(lua_State *L)
+{
+    follower_box *b = check_follower(L, 1);
+    tycho_grid *g = tycho_l_checkgrid(L, 2);
+    tycho_follower_params p;
+    tycho_follower_get_params(b->f, &p);
+    double lookahead = 2 * p.max_lookahead;
+    int threshold, unknown;
+    read_block_opts(L, 3, &lookahead, &threshold, &unknown);
+    tycho_path_block blk;
+    tycho_err err = {0};
+    if (tycho_follower_check_blocked(b->f, g, lookahead, threshold, unknown, &blk, &err) !=
+        TYCHO_OK)
+        return tycho_l_error(L, &err);
+    return push_block(L, &blk);
+}
+
+/* grid:path_blocked(points [, {lookahead=inf, threshold=254, unknown=false}]) */
+static int l_grid_path_blocked(lua_State *L)
+{
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    double lookahead = INFINITY;
+    int threshold, unknown;
+    read_block_opts(L, 3, &lookahead, &threshold, &unknown);
+    int n;
+    double *xy = check_points(L, 2, &n);
+    luaL_argcheck(L, n > 0, 2, "empty path");
+    tycho_path_block blk;
+    tycho_err err = {0};
+    if (tycho_path_check_blocked(g, xy, n, lookahead, threshold, unknown, &blk, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
+    return push_block(L, &blk);
+}
+
+static int l_follower_gc(lua_State *L)
+{
+    follower_box *b = luaL_checkudata(L, 1, FOLLOWER_MT);
+    tycho_follower_free(b->f);
+    b->f = NULL;
+    return 0;
+}
+
+static int l_follower_len(lua_State *L)
+{
+    int n;
+    tycho_follower_path(check_follower(L, 1)->f, &n);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int l_follower_tostring(lua_State *L)
+{
+    follower_box *b = luaL_checkudata(L, 1, FOLLOWER_MT);
+    if (!b->f) {
+        lua_pushliteral(L, "tycho.follower (freed)");
+        return 1;
+    }
+    int n;
+    tycho_follower_path(b->f, &n);
+    char buf[160];
+    snprintf(buf, sizeof buf, "tycho.follower: %s, %d points, %.2f m to go",
+             tycho_follow_status_name(tycho_follower_status(b->f)), n, b->last.remaining);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int l_follower_index(lua_State *L)
+{
+    follower_box *b = check_follower(L, 1);
+    const char *k = lua_tostring(L, 2);
+    if (k && !strcmp(k, "status"))
+        lua_pushstring(L, tycho_follow_status_name(tycho_follower_status(b->f)));
+    else {
+        lua_pushvalue(L, 2);
+        lua_rawget(L, lua_upvalueindex(1));
+    }
+    return 1;
+}
+
+/* --- diff drive ------------------------------------------------------------ */
+
+static void opt_diffdrive(lua_State *L, int idx, tycho_diffdrive_params *p)
+{
+    static const char *const keys[] = {"wheel_separation", "wheel_radius", "max_v", "max_w",
+                                       NULL};
+    tycho_diffdrive_defaults(p);
+    opt_table(L, idx);
+    check_keys(L, idx, idx, keys);
+    p->wheel_separation = tycho_l_optfield_number(L, idx, idx, "wheel_separation",
+                                                  p->wheel_separation);
+    p->wheel_radius = tycho_l_optfield_number(L, idx, idx, "wheel_radius", p->wheel_radius);
+    p->max_v = tycho_l_optfield_number(L, idx, idx, "max_v", p->max_v);
+    p->max_w = tycho_l_optfield_number(L, idx, idx, "max_w", p->max_w);
+    tycho_err err = {0};
+    if (tycho_diffdrive_validate(p, &err) != TYCHO_OK) luaL_argerror(L, idx, err.msg);
+}
+
+/* tycho.diffdrive.step(pose, v, w, dt) -> x, y, yaw (exact arc) */
+static int l_dd_step(lua_State *L)
+{
+    tycho_pose2 p = check_pose(L, 1);
+    double v = luaL_checknumber(L, 2), w = luaL_checknumber(L, 3), dt = luaL_checknumber(L, 4);
+    tycho_pose2 q = tycho_unicycle_step(p, v, w, dt);
+    lua_pushnumber(L, q.x);
+    lua_pushnumber(L, q.y);
+    lua_pushnumber(L, q.yaw);
+    return 3;
+}
+
+static int l_dd_to_wheels(lua_State *L)
+{
+    double v = luaL_checknumber(L, 1), w = luaL_checknumber(L, 2), wl, wr;
+    tycho_diffdrive_params p;
+    opt_diffdrive(L, 3, &p);
+    tycho_diffdrive_to_wheels(&p, v, w, &wl, &wr);
+    lua_pushnumber(L, wl);
+    lua_pushnumber(L, wr);
+    return 2;
+}
+
+static int l_dd_from_wheels(lua_State *L)
+{
+    double wl = luaL_checknumber(L, 1), wr = luaL_checknumber(L, 2), v, w;
+    tycho_diffdrive_params p;
+    opt_diffdrive(L, 3, &p);
+    tycho_diffdrive_from_wheels(&p, wl, wr, &v, &w);
+    lua_pushnumber(L, v);
+    lua_pushnumber(L, w);
+    return 2;
+}
+
+/* tycho.diffdrive.limit(v, w [, params [, keep_curvature=true]]) -> v, w */
+static int l_dd_limit(lua_State *L)
+{
+    double v = luaL_checknumber(L, 1), w = luaL_checknumber(L, 2);
+    tycho_diffdrive_params p;
+    opt_diffdrive(L, 3, &p);
+    int keep = lua_isnoneornil(L, 4) ? 1 : lua_toboolean(L, 4);
+    tycho_diffdrive_limit(&p, &v, &w, keep);
+    lua_pushnumber(L, v);
+    lua_pushnumber(L, w);
+    return 2;
+}
+
+static int l_dd_defaults(lua_State *L)
+{
+    tycho_diffdrive_params p;
+    tycho_diffdrive_defaults(&p);
+    lua_createtable(L, 0, 4);
+    set_num(L, "wheel_separation", p.wheel_separation);
+    set_num(L, "wheel_radius", p.wheel_radius);
+    set_num(L, "max_v", p.max_v);
+    set_num(L, "max_w", p.max_w);
+    return 1;
+}
+
+void tycho_l_open_motion(lua_State *L, int module, int methods)
+{
+    static const luaL_Reg follower_methods[] = {
+        {"set_path", l_follower_set_path}, {"step", l_follower_step},
+        {"progress", l_follower_progress}, {"reset", l_follower_reset},
+        {"path", l_follower_path},         {"params", l_follower_params},
+        {"set_params", l_follower_set_params}, {"blocked", l_follower_blocked},
+        {NULL, NULL}};
+    tycho_la_new_class(L, FOLLOWER_MT, follower_methods, l_follower_index, l_follower_gc,
+                       l_follower_tostring, l_follower_len);
+    lua_pushcfunction(L, l_follower_new);
+    lua_setfield(L, module, "follower");
+
+    static const luaL_Reg dd[] = {{"step", l_dd_step},
+                                  {"to_wheels", l_dd_to_wheels},
+                                  {"from_wheels", l_dd_from_wheels},
+                                  {"limit", l_dd_limit},
+                                  {"defaults", l_dd_defaults},
+                                  {NULL, NULL}};
+    lua_newtable(L);
+    luaL_setfuncs(L, dd, 0);
+    lua_setfield(L, module, "diffdrive");
+
+    lua_pushcfunction(L, l_grid_path_blocked);
+    lua_setfield(L, methods, "path_blocked");
+}

@@ -1,0 +1,141 @@
+/* Argument helpers shared by the binding files that take option tables,
+ * poses and point lists (l_fusion.c, l_motion.c). Header-only (static
+ * inline) so each binding stays one translation unit. */
+#ifndef TYCHO_LARGS_H
+#define TYCHO_LARGS_H
+
+#include "ltycho.h"
+
+#include <math.h>
+#include <string.h>
+
+/* --- argument helpers ------------------------------------------------------ */
+
+/* lua_absindex is 5.2+; LuaJIT lacks it. */
+static inline int abs_index(lua_State *L, int idx)
+{
+    return (idx > 0 || idx <= LUA_REGISTRYINDEX) ? idx : lua_gettop(L) + idx + 1;
+}
+
+/* Raises if the table at idx has a string key not in keys (NULL-terminated). */
+static inline void check_keys(lua_State *L, int idx, int argn, const char *const *keys)
+{
+    if (!lua_istable(L, idx)) return;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) continue;
+        const char *k = lua_tostring(L, -1);
+        bool ok = false;
+        for (int i = 0; keys[i]; i++) ok = ok || !strcmp(k, keys[i]);
+        if (!ok) luaL_argerror(L, argn, lua_pushfstring(L, "unknown field '%s'", k));
+    }
+}
+
+static inline void opt_table(lua_State *L, int idx)
+{
+    if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
+}
+
+/* A number from t[key] or, failing that, t[pos]; required. */
+static inline double field_xy(lua_State *L, int t, int argn, const char *key, int pos, const char *what)
+{
+    lua_getfield(L, t, key);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, t, pos);
+    }
+    if (lua_type(L, -1) != LUA_TNUMBER)
+        luaL_argerror(L, argn, lua_pushfstring(L, "%s: number '%s' (or [%d]) expected, got %s",
+                                               what, key, pos, luaL_typename(L, -1)));
+    double v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* pose: {x=, y=, yaw=} or {x, y, yaw}. */
+static inline tycho_pose2 check_pose(lua_State *L, int idx)
+{
+    idx = abs_index(L, idx);
+    if (!lua_istable(L, idx))
+        luaL_argerror(L, idx, lua_pushfstring(L, "pose {x=, y=, yaw=} expected, got %s",
+                                              luaL_typename(L, idx)));
+    tycho_pose2 p;
+    p.x = field_xy(L, idx, idx, "x", 1, "pose");
+    p.y = field_xy(L, idx, idx, "y", 2, "pose");
+    p.yaw = field_xy(L, idx, idx, "yaw", 3, "pose");
+    if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.yaw)))
+        luaL_argerror(L, idx, "pose must be finite");
+    return p;
+}
+
+/* points: array of {x, y} or {x=, y=} -> a scratch userdata left on the
+ * stack holding x0,y0,x1,y1,... */
+static inline double *check_points(lua_State *L, int idx, int *n)
+{
+    idx = abs_index(L, idx);
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int m = (int)lua_rawlen(L, idx);
+    double *xy = tycho_newuserdata(L, sizeof(double) * 2 * (size_t)(m > 0 ? m : 1));
+    char what[32];
+    for (int i = 0; i < m; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        int t = lua_gettop(L);
+        snprintf(what, sizeof what, "point %d", i + 1);
+        if (!lua_istable(L, t))
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s: table {x, y} expected, got %s", what,
+                                                  luaL_typename(L, t)));
+        xy[2 * i] = field_xy(L, t, idx, "x", 1, what);
+        xy[2 * i + 1] = field_xy(L, t, idx, "y", 2, what);
+        if (!isfinite(xy[2 * i]) || !isfinite(xy[2 * i + 1]))
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s is not finite", what));
+        lua_pop(L, 1);
+    }
+    *n = m;
+    return xy;
+}
+
+static inline void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static inline void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static inline void set_bool(lua_State *L, const char *k, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
+
+/* A metatable for userdata with methods, __index (closure over the method
+ * table, or the table itself), __gc, __tostring and optional __len. */
+static inline void tycho_la_new_class(lua_State *L, const char *name, const luaL_Reg *methods,
+                      lua_CFunction index, lua_CFunction gc, lua_CFunction tostring,
+                      lua_CFunction len)
+{
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    if (index) lua_pushcclosure(L, index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    if (tostring) {
+        lua_pushcfunction(L, tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+    if (len) {
+        lua_pushcfunction(L, len);
+        lua_setfield(L, -2, "__len");
+    }
+    lua_pop(L, 1);
+}
+
+#endif
