@@ -4,7 +4,7 @@
 -- person. Log lines go through console:print so they do not garble the line
 -- being typed.
 --
---   local ch = ConsoleHost.new { env = env, host = host, history = path }
+--   local ch = ConsoleHost.new { env = env, host = host, history = path [, loop = io_loop] }
 --   sched:run { realtime = 1, wait = ch.wait, until_fn = function() return ch.quit or done end }
 --   ch:close()
 local tycho = require "tycho"
@@ -31,7 +31,7 @@ function ConsoleHost.new(o)
     complete = function(word) return repl:complete(word) end,
   }
   self.console, self.repl = console, repl
-  self.wait = function(seconds)
+  local function poll(seconds)
     local lines, why = console:poll(seconds)
     if not lines then
       if why == "eof" then self.quit = true end
@@ -45,6 +45,14 @@ function ConsoleHost.new(o)
       repl:feed(line)
       console:prompt(repl:prompt())
     end
+  end
+  if o.loop then
+    -- stdin is one descriptor among the attach clients'
+    o.loop:add(0, function() poll(0) end)
+    o.loop:add_idle(function() poll(0) end)
+    self.wait = o.loop.wait
+  else
+    self.wait = poll
   end
   return self
 end

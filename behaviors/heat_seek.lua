@@ -19,6 +19,7 @@ local Mapping = require "mapping"
 local Nav = require "nav"
 local ThermalSweep = require "thermal_sweep"
 local Reloader = require "reload"
+local Session = require "session"
 
 local USAGE = [[
 usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
@@ -34,7 +35,8 @@ usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
   --set NAME=VALUE  set a mission parameter (repeatable; --params lists them)
   --params          list the parameters with defaults, ranges and docs
   --quiet           only warnings and the final summary
-]]
+attach (on by default with --realtime or --repl; --socket turns it on otherwise):
+]] .. Session.USAGE
 
 -- command line ---------------------------------------------------------------
 local function fail_usage(msg)
@@ -51,7 +53,10 @@ do
   local i = 1
   while i <= #rest do
     local a = rest[i]
-    if a == "-h" or a == "--help" then io.write(USAGE) return 0
+    local nexti, serr = Session.take_arg(rest, i, opt)
+    if serr then return fail_usage(serr) end
+    if nexti then i = nexti
+    elseif a == "-h" or a == "--help" then io.write(USAGE) return 0
     elseif a == "--params" then
       for _, e in ipairs(P:list()) do
         print(("%-24s %-8s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
@@ -231,64 +236,77 @@ sched:every(30, function()
 end, { name = "progress", phase = 30 })
 machine:start()
 
+-- the runtime around the mission: console (--repl), attach socket, log file
+local paused, steps = false, 0
+local session
+local host = {
+  params = P, machine = machine, history = function() return bb.states end,
+  log_tail = function(n) return log:recent(n) end,
+  reload = function() return reloader:reload() end,
+  save_params = function(path)
+    path = path or opt["params-file"]
+    if not path then return nil, "no path (give one, or start with --params-file)" end
+    local ok, err = P:save(path)
+    return ok and path, err
+  end,
+  safe_stop = function()
+    bb.failure = "safe stop from the console"
+    machine:go("safe_stop", "console :stop")
+  end,
+  pause = function() paused = true end,
+  resume = function() paused = false end,
+  step = function(n)
+    if not paused then return session:print(":step works while paused") end
+    steps = steps + n -- run by the loop below, outside the scheduler
+  end,
+}
+local env = setmetatable({ tycho = tycho, robot = robot, sim = robot.sim, sched = sched, P = P, bb = bb,
+                           machine = machine, mapping = mapping, nav = nav, log = log, clock = clock },
+                         { __index = _G })
+do
+  local ok, s = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = opt.repl,
+                                     socket_default = (opt.repl or opt.realtime) and true or false, name = "heat_seek" })
+  if not ok then
+    io.stderr:write("heat_seek: ", tostring(s), "\n")
+    return 1
+  end
+  session = s
+end
+if not (opt.repl or opt.realtime) and session.server then
+  -- faster than real time the scheduler never sleeps: serve clients in passing
+  sched:every(0.1, function() session:service() end, "attach")
+end
+
 local reason
 if not opt.repl then
-  reason = sched:run { until_fn = function() return machine.finished end, until_time = P.mission_timeout }
+  reason = sched:run { until_fn = function() return machine.finished end, until_time = P.mission_timeout,
+                       wait = opt.realtime and session.wait or nil }
 else
   -- the console beside the mission: keys are read while the scheduler
   -- waits for the next task; :pause freezes everything (the scheduler
   -- returns), :step N runs N tasks, :resume carries on
-  local ConsoleHost = require "console_host"
-  local paused, steps = false, 0
-  local ch
-  ch = ConsoleHost.new {
-    env = setmetatable({ tycho = tycho, robot = robot, sim = robot.sim, sched = sched, P = P, bb = bb,
-                         machine = machine, mapping = mapping, nav = nav, log = log }, { __index = _G }),
-    host = {
-      params = P, machine = machine, history = function() return bb.states end,
-      log_tail = function(n) return log:recent(n) end,
-      reload = function() return reloader:reload() end,
-      save_params = function(path)
-        path = path or opt["params-file"]
-        if not path then return nil, "no path (give one, or start with --params-file)" end
-        local ok, err = P:save(path)
-        return ok and path, err
-      end,
-      safe_stop = function()
-        bb.failure = "safe stop from the console"
-        machine:go("safe_stop", "console :stop")
-      end,
-      pause = function() paused = true end,
-      resume = function() paused = false end,
-      step = function(n)
-        if not paused then return ch:print(":step works while paused") end
-        steps = steps + n -- run by the loop below, outside the scheduler
-      end,
-    },
-  }
-  log:add_sink(function(line) ch:print(line) end)
-  ch:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
+  session:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
     opt.speed or "1"))
-  while not ch.quit do
+  while not session:quitting() do
     if steps > 0 then
       local n = steps
       steps = 0
       sched:run { max_steps = n, realtime = false }
-      ch:print(("stepped %d task(s); sim time %.2f s, state %s"):format(n, now(), tostring(machine.state)))
+      session:print(("stepped %d task(s); sim time %.2f s, state %s"):format(n, now(), tostring(machine.state)))
     elseif paused or machine.finished then
-      ch.wait(0.1)
+      session.wait(0.1)
     else
-      reason = sched:run { until_fn = function() return machine.finished or paused or ch.quit end,
+      reason = sched:run { until_fn = function() return machine.finished or paused or session:quitting() end,
                            until_time = P.mission_timeout, realtime = tonumber(opt.speed) or 1,
-                           wait = ch.wait }
+                           wait = session.wait }
       if reason == "until_time" then break end
     end
   end
-  ch:close()
-  if ch.quit and not machine.finished and not bb.failure then
+  if session:quitting() and not machine.finished and not bb.failure then
     bb.failure = ("ended from the console in state %s"):format(tostring(machine.state))
   end
 end
+session:close()
 robot.safe_stop()
 if not machine.finished and not bb.failure then
   bb.failure = ("mission timeout after %.0f s in state %s (%s)"):format(now(), tostring(machine.state), reason)

@@ -1,22 +1,27 @@
---- `tycho repl [--world W] [--seed N] [--history PATH]`: the runtime with an
--- interactive console. With a world, the simulator runs in real time beside
--- the console (the robot is `robot`, the simulator `sim`); drive it by hand
--- (`robot.drive(0.1, 0)`), plan on its map, load and start behaviours.
+--- `tycho repl [--world W] [--seed N] [--history PATH] [session options]`:
+-- the runtime with an interactive console. With a world, the simulator runs
+-- in real time beside the console (the robot is `robot`, the simulator
+-- `sim`); drive it by hand (`robot.drive(0.1, 0)`), plan on its map, load
+-- and start behaviours. Other terminals attach with `tycho attach`.
 local tycho = require "tycho"
 local logmod = require "log"
-local ConsoleHost = require "console_host"
+local Session = require "session"
 
 local USAGE = [[
-usage: tycho repl [--world WORLD.lua] [--seed N] [--history PATH]
-  --world PATH     start the simulator on this world (maps/*.lua)
-  --seed N         simulator seed (default: the world's)
-  --history PATH   console history file (default ~/.tycho_history)
+usage: tycho repl [--world WORLD.lua] [--seed N] [--history PATH] [options]
+  --world PATH       start the simulator on this world (maps/*.lua)
+  --seed N           simulator seed (default: the world's)
+  --history PATH     console history file (default ~/.tycho_history)
+]] .. Session.USAGE .. [[
 Type :help in the console; :quit or Ctrl-D leaves.]]
 
 local opt, i = {}, 1
 while i <= #arg do
   local a = arg[i]
-  if a == "-h" or a == "--help" then print(USAGE) return 0
+  local nexti, err = Session.take_arg(arg, i, opt)
+  if err then io.stderr:write("tycho repl: ", err, "\n") return 2 end
+  if nexti then i = nexti
+  elseif a == "-h" or a == "--help" then print(USAGE) return 0
   elseif a == "--world" or a == "--seed" or a == "--history" then
     if not arg[i + 1] then io.stderr:write("tycho repl: ", a, " needs a value\n", USAGE, "\n") return 2 end
     opt[a:sub(3)] = arg[i + 1]
@@ -30,7 +35,7 @@ if opt.seed and not tonumber(opt.seed) then io.stderr:write("tycho repl: --seed 
 
 local clock = tycho.clock.new { mode = "sim" }
 local sched = tycho.scheduler.new { clock = clock, realtime = 1 }
-local log = logmod.new { clock = clock, level = "info", sinks = {} }
+local log = logmod.new { clock = clock, level = os.getenv("TYCHO_LOG") or "info", sinks = {} }
 local env = setmetatable({ tycho = tycho, sched = sched, clock = clock, log = log,
                            fsm = require "fsm", tasks = require "tasks", params = require "params" },
                          { __index = _G })
@@ -51,12 +56,13 @@ if opt.world then
 end
 sched:every(0.1, function() end, "console") -- keeps the loop (and the console) ticking
 
-local ch = ConsoleHost.new { env = env, host = host, history = opt.history }
-log:add_sink(function(line) ch:print(line) end)
-ch:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
+local ok, session = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = true,
+                                         history = opt.history, name = "tycho repl" })
+if not ok then io.stderr:write("tycho repl: ", tostring(session), "\n") return 1 end
+session:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
   opt.world and (", simulating " .. opt.world) or ""))
-sched:on_error(function(name, msg) ch:print(("task %s failed: %s"):format(name, msg)) end)
-sched:run { realtime = 1, wait = ch.wait, until_fn = function() return ch.quit end }
+sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
+sched:run { realtime = 1, wait = session.wait, until_fn = function() return session:quitting() end }
 if env.robot then env.robot.safe_stop() end
-ch:close()
+session:close()
 return 0

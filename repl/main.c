@@ -21,6 +21,8 @@ static void usage(FILE *out)
             "                         ARGS are in the global table `arg` (arg[0] = SCRIPT)\n"
             "  repl [--world W]       interactive console (line editing, history, completion),\n"
             "                         optionally beside the simulator on world W\n"
+            "  attach [SOCKET]        the console of a running tycho (Unix socket, or\n"
+            "                         --tcp HOST:PORT --token-file F); -e CODE runs and exits\n"
             "\n"
             "options:\n"
             "  -h, --help             show this help\n"
@@ -176,12 +178,13 @@ int main(int argc, char **argv)
         }
         return run_script(argc - 2, argv + 2);
     }
-    if (!strcmp(cmd, "repl")) {
-        /* the console is a behaviour script of its own, found under TYCHO_HOME */
+    if (!strcmp(cmd, "repl") || !strcmp(cmd, "attach")) {
+        /* the console and its remote client are behaviour scripts of their
+         * own, found under TYCHO_HOME */
         const char *home = getenv("TYCHO_HOME");
         if (!home) home = TYCHO_SOURCE_DIR;
         char script[4096];
-        snprintf(script, sizeof script, "%s/behaviors/repl_main.lua", home);
+        snprintf(script, sizeof script, "%s/behaviors/%s_main.lua", home, cmd);
         argv[1] = script;
         return run_script(argc - 1, argv + 1);
     }

@@ -1,0 +1,100 @@
+--- The runtime around a mission or a console: one I/O loop serving the
+-- local console (optional), the attach server (Unix socket by default, TCP
+-- with a token when asked) and the log file. Missions and `tycho repl`
+-- share it, so every way in behaves the same.
+--
+--   local opt = {}
+--   i = Session.take_arg(args, i, opt) or ...      -- consumes --socket, --listen, ...
+--   local s = Session.new { opt = opt, env = env, host = host, log = log, console = true }
+--   sched:run { realtime = 1, wait = s.wait, until_fn = function() return s.quit end }
+--   s:close()
+local IoLoop = require "io_loop"
+
+local Session = {}
+Session.__index = Session
+
+Session.USAGE = [[
+  --socket PATH      the attach socket (default $XDG_RUNTIME_DIR/tycho/tycho-PID.sock,
+                     or /tmp/tycho-UID/...); `tycho attach` finds it
+  --no-socket        do not listen for `tycho attach`
+  --listen HOST:PORT also accept `tycho attach --tcp` (127.0.0.1 unless told; needs --token-file)
+  --token-file FILE  the shared secret for --listen (a file only you can read)
+  --log-file PATH    also append log lines to PATH (with wall-clock time)
+]]
+
+local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = true, ["--log-file"] = true }
+
+--- If args[i] is a session option, stores it in opt and returns the index
+-- after it; returns nil otherwise, or nil and a message for a missing value.
+function Session.take_arg(args, i, opt)
+  local a = args[i]
+  if a == "--no-socket" then opt.socket = false return i + 1 end
+  if VALUED[a] then
+    if args[i + 1] == nil then return nil, a .. " needs a value" end
+    opt[a:sub(3):gsub("%-", "_")] = args[i + 1]
+    return i + 2
+  end
+  return nil
+end
+
+--- A log sink appending "wall-clock  [sim time] LEVEL tag: msg" lines.
+function Session.log_file_sink(path)
+  local f, err = io.open(path, "a")
+  if not f then error(("--log-file: cannot open %s: %s"):format(path, tostring(err)), 0) end
+  return {
+    path = path,
+    write = function(_, line)
+      f:write(os.date("%Y-%m-%d %H:%M:%S "), line, "\n")
+      f:flush()
+    end,
+    close = function() f:close() end,
+  }
+end
+
+--- Session.new{opt =, env =, host =, log =, console = bool, history =, name =, socket_default = bool}
+-- Errors (a socket in use, a bad token file) are raised as plain messages.
+function Session.new(o)
+  local opt = o.opt or {}
+  local self = setmetatable({ loop = IoLoop.new(), log = o.log, quit = false }, Session)
+  self.wait = self.loop.wait
+  if o.console then
+    local ConsoleHost = require "console_host"
+    self.console = ConsoleHost.new { env = o.env, host = o.host, history = o.history, loop = self.loop }
+    if o.log then o.log:add_sink(function(line) self.console:print(line) end) end
+  end
+  if opt.log_file and o.log then
+    self.file_sink = o.log:add_sink(Session.log_file_sink(opt.log_file))
+  end
+  local want_socket = opt.socket ~= false and (opt.socket or o.socket_default ~= false)
+  if want_socket or opt.listen then
+    local AttachServer = require "attach_server"
+    self.server = AttachServer.new { loop = self.loop, env = o.env, host = o.host, log = o.log,
+                                     socket = want_socket and opt.socket, name = o.name,
+                                     listen = opt.listen, token_file = opt.token_file }
+    if self.server.path then self:print("attach: tycho attach " .. self.server.path) end
+    if self.server.port then
+      self:print(("attach over TCP on %s:%d (token from %s)"):format(self.server.tcp_host, self.server.port,
+        opt.token_file))
+    end
+  end
+  return self
+end
+
+--- True when the person at the console asked to leave.
+function Session:quitting() return self.console ~= nil and self.console.quit end
+
+function Session:print(s)
+  if self.console then self.console:print(s) else io.stdout:write(s, "\n") io.stdout:flush() end
+end
+
+--- Serves clients without waiting (for runs faster than real time, where
+-- the scheduler never sleeps).
+function Session:service() self.loop:poll(0) end
+
+function Session:close()
+  if self.server then self.server:close() end
+  if self.console then self.console:close() end
+  if self.file_sink and self.log then self.log:remove_sink(self.file_sink) end
+end
+
+return Session

@@ -1,0 +1,115 @@
+/* Lua binding: the few operating-system facts the runtime's Lua needs.
+ *
+ *   tycho.sys.pid(), tycho.sys.uid()
+ *   tycho.sys.runtime_dir() -> path   per-user directory for sockets, mode 0700:
+ *       $XDG_RUNTIME_DIR/tycho, else /tmp/tycho-<uid>; created if missing and
+ *       refused if another user owns it or others may write to it
+ *   tycho.sys.list_dir(path) -> {names}  (sorted; folders end in "/")
+ *   tycho.sys.alive(pid) -> bool */
+#include "ltycho.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int l_pid(lua_State *L) { lua_pushinteger(L, (lua_Integer)getpid()); return 1; }
+static int l_uid(lua_State *L) { lua_pushinteger(L, (lua_Integer)geteuid()); return 1; }
+
+static int l_alive(lua_State *L)
+{
+    lua_Integer pid = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, pid > 0, 1, "pid must be > 0");
+    lua_pushboolean(L, kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    return 1;
+}
+
+static int l_runtime_dir(lua_State *L)
+{
+    char path[4096];
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && xdg[0] == '/') snprintf(path, sizeof path, "%s/tycho", xdg);
+    else snprintf(path, sizeof path, "/tmp/tycho-%d", (int)geteuid());
+    if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    struct stat st;
+    /* lstat: a symlink planted in /tmp by someone else must not redirect us */
+    if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: not a private folder of ours (want owner uid %d, mode 700)", path,
+                        (int)geteuid());
+        return 2;
+    }
+    lua_pushstring(L, path);
+    return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int l_list_dir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    DIR *d = opendir(path);
+    if (!d) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 10000) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        int is_dir = e->d_type == DT_DIR;
+        if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
+            char full[4096];
+            struct stat st;
+            snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+            is_dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **nn = realloc(names, cap * sizeof *names);
+            if (!nn) break;
+            names = nn;
+        }
+        size_t len = strlen(e->d_name);
+        names[n] = malloc(len + 2);
+        if (!names[n]) break;
+        memcpy(names[n], e->d_name, len);
+        names[n][len] = is_dir ? '/' : '\0';
+        names[n][len + 1] = '\0';
+        n++;
+    }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, (int)i + 1);
+        free(names[i]);
+    }
+    free(names);
+    return 1;
+}
+
+void tycho_l_open_sys(lua_State *L, int module, int methods)
+{
+    (void)methods;
+    static const luaL_Reg fns[] = {{"pid", l_pid}, {"uid", l_uid}, {"alive", l_alive},
+                                   {"runtime_dir", l_runtime_dir}, {"list_dir", l_list_dir},
+                                   {NULL, NULL}};
+    lua_newtable(L);
+    luaL_setfuncs(L, fns, 0);
+    lua_setfield(L, module, "sys");
+}
