@@ -28,7 +28,7 @@ function ConsoleHost.new(o)
   console = tycho.console.open {
     prompt = repl:prompt(),
     history = o.history or default_history(),
-    complete = function(word) return repl:complete(word) end,
+    complete = function(word, line, pos) return repl:complete(word, line, pos) end,
   }
   self.console, self.repl = console, repl
   local function poll(seconds)

@@ -169,6 +169,11 @@ local function fields(v, out, depth)
   if type(mt) == "table" then
     local idx = rawget(mt, "__index")
     if type(idx) == "table" then fields(idx, out, depth + 1) end
+    -- a C __index closing over its method table (tycho's classes)
+    if type(idx) == "function" and debug and debug.getupvalue and debug.getinfo(idx, "S").what == "C" then
+      local _, up = debug.getupvalue(idx, 1)
+      if type(up) == "table" then fields(up, out, depth + 1) end
+    end
     -- tycho's grid metatable keeps its methods here
     if type(rawget(mt, "methods")) == "table" then fields(rawget(mt, "methods"), out, depth + 1) end
   end
@@ -186,9 +191,43 @@ local function resolve(env, path)
   return v
 end
 
+-- Inside a string literal at `pos` of `line`? (quotes before it unbalanced)
+local function in_string(line, pos)
+  local quote, i, before = nil, 1, line:sub(1, (pos or (#line + 1)) - 1)
+  while i <= #before do
+    local ch = before:sub(i, i)
+    if quote then
+      if ch == "\\" then i = i + 1 elseif ch == quote then quote = nil end
+    elseif ch == '"' or ch == "'" then
+      quote = ch
+    end
+    i = i + 1
+  end
+  return quote ~= nil
+end
+
+-- File names for a word typed inside a string ("behaviors/he" -> "behaviors/heat_seek.lua", ...).
+local function complete_file(word)
+  local ok, tycho = pcall(require, "tycho")
+  if not ok or not tycho.sys then return {} end
+  local dir, prefix = word:match("^(.*/)([^/]*)$")
+  if not dir then dir, prefix = "", word end
+  local names = tycho.sys.list_dir(dir == "" and "." or dir) or {}
+  local out = {}
+  for _, name in ipairs(names) do
+    if name:sub(1, #prefix) == prefix and (prefix:sub(1, 1) == "." or name:sub(1, 1) ~= ".") then
+      out[#out + 1] = dir .. name
+    end
+  end
+  return out
+end
+
 --- Candidates for the word being typed (as readline gives it: the text
--- after the last blank or bracket, e.g. "grid:pl" or "tycho.sim.lo").
-function Repl:complete(word)
+-- after the last blank, bracket or quote, e.g. "grid:pl" or "tycho.sim.lo");
+-- with the whole line and the word's position, a word inside a string
+-- literal completes as a file name.
+function Repl:complete(word, line, pos)
+  if line and in_string(line, pos) then return complete_file(word) end
   local base, sep, prefix = word:match("^(.*)([%.:])([%w_]*)$")
   local scope, only_functions
   if base then

@@ -123,6 +123,9 @@ static inline void tycho_la_new_class(lua_State *L, const char *name, const luaL
     luaL_newmetatable(L, name);
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
+    /* mt.methods: where the console's completion and the stub check look */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "methods");
     if (index) lua_pushcclosure(L, index, 1);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, gc);

@@ -73,6 +73,21 @@ describe("repl", function()
     assert.are.same({ "t:f" }, r:complete("t:"))
   end)
 
+  it("completes file names inside string literals, Lua names outside", function()
+    local r = session()
+    local src = os.getenv("TYCHO_SOURCE_DIR") or "."
+    -- as the console calls it: the word, the line, the word's 1-based start
+    local function complete(line, word) return r:complete(word, line, #line - #word + 1) end
+    local word = src .. "/behaviors/heat_se"
+    assert.are.same({ src .. "/behaviors/heat_seek.lua", src .. "/behaviors/heat_seek_params.lua",
+                      src .. "/behaviors/heat_seek_states.lua" }, complete('dofile("' .. word, word))
+    assert.are.same({ src .. "/behaviors/" }, complete("x = '" .. src .. "/behavio", src .. "/behavio"))
+    -- a closed string before the word: back to Lua names
+    assert.are.same({ "print" }, complete('x("a", prin', "prin"))
+    -- an escaped quote does not close the string
+    assert.are.same({ src .. "/maps/" }, complete('f("\\"' .. src .. "/map", src .. "/map"))
+  end)
+
   it("lists, sets (checked) and refuses parameters from the console", function()
     local P = params.declare("repl_spec", {
       { name = "temperature_threshold", type = "number", default = 30, min = 0, max = 80, unit = "°C",

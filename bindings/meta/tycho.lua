@@ -1,0 +1,505 @@
+---@meta tycho
+-- LuaLS annotation stubs for the `tycho` module (the C bindings). Editors
+-- read this file for completion and type checks; it is never run. Kept in
+-- sync with the bindings by tests/spec/stubs_spec.lua: every bound function
+-- and method must appear here. See README "Editor support".
+
+---@class tycho
+---@field version string      tycho's version
+---@field lua string          "Lua 5.4" or "LuaJIT"
+local tycho = {}
+
+---@alias tycho.xy {x: number, y: number}
+---@alias tycho.pose {x: number, y: number, yaw: number}
+
+-- grid ------------------------------------------------------------------------
+
+---An occupancy grid / costmap (Nav2 values: 0 free .. 253 inscribed, 254 lethal, 255 unknown).
+---@class tycho.grid
+---@field width integer
+---@field height integer
+---@field resolution number   metres per cell
+---@field origin tycho.pose   pose of cell (0, 0)'s corner
+local grid = {}
+
+tycho.grid = {}
+---@param o {width: integer, height: integer, resolution?: number, origin?: tycho.pose, fill?: integer}
+---@return tycho.grid
+function tycho.grid.new(o) end
+
+---@return integer cost
+function grid:get(cx, cy) end
+---@param cost integer 0..255
+function grid:set(cx, cy, cost) end
+---@param cost integer
+function grid:fill(cost) end
+---@return tycho.grid
+function grid:copy() end
+---@return tycho.grid
+function grid:crop(cx, cy, w, h) end
+---Grows the grid (keeping cells) so the world rectangle fits.
+function grid:grow_to(xmin, ymin, xmax, ymax) end
+---@return integer cx, integer cy
+function grid:world_to_cell(x, y) end
+---@return number x, number y   the cell's centre
+function grid:cell_to_world(cx, cy) end
+---@return {free: integer, lethal: integer, inflated: integer, inscribed: integer, unknown: integer}
+function grid:stats() end
+---Address of the cost layer for LuaJIT FFI (bindings/tycho_ffi.lua).
+---@return lightuserdata
+function grid:cells_ptr() end
+---@return number fraction, integer reachable, integer mapped
+function grid:coverage(map, x, y) end
+---@param o? {occupied?: number, free?: number, min?: number, max?: number}
+function grid:set_logodds_params(o) end
+---@return number
+function grid:logodds(cx, cy) end
+---Log-odds update of one cell (hit or miss).
+function grid:observe(cx, cy, hit) end
+
+---@class tycho.path
+---@field cost number
+---@field length number   cells
+local path = {}
+---@return integer cx, integer cy
+function path:cell(i) end
+---@return number x, number y
+function path:world(i) end
+---@return tycho.path
+function path:shorten(g, opts) end
+
+---@alias tycho.plan_opts {algorithm?: "astar"|"dijkstra"|"jps", connectivity?: 4|8, blocked_cost?: integer, allow_unknown?: boolean, shorten?: boolean}
+---@return tycho.path|nil path, string? reason
+---@param opts? tycho.plan_opts
+function grid:plan(sx, sy, gx, gy, opts) end
+---@return tycho.path|nil path, string? reason
+---@param opts? tycho.plan_opts
+function grid:plan_world(x0, y0, x1, y1, opts) end
+---@param o? {min_cost?: integer, max_cost?: integer}
+---@return integer|nil cx, integer cy, number distance
+function grid:nearest(cx, cy, o) end
+
+-- ray casting and scans
+---@param o? {threshold?: integer, unknown_blocked?: boolean}
+---@return number range   math.huge when nothing is hit
+function grid:raycast(x, y, angle, max_range, o) end
+---@return tycho.scan
+function grid:scan(pose, params) end
+---@param o? {clear_on_max_range?: boolean, grow?: boolean}
+---@return integer cells_updated
+function grid:insert_scan(pose, scan, o) end
+---@param o? {threshold?: integer, unknown_blocked?: boolean}
+---@return tycho.raymap
+function grid:raycaster(o) end
+
+---@class tycho.raymap
+local raymap = {}
+---@return number range
+function raymap:cast(x, y, angle, max_range) end
+---@return tycho.scan
+function raymap:scan(pose, params) end
+function raymap:update(g) end
+
+---A LiDAR scan; ranges are C-owned. #scan is the beam count.
+---@class tycho.scan
+---@field count integer
+---@field angle_min number
+---@field angle_max number
+---@field angle_increment number
+---@field range_min number
+---@field range_max number
+local scan = {}
+tycho.scan = {}
+---@param params {count?: integer, angle_min?: number, angle_increment?: number, range_min?: number, range_max?: number}
+---@param ranges number[]
+---@return tycho.scan
+function tycho.scan.new(params, ranges) end
+---@return number
+function scan:range(i) end
+---@return number
+function scan:angle(i) end
+---@return number[]
+function scan:ranges() end
+function scan:set_range(i, r) end
+
+-- inflation and distance fields
+---@param o {inscribed_radius: number, inflation_radius: number, cost_scaling_factor?: number, inflate_unknown?: boolean, inflate_around_unknown?: boolean}
+---@return tycho.grid
+function grid:inflate(o) end
+---@return tycho.grid dst
+function grid:inflate_into(dst, o) end
+---@param o? {threshold?: integer, unknown_blocked?: boolean, max_distance?: number}
+---@return tycho.distance_field
+function grid:distance_transform(o) end
+
+---@class tycho.distance_field
+local distance_field = {}
+---@return number metres   math.huge when no obstacle is within max_distance
+function distance_field:get(cx, cy) end
+
+-- frontiers, regions, walls, arcs
+---@param o {robot: tycho.xy, min_size?: number, min_cells?: integer, potential_scale?: number, gain_scale?: number, free_max?: integer, start_radius?: number, cells?: boolean}
+---@return {x: number, y: number, size: number, distance: number, cost: number}[]|nil frontiers, string? reason
+function grid:frontiers(o) end
+---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8, value?: integer, cells?: boolean}
+---@return integer count, {cx: integer, cy: integer}[]? cells
+function grid:flood_fill(cx, cy, o) end
+---@return integer count, tycho.labels labels
+function grid:components(o) end
+---@return integer cells_sealed
+function grid:seal_region(cx, cy, o) end
+---@param o? {world?: boolean, thickness?: integer}
+---@return integer cells_sealed
+function grid:seal_line(x0, y0, x1, y1, o) end
+---@param o? {threshold?: integer, free_max?: integer}
+---@return {x: number, y: number, nx: number, ny: number, cx: integer, cy: integer}[]
+function grid:wall_faces(o) end
+---@param o? {dt?: number, limit?: integer}
+---@return number|false seconds_to_first_blocked_step
+function grid:arc_hit(x, y, yaw, v, w, horizon, o) end
+---@param points tycho.xy[]
+---@param o? {lookahead?: number, threshold?: integer, unknown?: boolean}
+---@return boolean blocked, integer? index
+function grid:path_blocked(points, o) end
+
+---@class tycho.labels
+local labels = {}
+---@return integer label
+function labels:get(cx, cy) end
+---@return integer cells
+function labels:size(k) end
+
+-- map files -------------------------------------------------------------------------
+
+tycho.map = {}
+---Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics.
+---@return tycho.grid grid, table meta
+function tycho.map.load(yaml_path) end
+---@param fmt? "pgm"|"png"
+---@return true|nil ok, string? err
+function tycho.map.save(g, yaml_path, fmt) end
+---@return table meta
+function tycho.map.parse_yaml(yaml_path) end
+tycho.image = {}
+---@return integer width, integer height, integer channels
+function tycho.image.load(path) end
+---Writes a file atomically (temp file, fsync, rename).
+---@return true|nil ok, string? err
+function tycho.write_atomic(path, data) end
+
+-- pictures --------------------------------------------------------------------------
+
+---@class tycho.picture
+local picture = {}
+---@param o? {scale?: integer}
+---@return tycho.picture
+function tycho.picture(g, o) end
+---@param points tycho.xy[]
+---@param o? {color?: string, width?: number}
+function picture:path(points, o) end
+---@param o? {color?: string, radius?: number, shape?: "dot"|"circle"|"cross", width?: number}
+function picture:point(x, y, o) end
+---@param o? {color?: string, length?: number, width?: number}
+function picture:pose(x, y, yaw, o) end
+---@return true|nil ok, string? err
+function picture:save(path) end
+---@return integer? r, integer g, integer b
+function picture:pixel(px, py) end
+---@return number px, number py
+function picture:world_to_pixel(x, y) end
+
+-- heat seeking: fusion, clustering, pitch -------------------------------------------
+
+tycho.fusion = {}
+---Fuses a thermal frame with the LiDAR scan into a world position.
+---@return number|nil x, number|string y_or_reason, table info
+function tycho.fusion.locate(pose, scan, frame, camera) end
+---@param k integer|{k_max?: integer, radius?: number}
+---@param o? {seed?: integer, max_iter?: integer, n_init?: integer}
+---@return {x: number, y: number, count: integer, radius: number}[] centroids, integer[] assignments, table info
+function tycho.kmeans(points, k, o) end
+
+---@class tycho.pitch_detector
+local pitch_detector = {}
+---@param params? {window?: number, multiple?: number, abs_threshold?: number}
+---@return tycho.pitch_detector
+function tycho.pitch_detector(params) end
+---@return boolean anomaly, number short_avg, number long_avg
+function pitch_detector:push(t, pitch) end
+function pitch_detector:reset() end
+---@return table
+function pitch_detector:state() end
+
+-- motion ------------------------------------------------------------------------------
+
+---Regulated pure pursuit path follower.
+---@class tycho.follower
+local follower = {}
+---@return tycho.follower
+function tycho.follower(params) end
+---@return tycho.follower
+function follower:set_path(points, goal_yaw) end
+---@return number v, number w, string status, integer nearest, number remaining
+function follower:step(pose, dt, clearance) end
+---@return boolean blocked, integer? index
+function follower:blocked(g, o) end
+---@return table
+function follower:params() end
+function follower:set_params(t) end
+---@return tycho.xy[]
+function follower:path() end
+---@return integer nearest, number remaining
+function follower:progress() end
+function follower:reset() end
+
+tycho.diffdrive = {}
+---@return table params
+function tycho.diffdrive.defaults() end
+---@return tycho.pose
+function tycho.diffdrive.step(pose, v, w, dt) end
+---@return number left, number right   wheel speeds
+function tycho.diffdrive.to_wheels(v, w, params) end
+---@return number v, number w
+function tycho.diffdrive.from_wheels(left, right, params) end
+---@return number v, number w
+function tycho.diffdrive.limit(v, w, params) end
+
+-- simulator ---------------------------------------------------------------------------
+
+---The deterministic simulator: a robot with LiDAR, two thermal cameras, IMU and launcher in a world.
+---@class tycho.sim
+---@field time number
+---@field collisions integer
+local sim = {}
+tycho.sim = {}
+---Loads a world file (a sandboxed Lua table; every field checked).
+---@return tycho.sim
+function tycho.sim.load(world_path, overrides) end
+---@return tycho.sim
+function tycho.sim.new(g, config) end
+function sim:step(dt) end
+---Velocity command (m/s, rad/s).
+function sim:set_cmd(v, w) end
+---@return number x, number y, number yaw
+function sim:pose() end
+---@return number x, number y, number yaw
+function sim:odom() end
+---@return number v, number w
+function sim:velocity() end
+function sim:teleport(x, y, yaw) end
+---@return tycho.scan
+function sim:scan() end
+---@return tycho.scan|nil scan, number? stamp
+function sim:last_scan() end
+---@return number stamp, integer sample
+function sim:scan_info() end
+---@return table frames
+function sim:thermal() end
+---@return table|nil frames
+function sim:last_thermal() end
+---@return table imu {roll=, pitch=, yaw_rate=, ...}
+function sim:imu() end
+function sim:launcher_spin(on) end
+---@return boolean fired, string? reason
+function sim:launcher_feed() end
+---@return table state
+function sim:launcher() end
+---@return table verdict
+function sim:judge() end
+---@return table[]
+function sim:launches() end
+---@return integer engaged, integer total
+function sim:engaged() end
+---A copy of the true map.
+---@return tycho.grid
+function sim:truth() end
+---@return table world
+function sim:world() end
+
+-- runtime: clock, scheduler, tasks -------------------------------------------------------
+
+---@class tycho.clock
+local clock = {}
+tycho.clock = {}
+---@param o? {mode?: "sim"|"wall"}
+---@return tycho.clock
+function tycho.clock.new(o) end
+---@return number seconds   a monotonic wall clock
+function tycho.clock.monotonic() end
+---@return number
+function clock:now() end
+---Advances a simulated clock.
+function clock:advance(dt) end
+
+---@class tycho.task
+local task = {}
+function task:cancel() end
+
+---@class tycho.scheduler
+local scheduler = {}
+tycho.scheduler = {}
+---@param o? {clock?: tycho.clock, realtime?: boolean|number}
+---@return tycho.scheduler
+function tycho.scheduler.new(o) end
+---@return string
+function tycho.scheduler.traceback(co, msg) end
+---@param fn fun()
+---@param o? string|{name?: string, phase?: number}
+---@return tycho.task
+function scheduler:every(period, fn, o) end
+---@return tycho.task
+function scheduler:after(delay, fn, name) end
+---@param o? {until_time?: number, until_fn?: fun(): boolean, max_steps?: integer, stop_on_error?: boolean, realtime?: boolean|number, wait?: fun(seconds: number)}
+---@return string reason
+function scheduler:run(o) end
+---@return string|nil name
+function scheduler:step() end
+---@return integer ran
+function scheduler:tick() end
+function scheduler:stop() end
+function scheduler:pause() end
+function scheduler:resume() end
+---@return number
+function scheduler:now() end
+---@return {name: string, period: number, next_due: number, last_run: number, runs: integer, missed: integer, status: string}[]
+function scheduler:tasks() end
+function scheduler:cancel_all() end
+---@param fn fun(name: string, message: string)|nil
+---@return function|nil old
+function scheduler:on_error(fn) end
+function scheduler:report_error(name, message) end
+
+---@class tycho.watchdog
+tycho.watchdog = {}
+---Restarts co's budget: `count` VM instructions.
+function tycho.watchdog.arm(co, count) end
+---The same after `seconds` of CPU time.
+function tycho.watchdog.arm_time(co, seconds) end
+function tycho.watchdog.disarm(co) end
+function tycho.watchdog.disarm_time(co) end
+---@return boolean
+function tycho.watchdog.tripped(co) end
+
+---@class tycho.watch
+local watch = {}
+---Watches files (inotify on their folders) for hot reload.
+---@param paths string[]
+---@return tycho.watch
+function tycho.watch(paths) end
+---@return string[] changed
+function watch:poll() end
+function watch:close() end
+
+-- console, sockets, system -----------------------------------------------------------------
+
+---@class tycho.console
+local console = {}
+tycho.console = {}
+---@param o? {prompt?: string, history?: string, complete?: fun(word: string, line: string, pos: integer): string[]}
+---@return tycho.console
+function tycho.console.open(o) end
+---@return string[]|nil lines, string? why
+function console:poll(timeout_s) end
+function console:prompt(text) end
+function console:print(text) end
+function console:close() end
+
+---@class tycho.net.server
+local server = {}
+---@class tycho.net.conn
+local conn = {}
+---@class tycho.net
+---@field frame_limit integer
+tycho.net = {}
+---@return tycho.net.server|nil server, string? err
+function tycho.net.listen_unix(path) end
+---@return tycho.net.server|nil server, string? err
+function tycho.net.listen_tcp(host, port) end
+---@return tycho.net.conn|nil conn, string? err
+function tycho.net.connect_unix(path) end
+---@return tycho.net.conn|nil conn, string? err
+function tycho.net.connect_tcp(host, port) end
+---@param fds integer[]
+---@param wfds? integer[]
+---@return table<integer, boolean> ready
+function tycho.net.wait(fds, timeout, wfds) end
+---Constant-time string comparison.
+---@return boolean
+function tycho.net.equal(a, b) end
+---Reads a token file; refused unless only its owner can read it.
+---@return string|nil token, string? err
+function tycho.net.read_secret(path) end
+---@return tycho.net.conn|nil
+function server:accept() end
+function server:close() end
+---@return integer
+function server:fd() end
+---@return integer
+function server:port() end
+---@param type string one letter 'A'..'Z'
+---@return true|nil ok, string? err
+function conn:send(type, payload) end
+---@return {[1]: string, [2]: string}[]|nil frames, string? err
+function conn:recv() end
+---@return integer|nil queued, string? err
+function conn:flush() end
+function conn:close() end
+---@return integer
+function conn:fd() end
+---@return integer
+function conn:backlog() end
+---@return integer|nil uid
+function conn:peer_uid() end
+function conn:set_limit(bytes) end
+
+tycho.sys = {}
+---@return integer
+function tycho.sys.pid() end
+---@return integer
+function tycho.sys.uid() end
+---@return boolean
+function tycho.sys.alive(pid) end
+---@return string|nil dir, string? err
+function tycho.sys.runtime_dir() end
+---@return string[]|nil names, string? err
+function tycho.sys.list_dir(path) end
+
+-- many robots --------------------------------------------------------------------------------
+
+---@class tycho.fleet_planner
+---@field orders_tried integer
+---@field vertices integer
+local fleet_planner = {}
+tycho.fleet = {}
+---@param o? {cell?: number, horizon?: integer, max_orders?: integer, time_limit?: number}
+---@return tycho.fleet_planner
+function tycho.fleet.planner(costmap, o) end
+---@return {robot: integer, x: number, y: number, yaw: number}[]|nil poses, string? err
+function tycho.fleet.stage_poses(path) end
+---@return {robot: integer, x: number, y: number, yaw: number}[]|nil goals, string? err
+function tycho.fleet.goals(path) end
+---@param starts tycho.xy[]
+---@param goals tycho.xy[]
+---@return true|nil ok, string? err
+function fleet_planner:plan(starts, goals) end
+---@return {x: number, y: number, vertex: integer, enter: integer, leave: integer}[]
+function fleet_planner:route(i) end
+---@return {robot: integer, segment: integer}[]
+function fleet_planner:preconditions(i, k) end
+---@return number x, number y
+function fleet_planner:at(i, step) end
+---@return integer step
+function fleet_planner:arrival(i) end
+
+---@class tycho.swarm
+local swarm = {}
+tycho.swarm = {}
+---@param o? {dist_critical?: number, dist_attract?: number, dist_repulse?: number, repulse_shape?: string, attract_shape?: string, max_speed?: number, mode?: "velocity"|"position", horizon?: number, off_in?: string[]}
+---@return tycho.swarm
+function tycho.swarm.new(o) end
+---@return number
+function tycho.swarm.shape(name, u) end
+---@return number|nil vx_or_x, number|string vy_or_y, table? info
+function swarm:command(t, pos, goal, neighbours, state) end
+
+return tycho
