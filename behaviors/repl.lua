@@ -105,7 +105,30 @@ local function traceback(e)
   return cut and tb:sub(1, cut - 1) or tb
 end
 
---- Repl.new{env =, host =, print = fn(text)} -> repl
+-- Code typed at the console runs on the runtime's thread, between ticks: a
+-- runaway loop there would freeze the control loop. It gets the behaviours'
+-- safety net: a CPU-time budget whose hook suspends it (Lua 5.4; a pcall in
+-- the typed code cannot swallow it).
+Repl.EVAL_BUDGET_S = 2
+
+function Repl:_run(f)
+  local ok_wd, tycho = pcall(require, "tycho")
+  local wd = ok_wd and tycho.watchdog
+  local budget = self.budget_s
+  if not wd or not budget or rawget(_G, "jit") then return pack(xpcall(f, traceback)) end
+  local co = coroutine.create(function() return xpcall(f, traceback) end)
+  local armed = wd.arm_time(co, budget)
+  local res = pack(coroutine.resume(co))
+  wd.disarm_time(co)
+  if armed and wd.tripped(co) then
+    return { n = 2, false, ("stopped after %.3g s of CPU (the console's budget; the runtime goes on)"):format(budget) }
+  end
+  if not res[1] then return { n = 2, false, tostring(res[2]) } end
+  if coroutine.status(co) ~= "dead" then return { n = 2, false, "console code cannot yield" } end
+  return pack(select(2, (table.unpack or unpack)(res, 1, res.n)))
+end
+
+--- Repl.new{env =, host =, print = fn(text), budget_s = Repl.EVAL_BUDGET_S | false} -> repl
 function Repl.new(o)
   o = o or {}
   local self = setmetatable({
@@ -114,6 +137,7 @@ function Repl.new(o)
     print = o.print or function(s) io.write(s, "\n") end,
     buffer = nil,
     history = {},
+    budget_s = o.budget_s == nil and Repl.EVAL_BUDGET_S or o.budget_s,
   }, Repl)
   return self
 end
@@ -141,7 +165,7 @@ function Repl:feed(line)
     return false
   end
   self.buffer = nil
-  local res = pack(xpcall(f, traceback))
+  local res = self:_run(f)
   if not res[1] then
     self.print("error: " .. tostring(res[2]))
     return true

@@ -73,6 +73,19 @@ describe("repl", function()
     assert.are.same({ "t:f" }, r:complete("t:"))
   end)
 
+  it("stops a runaway loop typed at the console and goes on", function()
+    if rawget(_G, "jit") then return end -- LuaJIT: no yielding hook (documented)
+    local r, out = Repl.new { print = function(s) end }, {}
+    r.print = function(s) out[#out + 1] = s end
+    r.budget_s = 0.2
+    local t0 = os.clock()
+    r:feed("while true do pcall(function() end) end")
+    assert.is_true(os.clock() - t0 < 2)
+    assert.matches("^error: stopped after 0.2 s of CPU", out[1])
+    r:feed("1 + 1")
+    assert.are.equal("2", out[2])
+  end)
+
   it("completes file names inside string literals, Lua names outside", function()
     local r = session()
     local src = os.getenv("TYCHO_SOURCE_DIR") or "."
