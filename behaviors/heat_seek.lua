@@ -321,11 +321,15 @@ local engaged = sim:engaged()
 local n_engaged = 0
 for _, e in ipairs(engaged) do if e then n_engaged = n_engaged + 1 end end
 local targets = {}
-for _, t in ipairs(bb.targets) do targets[#targets + 1] = { x = t.x, y = t.y } end
+local unconfirmed = 0
+for _, t in ipairs(bb.targets) do
+  targets[#targets + 1] = { x = t.x, y = t.y, engaged = t.engaged or false, unconfirmed = t.unconfirmed or false }
+  if t.unconfirmed then unconfirmed = unconfirmed + 1 end
+end
 local launches = {}
 for _, l in ipairs(bb.launches) do
   launches[#launches + 1] = { t = l.t, x = l.x, y = l.y, yaw = l.yaw, balls = l.balls,
-                              engaged_source = l.engaged_source }
+                              engaged_source = l.engaged_source, target = l.target or false }
 end
 local summary = {
   world = opt.world, seed = robot.world.seed,
@@ -370,8 +374,8 @@ pic:save(opt.out .. "/map.png")
 print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(
   summary.completed and "mission completed" or ("mission FAILED: " .. tostring(bb.failure)),
   summary.sim_time_s, summary.wall_time_s, summary.sim_time_s / math.max(summary.wall_time_s, 1e-6)))
-print(("summary: %d detections, %d targets, %d launches, engaged %d/%d heat sources, coverage %.0f%%, %d collisions, ramp detected %s climbed %s")
-  :format(#bb.detections, #targets, #launches, n_engaged, #engaged, coverage * 100, sim.collisions,
+print(("summary: %d detections, %d targets (%d not confirmed when faced, not fired at), %d launches, engaged %d/%d heat sources, coverage %.0f%%, %d collisions, ramp detected %s climbed %s")
+  :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, coverage * 100, sim.collisions,
     tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
 print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm}")
 return summary.completed and 0 or 1

@@ -73,6 +73,8 @@ return params.declare("heat_seek", {
   { name = "target_merge_distance", type = "number", default = 0.6, min = 0, max = 5, unit = "m",
     doc = "clusters closer than this are merged into one target" },
   -- engagement
+  { name = "confirm_time", type = "number", default = 2, min = 0, max = 30, unit = "s",
+    doc = "facing a target, wait this long for a fresh detection on it before firing (0 = fire blind)" },
   { name = "standoff_distance", type = "number", default = 0.75, min = 0.2, max = 1.45, unit = "m",
     doc = "distance from a target to the firing pose" },
   { name = "align_tolerance", type = "number", default = 4, min = 0.5, max = 14, unit = "deg",

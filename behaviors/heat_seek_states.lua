@@ -259,6 +259,27 @@ return function(ctx)
         local t = bb.targets[bb.ti]
         local x, y = robot.pose()
         await(nav:face(math.atan(t.y - y, t.x - x), math.rad(P.align_tolerance)))
+        -- look before firing: a cluster can be a ghost (a hot pixel column
+        -- spanning a near wall and a far one puts the fused point on the far
+        -- one), so the target must show up again, from here, within a moment
+        if P.confirm_time > 0 then
+          local since = now()
+          local seen = tasks.wait_until(function()
+            for i = #bb.detections, 1, -1 do
+              local d = bb.detections[i]
+              if d.t < since then break end
+              if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then return true end
+            end
+            return false
+          end, P.confirm_time)
+          if not seen then
+            log:warn("target %d at (%.2f, %.2f): no heat seen when facing it for %.1f s, not firing",
+              bb.ti, t.x, t.y, P.confirm_time)
+            t.unconfirmed = true
+            bb.ti = bb.ti + 1
+            return "GoalNavigation"
+          end
+        end
         fire(P.balls_per_target, bb.ti)
         t.engaged = true
         bb.ti = bb.ti + 1

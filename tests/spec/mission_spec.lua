@@ -86,6 +86,29 @@ describe("heat_seek mission", function()
     end)
   end
 
+  it("does not fire at a ghost target it cannot see again when facing it", function()
+    -- seed 2: a hot pixel column spanning the east source's wall and a far
+    -- wall puts a cluster at (4.8, 3.1), where there is no source
+    local code, s, text, dir = mission("maps/maze_small.lua", { "--seed", "2" })
+    assert.are.equal(0, code, text)
+    local ghosts = 0
+    for i, t in ipairs(s.targets) do
+      if t.unconfirmed then
+        ghosts = ghosts + 1
+        assert.is_false(t.engaged)
+        for _, l in ipairs(s.launches) do assert.are_not.equal(i, l.target) end
+      end
+    end
+    assert.are.equal(1, ghosts)
+    for _, l in ipairs(s.launches) do
+      if type(l.target) == "number" then
+        assert.is_truthy(l.engaged_source, "a ball fired at target " .. l.target .. " hit nothing")
+      end
+    end
+    for i, e in ipairs(s.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
+    cleanup(dir)
+  end)
+
   it("is deterministic for a seed (summary equal but for the wall time)", function()
     local _, _, _, d1 = mission("maps/maze_small.lua", { "--seed", "7" })
     local _, _, _, d2 = mission("maps/maze_small.lua", { "--seed", "7" })
