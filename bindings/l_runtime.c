@@ -1,4 +1,4 @@
-/* Lua bindings: runtime (tycho.clock, tycho.scheduler and task handles).
+/* Lua bindings: runtime (tycho.scheduler and task handles; the clock is l_clock.c).
  *
  * Ownership: the scheduler userdata's user value is a table U holding the
  * clock userdata, the task functions (U.fns[slot]) and the task handles
@@ -16,13 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CLOCK_MT "tycho.clock"
 #define SCHED_MT "tycho.scheduler"
 #define TASK_MT "tycho.task"
-
-typedef struct {
-    tycho_clock *c;
-} lclock;
 
 /* Where the Lua side of the hooks lives while a core call that may run them
  * is in progress: the calling thread and absolute stack indices of U, U.fns,
@@ -115,96 +110,6 @@ static int msgh(lua_State *L)
         len += (size_t)w;
     }
     lua_pushfstring(L, "%s\nstack traceback:%s", msg, tb);
-    return 1;
-}
-
-/* --- clock -------------------------------------------------------------- */
-
-static tycho_clock *check_clock(lua_State *L, int idx)
-{
-    lclock *b = luaL_checkudata(L, idx, CLOCK_MT);
-    if (!b->c) luaL_argerror(L, idx, "clock has been freed");
-    return b->c;
-}
-
-/* tycho.clock.new{mode = "sim" | "wall"} */
-static int l_clock_new(lua_State *L)
-{
-    tycho_clock_mode mode = TYCHO_CLOCK_SIM;
-    if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        lua_getfield(L, 1, "mode");
-        if (!lua_isnil(L, -1)) {
-            const char *m = lua_tostring(L, -1);
-            if (lua_type(L, -1) != LUA_TSTRING || (strcmp(m, "sim") && strcmp(m, "wall")))
-                return luaL_error(L, "bad field 'mode' in argument #1 ('sim' or 'wall' expected)");
-            if (!strcmp(m, "wall")) mode = TYCHO_CLOCK_WALL;
-        }
-        lua_pop(L, 1);
-    }
-    lclock *b = tycho_newuserdata(L, sizeof *b);
-    b->c = NULL;
-    luaL_getmetatable(L, CLOCK_MT);
-    lua_setmetatable(L, -2);
-    tycho_err err = {0};
-    if (!(b->c = tycho_clock_new(mode, &err))) return tycho_l_error(L, &err);
-    return 1;
-}
-
-static int l_clock_now(lua_State *L)
-{
-    lua_pushnumber(L, tycho_clock_now(check_clock(L, 1)));
-    return 1;
-}
-
-static int l_clock_advance(lua_State *L)
-{
-    tycho_clock *c = check_clock(L, 1);
-    double dt = luaL_checknumber(L, 2);
-    luaL_argcheck(L, tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM, 1, "a wall clock cannot be advanced");
-    luaL_argcheck(L, dt >= 0 && isfinite(dt), 2, "dt must be finite and >= 0");
-    tycho_clock_advance(c, dt, NULL);
-    lua_pushnumber(L, tycho_clock_now(c));
-    return 1;
-}
-
-static const char *mode_name(const tycho_clock *c)
-{
-    return tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM ? "sim" : "wall";
-}
-
-static int l_clock_index(lua_State *L)
-{
-    tycho_clock *c = check_clock(L, 1);
-    const char *k = luaL_checkstring(L, 2);
-    if (!strcmp(k, "mode")) {
-        lua_pushstring(L, mode_name(c));
-        return 1;
-    }
-    lua_pushvalue(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
-    return 1;
-}
-
-static int l_clock_tostring(lua_State *L)
-{
-    lclock *b = luaL_checkudata(L, 1, CLOCK_MT);
-    if (!b->c) lua_pushliteral(L, "tycho.clock (freed)");
-    else lua_pushfstring(L, "tycho.clock %s t=%f s", mode_name(b->c), tycho_clock_now(b->c));
-    return 1;
-}
-
-static int l_clock_gc(lua_State *L)
-{
-    lclock *b = luaL_checkudata(L, 1, CLOCK_MT);
-    tycho_clock_free(b->c);
-    b->c = NULL;
-    return 0;
-}
-
-static int l_monotonic(lua_State *L)
-{
-    lua_pushnumber(L, tycho_monotonic_seconds());
     return 1;
 }
 
@@ -383,9 +288,8 @@ static int l_sched_new(lua_State *L)
     else lua_pushnil(L);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
-        lua_pushcfunction(L, l_clock_new);
-        lua_call(L, 0, 1);
-    } else if (!luaL_testudata(L, -1, CLOCK_MT)) {
+        tycho_l_pushclock(L); /* a simulated clock of its own */
+    } else if (!luaL_testudata(L, -1, TYCHO_CLOCK_MT)) {
         return luaL_error(L, "bad field 'clock' in argument #1 (tycho.clock expected, got %s)",
                           luaL_typename(L, -1));
     }
@@ -414,7 +318,7 @@ static int l_sched_new(lua_State *L)
     lua_setfield(L, -2, "on_error");
     set_uv(L, sidx);
     tycho_err err = {0};
-    b->s = tycho_sched_new(check_clock(L, cidx), &err);
+    b->s = tycho_sched_new(tycho_l_checkclock(L, cidx), &err);
     if (!b->s) return tycho_l_error(L, &err);
     return 1;
 }
@@ -706,7 +610,8 @@ static int l_sched_tostring(lua_State *L)
         return 1;
     }
     tycho_clock *c = tycho_sched_clock(b->s);
-    lua_pushfstring(L, "tycho.scheduler %s clock t=%f s, %d tasks%s", mode_name(c),
+    lua_pushfstring(L, "tycho.scheduler %s clock t=%f s, %d tasks%s",
+                    tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM ? "sim" : "wall",
                     tycho_clock_now(c), (int)tycho_sched_count(b->s),
                     tycho_sched_paused(b->s) ? ", paused" : "");
     return 1;
@@ -841,12 +746,6 @@ static void add_funcs(lua_State *L, int module, const char *field, const luaL_Re
 void tycho_l_open_runtime(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg clock_methods[] = {
-        {"now", l_clock_now}, {"advance", l_clock_advance}, {NULL, NULL}};
-    static const luaL_Reg clock_meta[] = {
-        {"__gc", l_clock_gc}, {"__tostring", l_clock_tostring}, {NULL, NULL}};
-    new_class(L, CLOCK_MT, clock_methods, clock_meta, l_clock_index);
-
     static const luaL_Reg sched_methods[] = {
         {"every", l_every}, {"after", l_after}, {"run", l_run}, {"step", l_step},
         {"tick", l_tick}, {"stop", l_stop}, {"pause", l_pause}, {"resume", l_resume},
@@ -861,9 +760,6 @@ void tycho_l_open_runtime(lua_State *L, int module, int methods)
     static const luaL_Reg task_meta[] = {{"__tostring", l_task_tostring}, {NULL, NULL}};
     new_class(L, TASK_MT, task_methods, task_meta, l_task_index);
 
-    static const luaL_Reg clock_fns[] = {
-        {"new", l_clock_new}, {"monotonic", l_monotonic}, {NULL, NULL}};
-    add_funcs(L, module, "clock", clock_fns);
     static const luaL_Reg sched_fns[] = {{"new", l_sched_new}, {"traceback", msgh}, {NULL, NULL}};
     add_funcs(L, module, "scheduler", sched_fns);
 }

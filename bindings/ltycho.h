@@ -6,6 +6,7 @@
 #include "tycho/grid.h"
 
 #define TYCHO_GRID_MT "tycho.grid"
+#define TYCHO_CLOCK_MT "tycho.clock"
 
 /* Grid userdata: a box holding the C grid, so the grid may grow (realloc)
  * without invalidating the Lua value. */
@@ -31,6 +32,12 @@ int tycho_l_optfield_boolean(lua_State *L, int idx, int argn, const char *key, i
  * World points are two numbers. */
 tycho_cell tycho_l_checkcell(lua_State *L, int idx);
 
+/* The clock userdata's C clock (argument error if freed). */
+struct tycho_clock;
+struct tycho_clock *tycho_l_checkclock(lua_State *L, int idx);
+/* Pushes a new simulated clock. */
+void tycho_l_pushclock(lua_State *L);
+
 /* Each binding area adds its functions to the module table (at `module`) and
  * its methods to the grid method table (at `methods`). */
 void tycho_l_open_grid(lua_State *L, int module, int methods);
@@ -44,6 +51,7 @@ void tycho_l_open_render(lua_State *L, int module, int methods);
 void tycho_l_open_fusion(lua_State *L, int module, int methods);
 void tycho_l_open_motion(lua_State *L, int module, int methods);
 void tycho_l_open_sim(lua_State *L, int module, int methods);
+void tycho_l_open_clock(lua_State *L, int module, int methods);
 void tycho_l_open_runtime(lua_State *L, int module, int methods);
 void tycho_l_open_arc(lua_State *L, int module, int methods);
 void tycho_l_open_console(lua_State *L, int module, int methods);
