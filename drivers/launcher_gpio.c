@@ -2,6 +2,7 @@
 #include "launcher_gpio.h"
 
 #include "gpio_lines.h"
+#include "pwm_sysfs.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -13,12 +14,14 @@
 enum { LINE_ARM, LINE_ESC, LINE_FEEDER, NLINES };
 
 struct tycho_launcher_gpio {
-    tycho_gpio *gpio;
+    tycho_gpio *gpio;          /* arm line, and the pulse lines in software PWM */
+    tycho_pwm_sysfs *esc_pwm, *feeder_pwm; /* or hardware PWM */
     double period;
     pthread_t thread;
     pthread_mutex_t mu;
     tycho_launcher seq; /* guarded by mu */
     bool stop, running;
+    int esc_us, feeder_us; /* widths last written to the hardware PWM */
 };
 
 static double now_s(void)
@@ -41,6 +44,9 @@ void tycho_launcher_gpio_defaults(tycho_launcher_gpio_config *c)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->chip, sizeof c->chip, "/dev/gpiochip0");
+    snprintf(c->sysfs_root, sizeof c->sysfs_root, "/sys/class/pwm");
+    c->esc_channel = 0;
+    c->feeder_channel = 1;
     c->arm_line = 17;
     c->esc_line = 18;
     c->feeder_line = 27;
@@ -79,7 +85,15 @@ static void *pulse_thread(void *arg)
             rc = tycho_gpio_set(l->gpio, LINE_ARM, out.arm);
             arm_level = out.arm;
         }
-        if (rc == 0) rc = pulse_frame(l->gpio, t0, out.esc_us, out.feeder_us);
+        if (rc == 0 && l->esc_pwm) {
+            /* hardware PWM: write a width only when it changes */
+            if (out.esc_us != l->esc_us) rc = tycho_pwm_sysfs_set_us(l->esc_pwm, out.esc_us);
+            if (rc == 0 && out.feeder_us != l->feeder_us) rc = tycho_pwm_sysfs_set_us(l->feeder_pwm, out.feeder_us);
+            l->esc_us = out.esc_us;
+            l->feeder_us = out.feeder_us;
+        } else if (rc == 0) {
+            rc = pulse_frame(l->gpio, t0, out.esc_us, out.feeder_us);
+        }
         if (rc < 0) {
             int e = errno;
             pthread_mutex_lock(&l->mu);
@@ -94,8 +108,13 @@ static void *pulse_thread(void *arg)
         if (t0 < now) t0 = now; /* late (a loaded machine): drop frames, never bunch them */
         sleep_until(t0);
     }
-    /* safe state on the way out, whatever brought us here */
-    for (int i = 0; i < NLINES; i++) tycho_gpio_set(l->gpio, i, 0);
+    /* safe state on the way out, whatever brought us here: no pulses at
+     * all (an ESC without signal stops its motor), arming line low */
+    for (int i = 0; i < (l->esc_pwm ? 1 : NLINES); i++) tycho_gpio_set(l->gpio, i, 0);
+    if (l->esc_pwm) {
+        tycho_pwm_sysfs_set_us(l->esc_pwm, 0);
+        tycho_pwm_sysfs_set_us(l->feeder_pwm, 0);
+    }
     pthread_mutex_lock(&l->mu);
     l->running = false;
     pthread_mutex_unlock(&l->mu);
@@ -108,8 +127,13 @@ tycho_launcher_gpio *tycho_launcher_gpio_open(const tycho_launcher_gpio_config *
         tycho_fail(err, TYCHO_EINVAL, "launcher: pwm_hz must be in [20, 400] (got %g)", c->pwm_hz);
         return NULL;
     }
-    if (c->arm_line == c->esc_line || c->arm_line == c->feeder_line || c->esc_line == c->feeder_line) {
+    bool soft = c->pwm == TYCHO_PWM_SOFT_GPIO;
+    if (soft && (c->arm_line == c->esc_line || c->arm_line == c->feeder_line || c->esc_line == c->feeder_line)) {
         tycho_fail(err, TYCHO_EINVAL, "launcher: arm, esc and feeder lines must differ");
+        return NULL;
+    }
+    if (!soft && c->esc_channel == c->feeder_channel) {
+        tycho_fail(err, TYCHO_EINVAL, "launcher: esc and feeder PWM channels must differ");
         return NULL;
     }
     int longest = c->seq.esc_run_us > c->seq.feeder_push_us ? c->seq.esc_run_us : c->seq.feeder_push_us;
@@ -127,16 +151,29 @@ tycho_launcher_gpio *tycho_launcher_gpio_open(const tycho_launcher_gpio_config *
         return NULL;
     }
     const unsigned lines[NLINES] = {c->arm_line, c->esc_line, c->feeder_line};
-    l->gpio = tycho_gpio_open(c->chip, lines, NLINES, "tycho-launcher", err);
+    l->gpio = tycho_gpio_open(c->chip, lines, soft ? NLINES : 1, "tycho-launcher", err);
     if (!l->gpio) {
         free(l);
         return NULL;
     }
     l->period = 1.0 / c->pwm_hz;
+    if (!soft) {
+        l->esc_pwm = tycho_pwm_sysfs_open(c->sysfs_root, c->pwm_chip, c->esc_channel, l->period, err);
+        l->feeder_pwm = l->esc_pwm ? tycho_pwm_sysfs_open(c->sysfs_root, c->pwm_chip, c->feeder_channel,
+                                                          l->period, err) : NULL;
+        if (!l->feeder_pwm) {
+            tycho_pwm_sysfs_close(l->esc_pwm);
+            tycho_gpio_close(l->gpio);
+            free(l);
+            return NULL;
+        }
+    }
     pthread_mutex_init(&l->mu, NULL);
     l->running = true;
     if (pthread_create(&l->thread, NULL, pulse_thread, l) != 0) {
         tycho_fail(err, TYCHO_EIO, "launcher: cannot start the pulse thread");
+        tycho_pwm_sysfs_close(l->esc_pwm);
+        tycho_pwm_sysfs_close(l->feeder_pwm);
         tycho_gpio_close(l->gpio);
         pthread_mutex_destroy(&l->mu);
         free(l);
@@ -196,6 +233,8 @@ void tycho_launcher_gpio_close(tycho_launcher_gpio *l)
     l->stop = true;
     pthread_mutex_unlock(&l->mu);
     pthread_join(l->thread, NULL);
+    tycho_pwm_sysfs_close(l->esc_pwm);
+    tycho_pwm_sysfs_close(l->feeder_pwm);
     tycho_gpio_close(l->gpio);
     pthread_mutex_destroy(&l->mu);
     free(l);

@@ -1,6 +1,7 @@
-/* The ball launcher on GPIO: an arming / enable line, and the flywheel ESC
- * and feeder servo driven by software PWM on two more lines (servo pulses,
- * 50 Hz), all through libgpiod. Its own thread generates the pulses and
+/* The ball launcher: an arming / enable line on GPIO (libgpiod), and the
+ * flywheel ESC and feeder servo as servo pulses (50 Hz) either from Linux
+ * sysfs PWM channels when the board has them, or by software PWM on two
+ * more GPIO lines otherwise. Its own thread generates the pulses and
  * runs the sequencer (core launcher.h); commands come from any thread and
  * never block on the hardware. Any GPIO error faults the launcher into the
  * safe state (flywheels off, feeder at rest, arming line low). */
@@ -9,9 +10,15 @@
 
 #include "tycho/launcher.h"
 
+typedef enum { TYCHO_PWM_SOFT_GPIO = 0, TYCHO_PWM_SYSFS } tycho_pwm_mode;
+
 typedef struct {
     char chip[128];      /* e.g. /dev/gpiochip0 */
-    unsigned arm_line, esc_line, feeder_line;
+    unsigned arm_line;
+    tycho_pwm_mode pwm;
+    unsigned esc_line, feeder_line;          /* TYCHO_PWM_SOFT_GPIO */
+    char sysfs_root[256];                    /* TYCHO_PWM_SYSFS: /sys/class/pwm */
+    int pwm_chip, esc_channel, feeder_channel;
     double pwm_hz;       /* servo frame rate, 50 by default */
     tycho_launcher_params seq;
 } tycho_launcher_gpio_config;
