@@ -101,14 +101,15 @@ static void test_sequence_and_timings(void)
     CHECK_MSG(k >= 20 && k <= 32, "%d ESC frames in 0.6 s", k);
     /* feeder: pushes only after the spin-up, in two groups of ~0.1 s */
     k = pulses(ev, n, FEEDER, t_fire, t_fire + 1.0, p, 4096);
-    /* a push is a run of at least two wide frames: one wide rest pulse is
-     * scheduling jitter (the thread descheduled mid-pulse), not a push */
+    /* a push (0.1 s = 5 frames) is a run of at least three wide frames: a
+     * wide rest pulse or two is scheduling jitter (the pulse thread
+     * descheduled mid-pulse on a loaded machine), not a push */
     int pushes = 0, groups = 0;
     double first_push = -1, last_push = -1;
     for (int i = 0; i < k;) {
         int j = i;
         while (j < k && p[j].width >= 0.0015) j++;
-        if (j - i >= 2) {
+        if (j - i >= 3) {
             groups++;
             pushes += j - i;
             if (first_push < 0) first_push = p[i].t;
@@ -118,6 +119,8 @@ static void test_sequence_and_timings(void)
     }
     CHECK_MSG(first_push - t_fire >= 0.19, "first push %.3f s after fire (spin-up 0.2 s)", first_push - t_fire);
     CHECK_MSG(groups == 2, "%d groups of feeder pushes (2 balls)", groups);
+    if (groups != 2)
+        for (int i = 0; i < k; i++) fprintf(stderr, "  feeder %.4f s %.0f us\n", p[i].t - t_fire, p[i].width * 1e6);
     CHECK_MSG(pushes >= 6 && pushes <= 14, "%d push frames (2 x 0.1 s at 50 Hz)", pushes);
     /* the ESC runs while feeding */
     k = pulses(ev, n, ESC, first_push, last_push, p, 4096);
