@@ -139,7 +139,7 @@ static void test_sequence(void)
     if (!l) return;
     long v[64];
     double when[64];
-    usleep(50000); /* let the recorders catch up */
+    usleep(150000); /* let the recorders catch up */
     CHECK(values("export", t_open, v, NULL, 64) == 2 && v[0] == 0 && v[1] == 1);
     CHECK(values("pwm0/period", t_open, v, NULL, 64) == 1 && v[0] == 20000000);
     CHECK(values("pwm1/enable", t_open, v, NULL, 64) == 1 && v[0] == 1);
@@ -151,21 +151,21 @@ static void test_sequence(void)
     CHECK(tycho_launcher_gpio_fire(l, 2, &err) == TYCHO_OK);
     usleep(900000);
     tycho_launcher_gpio_close(l);
-    usleep(50000); /* let the recorders catch up */
+    usleep(150000); /* let the recorders catch up */
     CHECK(fake_gpiod_level(ARM) == -1 && fake_gpiod_requested() == 0);
     /* ESC: idle, run from the fire command, idle after the spin-down, then off */
     int k = values("pwm0/duty_cycle", t_fire, v, when, 64);
     CHECK_MSG(k == 3 && v[0] == 1600000 && v[1] == 1000000 && v[2] == 0, "%d ESC writes", k);
-    if (k == 3) CHECK_MSG(fabs(when[1] - t_fire - 0.6) < 0.06, "spin-down ended %.3f s after fire", when[1] - t_fire);
+    if (k == 3) CHECK_MSG(fabs(when[1] - t_fire - 0.6) < 0.1, "spin-down ended %.3f s after fire", when[1] - t_fire);
     /* feeder: push, rest, push, rest, then off; the first push after the spin-up */
     k = values("pwm1/duty_cycle", t_fire, v, when, 64);
     for (int i = 0; i < k && check_failed; i++) fprintf(stderr, "  feeder %.3f %ld\n", when[i] - t_fire, v[i]);
     CHECK_MSG(k == 5 && v[0] == 2000000 && v[1] == 1000000 && v[2] == 2000000 && v[3] == 1000000 && v[4] == 0,
               "%d feeder writes", k);
     if (k == 5) {
-        CHECK_MSG(when[0] - t_fire >= 0.19 && when[0] - t_fire < 0.27, "first push %.3f s after fire", when[0] - t_fire);
-        CHECK_MSG(fabs(when[1] - when[0] - 0.1) < 0.045, "push held %.3f s", when[1] - when[0]);
-        CHECK_MSG(fabs(when[2] - when[1] - 0.1) < 0.045, "gap %.3f s", when[2] - when[1]);
+        CHECK_MSG(when[0] - t_fire >= 0.19 && when[0] - t_fire < 0.32, "first push %.3f s after fire", when[0] - t_fire);
+        CHECK_MSG(fabs(when[1] - when[0] - 0.1) < 0.06, "push held %.3f s", when[1] - when[0]);
+        CHECK_MSG(fabs(when[2] - when[1] - 0.1) < 0.06, "gap %.3f s", when[2] - when[1]);
     }
     CHECK(values("pwm0/enable", t_fire, v, NULL, 64) == 1 && v[0] == 0);
     CHECK(values("unexport", t_fire, v, NULL, 64) == 2 && v[0] == 0 && v[1] == 1);
