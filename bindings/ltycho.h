@@ -59,6 +59,7 @@ void tycho_l_open_watch(lua_State *L, int module, int methods);
 void tycho_l_open_watchdog(lua_State *L, int module, int methods);
 void tycho_l_open_swarm(lua_State *L, int module, int methods);
 void tycho_l_open_fleet(lua_State *L, int module, int methods);
+void tycho_l_open_fleet_sim(lua_State *L, int module, int methods);
 void tycho_l_open_net(lua_State *L, int module, int methods);
 void tycho_l_open_sys(lua_State *L, int module, int methods);
 

@@ -127,6 +127,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_watchdog(L, module, methods);
     tycho_l_open_swarm(L, module, methods);
     tycho_l_open_fleet(L, module, methods);
+    tycho_l_open_fleet_sim(L, module, methods);
     tycho_l_open_net(L, module, methods);
     tycho_l_open_sys(L, module, methods);
 

@@ -1,0 +1,289 @@
+--- The fleet mission: plan every robot's route (prioritized planning with
+-- preconditions), execute the routes in the fleet simulator under route
+-- supervisors and a route distributor running on the scheduler, inject
+-- seeded delays and stops, detect robots held up for good (a stopped robot
+-- ahead, or a deadlock) and re-plan from where everyone is, and write
+-- DIR/summary.json and DIR/routes.png.
+--
+--   tycho run behaviors/fleet.lua --map ../shared/data/warehouse/map.yaml
+--       --starts ../shared/data/warehouse/stage.world
+--       --goals ../shared/data/warehouse/goals032/goals000.txt [--delays 0.1] [--seed 1]
+--   tycho run behaviors/fleet.lua --fleet maps/fleet_small.lua
+--
+-- Exits 0 when every robot reached its goal with no collision, 1 otherwise,
+-- 2 on bad arguments.
+local tycho = require "tycho"
+local logmod = require "log"
+local inputs = require "fleet.inputs"
+local Distributor = require "fleet.route_distributor"
+local Supervisor = require "fleet.route_supervisor"
+local report = require "fleet.report"
+
+local USAGE = [[
+usage: tycho run behaviors/fleet.lua (--map M --starts S --goals G | --fleet F.lua) [options]
+  --map PATH        map_server map (YAML)
+  --starts PATH     Stage world with the robots' start poses (pose [ x y z yaw_deg ])
+  --goals PATH      goal file (robot_N, then x, y, z, qx, qy, qz, qw)
+  --fleet PATH      our own format instead: a Lua file returning {map =, robots = {...}}
+  --robots N        only the first N robots
+  --delays P        probability of a short stop (1-8 s) at each vertex reached (default 0)
+  --stops P         probability of a long stop (40-90 s, a breakdown) at each vertex (default 0)
+  --seed N          seed of the injected delays (default 1)
+  --no-replan       never re-plan (robots behind a stopped one wait)
+  --cell M          route graph cell size, m (default 1.0)
+  --radius M        robot radius for the map inflation, m (default 0.3)
+  --timeout S       give up after S simulated seconds (default 3600)
+  --out DIR         output folder (default out/fleet)
+  --quiet           only warnings and the summary
+]]
+
+local function fail_usage(msg)
+  io.stderr:write("fleet: ", msg, "\n", USAGE)
+  return 2
+end
+
+local opt = { delays = 0, stops = 0, seed = 1, cell = 1.0, radius = 0.3, timeout = 3600, out = "out/fleet" }
+local NUMERIC = { delays = true, stops = true, seed = true, cell = true, radius = true, timeout = true, robots = true }
+do
+  local i = 1
+  while i <= #arg do
+    local a = arg[i]
+    local name = a:match("^%-%-(.+)$")
+    if a == "-h" or a == "--help" then io.write(USAGE) return 0
+    elseif a == "--quiet" or a == "--no-replan" then opt[name] = true; i = i + 1
+    elseif name and (NUMERIC[name] or name == "map" or name == "starts" or name == "goals" or name == "fleet"
+                     or name == "out") then
+      local v = arg[i + 1]
+      if v == nil then return fail_usage(a .. " needs a value") end
+      if NUMERIC[name] then
+        v = tonumber(v)
+        if not v or v < 0 then return fail_usage(a .. " expects a number >= 0") end
+      end
+      opt[name] = v
+      i = i + 2
+    else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
+  end
+end
+if opt.delays > 1 or opt.stops > 1 then return fail_usage("--delays and --stops are probabilities in [0, 1]") end
+if not opt.fleet and not (opt.map and opt.starts and opt.goals) then
+  return fail_usage("give --map, --starts and --goals, or --fleet")
+end
+
+local wall0 = tycho.clock.monotonic()
+local clock = tycho.clock.new { mode = "sim" }
+local sched = tycho.scheduler.new { clock = clock }
+local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info") }
+sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
+local function now() return clock:now() end
+
+local ok_in, map, robots = pcall(function()
+  if opt.fleet then return inputs.from_lua(opt.fleet) end
+  return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots and math.floor(opt.robots))
+end)
+if not ok_in then io.stderr:write("fleet: ", tostring(map), "\n") return 1 end
+local n = #robots
+
+-- planning ----------------------------------------------------------------------
+local costmap = map:inflate { inscribed_radius = opt.radius, inflation_radius = opt.radius }
+local planner = tycho.fleet.planner(costmap, { cell = opt.cell })
+local starts, goals = {}, {}
+for i, r in ipairs(robots) do starts[i], goals[i] = { x = r.x, y = r.y }, { x = r.gx, y = r.gy } end
+local t_plan = tycho.clock.monotonic()
+local planned, why = planner:plan(starts, goals)
+local plan_ms = (tycho.clock.monotonic() - t_plan) * 1e3
+-- the planner numbers robots from 1; people know them by name
+local function named(msg)
+  return (tostring(msg):gsub("robot (%d+)", function(k)
+    local r = robots[tonumber(k)]
+    return r and r.name or ("robot " .. k)
+  end))
+end
+if not planned then
+  io.stderr:write("fleet: planning failed: ", named(why), "\n")
+  return 1
+end
+log:info("planned %d robots in %.1f ms (%d priority orders tried, %d graph vertices)", n, plan_ms,
+  planner.orders_tried, planner.vertices)
+
+-- execution -----------------------------------------------------------------------
+local sim = tycho.fleet.sim(n)
+local d = Distributor.new(n)
+local function load_routes()
+  d:load(planner, now())
+  for i = 1, n do
+    local pts = {}
+    for k, s in ipairs(d.routes[i]) do pts[k] = { x = s.x, y = s.y } end
+    sim:set_route(i, pts)
+  end
+end
+for i, r in ipairs(robots) do sim:set_pose(i, r.x, r.y, r.yaw) end
+load_routes()
+
+-- seeded disturbances: the same seed gives the same run on every Lua
+local rng_state = math.floor(opt.seed) % 2147483647
+if rng_state == 0 then rng_state = 1 end
+local function rand()
+  rng_state = (rng_state * 48271) % 2147483647
+  return rng_state / 2147483647
+end
+local stats = { delays = 0, stops = 0, replans = 0, replan_failures = 0 }
+local per = {}
+for i = 1, n do per[i] = { replans = 0, arrived = nil } end
+
+local function on_arrival(i, k)
+  if k >= #d.routes[i] then return end -- no stops at the goal
+  if opt.stops > 0 and rand() < opt.stops then
+    local s = 40 + 50 * rand()
+    sim:stop_until(i, now() + s)
+    stats.stops = stats.stops + 1
+    log:info("%s breaks down for %.0f s at (%.0f, %.0f)", robots[i].name, s, d.routes[i][k].x, d.routes[i][k].y)
+  elseif opt.delays > 0 and rand() < opt.delays then
+    sim:stop_until(i, now() + 1 + 7 * rand())
+    stats.delays = stats.delays + 1
+  end
+end
+
+local sups = {}
+for i = 1, n do sups[i] = Supervisor.new { id = i, sim = sim, distributor = d, on_arrival = on_arrival } end
+local function holding(i) return sups[i]:holding() end
+
+-- re-planning: let everyone finish the edge it is on, then plan from the
+-- vertices they are at; robots that are stopped stay where they are (as
+-- obstacles) and get a route of their own once they move again
+local draining, parked, last_replan = nil, {}, -math.huge
+local function start_replan(reason)
+  if draining or opt["no-replan"] then return end
+  draining = reason
+  for i = 1, n do sim:allow(i, sim:reached(i)) ; sups[i].granted = -1 end
+  log:info("re-plan: %s; waiting for the robots to reach their next vertex", reason)
+end
+
+local function replan()
+  local s, g = {}, {}
+  for i = 1, n do
+    local at = d.routes[i][math.max(1, sim:reached(i))]
+    s[i] = { x = at.x, y = at.y }
+    parked[i] = sim:stopped(i) and not d:finished(i)
+    g[i] = parked[i] and s[i] or goals[i]
+  end
+  local okp, err = planner:plan(s, g)
+  last_replan = now()
+  if not okp then
+    -- keep the old plan (its progress is still valid) and try again later
+    stats.replan_failures = stats.replan_failures + 1
+    log:warn("re-plan failed (%s); carrying on with the old routes", named(err))
+    return false
+  end
+  for i = 1, n do
+    if not d:finished(i) then per[i].replans = per[i].replans + 1 end
+  end
+  load_routes()
+  for i = 1, n do sups[i]:reset() end
+  stats.replans = stats.replans + 1
+  return true
+end
+
+-- the tasks: physics, supervision, watch for robots held up ---------------------------
+local DT = 0.05
+local STUCK_AFTER = 10 -- s without progress before a held-up chain counts as stuck
+local trails = {}
+for i = 1, n do trails[i] = { { x = robots[i].x, y = robots[i].y } } end
+local estop_logged = false
+
+sched:every(DT, function()
+  if sim:step(1) > 0 and not estop_logged then
+    estop_logged = true
+    local best, bi, bj = math.huge, 1, 1
+    for i = 1, n do
+      local xi, yi = sim:pose(i)
+      for j = i + 1, n do
+        local xj, yj = sim:pose(j)
+        local dd = (xi - xj) ^ 2 + (yi - yj) ^ 2
+        if dd < best then best, bi, bj = dd, i, j end
+      end
+    end
+    local xi, yi = sim:pose(bi)
+    local xj, yj = sim:pose(bj)
+    log:error("EMERGENCY STOP at t = %.2f s: %s at (%.2f, %.2f) and %s at (%.2f, %.2f) touched", now(),
+      robots[bi].name, xi, yi, robots[bj].name, xj, yj)
+  end
+end, "physics")
+
+local function all_done()
+  for i = 1, n do if not per[i].arrived then return false end end
+  return true
+end
+
+sched:every(0.1, function()
+  for i = 1, n do
+    sups[i]:tick(now())
+    -- home: at the end of its route, and that end is its own goal (not a
+    -- parking place while it was broken down); a re-plan may send a robot
+    -- that was home out of the way and back, so this is checked every time
+    local route = d.routes[i]
+    local last = route[#route]
+    local x, y = sim:pose(i)
+    local function near_goal(px, py)
+      return math.abs(px - robots[i].gx) <= 0.5 * opt.cell + 1e-6 and math.abs(py - robots[i].gy) <= 0.5 * opt.cell + 1e-6
+    end
+    local home = near_goal(last.x, last.y) and near_goal(x, y) and not sim:moving(i)
+    if home and not per[i].arrived then per[i].arrived = now()
+    elseif not home then per[i].arrived = nil end
+  end
+  if draining then
+    for i = 1, n do if sim:moving(i) then return end end
+    local reason = draining
+    draining = nil
+    if replan() then log:info("re-planned (%s): %d routes", reason, n) end
+    for i = 1, n do sups[i].granted = -1 end
+  end
+end, { name = "supervise", phase = 0.01 })
+
+sched:every(1.0, function()
+  if draining or now() - last_replan < STUCK_AFTER then return end
+  for i = 1, n do
+    if parked[i] and not sim:stopped(i) then
+      parked[i] = false
+      return start_replan(robots[i].name .. " moves again")
+    end
+  end
+  local stuck = d:stuck(now(), STUCK_AFTER, holding)
+  if #stuck > 0 then
+    local s1 = stuck[1]
+    start_replan(("%s held up by %s (%s)%s"):format(robots[s1.robot].name, robots[s1.cause].name, s1.why,
+      #stuck > 1 and (", and " .. (#stuck - 1) .. " more") or ""))
+  end
+end, { name = "watch", phase = 0.02 })
+
+sched:every(0.5, function()
+  for i = 1, n do
+    local x, y = sim:pose(i)
+    local t = trails[i]
+    local last = t[#t]
+    if (x - last.x) ^ 2 + (y - last.y) ^ 2 > 0.01 then t[#t + 1] = { x = x, y = y } end
+  end
+end, "trails")
+
+sched:every(60, function()
+  local done = 0
+  for i = 1, n do if per[i].arrived then done = done + 1 end end
+  log:info("progress: %d/%d robots at their goals, %d delays, %d stops, %d re-plans", done, n, stats.delays,
+    stats.stops, stats.replans)
+end, { name = "progress", phase = 60 })
+
+local reason = sched:run { until_fn = function() return all_done() or sim.estopped end, until_time = opt.timeout }
+
+-- outputs ---------------------------------------------------------------------------
+local summary = report.summary {
+  robots = robots, sim = sim, per = per, stats = stats, plan_ms = plan_ms, planner = planner,
+  wall_s = tycho.clock.monotonic() - wall0, sim_s = now(), seed = opt.seed, delays = opt.delays, stops = opt.stops,
+  end_reason = reason,
+}
+local okw, werr = report.write(opt.out, summary, map, trails, robots)
+if not okw then io.stderr:write("fleet: ", tostring(werr), "\n") return 1 end
+local t = summary.totals
+print(("summary: %d/%d robots at their goals in %.1f s simulated (%.2f s wall, %.0fx real time), " ..
+  "%d collisions, %d delays + %d stops injected, %d re-plans, %d waits"):format(t.reached, t.robots, t.makespan_s,
+  t.wall_time_s, t.realtime_factor, t.collisions, t.delays, t.stops, t.replans, t.waits))
+print("summary: wrote " .. opt.out .. "/{summary.json,routes.png}")
+return (t.reached == t.robots and t.collisions == 0) and 0 or 1

@@ -1,0 +1,156 @@
+-- The fleet mission (behaviors/fleet.lua) through the real executable: the
+-- warehouse goal sets with and without injected delays and stops, our own
+-- input format, re-planning around a broken-down robot, bad input; and the
+-- route distributor's rules on a hand-made plan.
+local tycho = require "tycho"
+local json = require "json_decode"
+local Distributor = require "fleet.route_distributor"
+
+local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local DATA = (os.getenv("TYCHO_SHARED_DATA") or "../shared/data") .. "/warehouse/"
+
+local function run(args)
+  local out = os.tmpname()
+  os.remove(out)
+  local cmd = ("cd '%s' && '%s' run behaviors/fleet.lua --quiet --out '%s' %s 2>&1; echo \"rc=$?\""):format(
+    SRC, EXE, out, args)
+  local p = io.popen(cmd)
+  local text = p:read("*a")
+  p:close()
+  local code = tonumber(text:match("rc=(%d+)%s*$"))
+  local f = io.open(out .. "/summary.json")
+  local s = f and json.decode(f:read("*a"))
+  if f then f:close() end
+  local png = io.open(out .. "/routes.png")
+  if png then png:close() end
+  os.execute("rm -rf '" .. out .. "'")
+  return code, s, text, png ~= nil
+end
+
+local function warehouse(set, extra)
+  return ("--map %smap.yaml --starts %sstage.world --goals %sgoals032/goals%03d.txt %s"):format(
+    DATA, DATA, DATA, set, extra or "")
+end
+
+local function all_home(s, text)
+  assert.is_table(s, text)
+  assert.are.equal(0, s.totals.collisions, text)
+  assert.are.equal(s.totals.robots, s.totals.reached, text)
+  for _, r in ipairs(s.robots) do
+    assert.is_true(r.reached, r.name .. " did not reach its goal")
+    assert.is_true(r.goal_offset_m < 0.75, r.name .. " ended away from its goal")
+  end
+  assert.is_false(s.emergency_stop)
+end
+
+describe("fleet mission", function()
+  for _, set in ipairs { 0, 3 } do
+    it("takes all 32 robots of goal set " .. set .. " home, without and with delays and stops", function()
+      local code, s, text, png = run(warehouse(set))
+      assert.are.equal(0, code, text)
+      all_home(s, text)
+      assert.are.equal(32, s.totals.robots)
+      assert.is_true(png)
+      assert.is_true(s.totals.min_clearance_m > 0)
+      code, s, text = run(warehouse(set, "--delays 0.2 --stops 0.01 --seed 5"))
+      assert.are.equal(0, code, text)
+      all_home(s, text)
+      assert.is_true(s.totals.delays > 50 and s.totals.stops >= 1, text)
+    end)
+  end
+
+  it("is reproducible for a seed", function()
+    local _, a = run(warehouse(1, "--delays 0.2 --stops 0.02 --seed 9"))
+    local _, b = run(warehouse(1, "--delays 0.2 --stops 0.02 --seed 9"))
+    for _, t in ipairs { a.totals, b.totals } do t.wall_time_s, t.realtime_factor, t.planning_ms = 0, 0, 0 end
+    assert.are.same(a, b)
+  end)
+
+  it("re-plans around robots that break down, and everyone still gets home", function()
+    local code, s, text = run("--fleet maps/fleet_loop.lua --delays 0.3 --stops 0.05 --seed 3")
+    assert.are.equal(0, code, text)
+    all_home(s, text)
+    assert.is_true(s.totals.stops >= 1 and s.totals.replans >= 1, text)
+    -- without re-planning, robots wait out the breakdowns (the preconditions
+    -- keep the order safe) and get home too
+    local code2, s2, text2 = run("--fleet maps/fleet_loop.lua --delays 0.3 --stops 0.05 --seed 3 --no-replan")
+    assert.are.equal(0, code2, text2)
+    all_home(s2, text2)
+    assert.are.equal(0, s2.totals.replans)
+  end)
+
+  it("reads our own format and names robots in errors", function()
+    local code, s, text = run("--fleet maps/fleet_loop.lua")
+    assert.are.equal(0, code, text)
+    all_home(s, text)
+    assert.are.equal("a", s.robots[1].name)
+    local bad = os.tmpname() .. ".lua"
+    local f = io.open(bad, "w")
+    f:write(('return { map = "%s/maps/fleet_loop.yaml", robots = {\n'):format(SRC),
+      '{ name = "a", start = { x = 2, y = 3 }, goal = { x = 8, y = 1 } },\n',
+      '{ name = "b", start = { x = 2, y = 3 }, goal = { x = 2, y = 1 } } } }\n')
+    f:close()
+    code, _, text = run("--fleet " .. bad)
+    assert.are.equal(1, code)
+    assert.matches("b: shares its start vertex with a", text)
+    f = io.open(bad, "w")
+    f:write(('return { map = "%s/maps/fleet_loop.yaml", robots = { { name = "a", start = { x = 2 }, goal = { x = 1, y = 1 } } } }'):format(SRC))
+    f:close()
+    code, _, text = run("--fleet " .. bad)
+    assert.are.equal(1, code)
+    assert.matches("robots%[1%]%.start%.y: number expected", text)
+    os.remove(bad)
+    code, _, text = run("--delays 2 --fleet maps/fleet_loop.lua")
+    assert.are.equal(2, code)
+    assert.matches("probabilities", text)
+    code, _, text = run("--map x.yaml")
+    assert.are.equal(2, code)
+    assert.matches("give %-%-map, %-%-starts and %-%-goals", text)
+  end)
+end)
+
+-- a plan by hand: robot 1 goes a -> b -> c; robot 2 goes d -> b -> e after
+-- robot 1 has left b (precondition: robot 1 completed its segment 2)
+local function fake_planner()
+  local routes = {
+    { { x = 0, y = 0 }, { x = 1, y = 0 }, { x = 2, y = 0 } },
+    { { x = 1, y = 1 }, { x = 1, y = 0 }, { x = 1, y = -1 } },
+  }
+  local pre = { [2] = { [2] = { { robot = 1, segment = 2 } } } }
+  return {
+    route = function(_, i) return routes[i] end,
+    preconditions = function(_, i, k) return (pre[i] and pre[i][k]) or {} end,
+  }
+end
+
+describe("route distributor", function()
+  it("lets a robot into a vertex only after the robot planned there before has left it", function()
+    local d = Distributor.new(2)
+    d:load(fake_planner(), 0)
+    assert.are.equal(3, d:grant(1, 4, 0))
+    assert.are.equal(1, d:grant(2, 4, 0)) -- b is robot 1's first
+    assert.are.same({ 1 }, d:blockers(2))
+    d:report(1, 2, 1.0) -- robot 1 at b: not gone yet
+    assert.are.equal(1, d:grant(2, 4, 1.0))
+    d:report(1, 3, 2.0) -- robot 1 at c: b is free
+    assert.are.equal(3, d:grant(2, 4, 2.0))
+    assert.are.same({}, d:blockers(2))
+  end)
+
+  it("tells a queue from a robot held up for good", function()
+    local d = Distributor.new(2)
+    d:load(fake_planner(), 0)
+    d:grant(1, 4, 0)
+    local holding = { false, true }
+    local function h(i) return holding[i] end
+    -- robot 1 may drive but makes no progress: after the limit, robot 2 is stuck on it
+    assert.are.same({}, d:stuck(5, 10, h))
+    local s = d:stuck(11, 10, h)
+    assert.are.equal(1, #s)
+    assert.are.same({ robot = 2, cause = 1, why = "stopped" }, s[1])
+    -- robot 1 arrives somewhere: a queue again
+    d:report(1, 2, 11)
+    assert.are.same({}, d:stuck(12, 10, h))
+  end)
+end)
