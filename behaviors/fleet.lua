@@ -30,7 +30,10 @@ usage: tycho run behaviors/fleet.lua (--map M --starts S --goals G | --fleet F.l
   --stops P         probability of a long stop (40-90 s, a breakdown) at each vertex (default 0)
   --seed N          seed of the injected delays (default 1)
   --no-replan       never re-plan (robots behind a stopped one wait)
-  --cell M          route graph cell size, m (default 1.0)
+  --graph KIND      route graph: grid (default) or sparse (the aisles' skeleton, see README)
+  --connectivity N  grid graph: 4 (default) or 8
+  --spacing M       sparse graph: metres between vertices along an aisle (default 1.0)
+  --cell M          grid graph cell size, m (default 1.0)
   --radius M        robot radius for the map inflation, m (default 0.3)
   --timeout S       give up after S simulated seconds (default 3600)
   --out DIR         output folder (default out/fleet)
@@ -42,8 +45,10 @@ local function fail_usage(msg)
   return 2
 end
 
-local opt = { delays = 0, stops = 0, seed = 1, cell = 1.0, radius = 0.3, timeout = 3600, out = "out/fleet" }
-local NUMERIC = { delays = true, stops = true, seed = true, cell = true, radius = true, timeout = true, robots = true }
+local opt = { delays = 0, stops = 0, seed = 1, cell = 1.0, radius = 0.3, timeout = 3600, out = "out/fleet",
+              graph = "grid", connectivity = 4, spacing = 1.0 }
+local NUMERIC = { delays = true, stops = true, seed = true, cell = true, radius = true, timeout = true, robots = true,
+                  connectivity = true, spacing = true }
 do
   local i = 1
   while i <= #arg do
@@ -52,7 +57,7 @@ do
     if a == "-h" or a == "--help" then io.write(USAGE) return 0
     elseif a == "--quiet" or a == "--no-replan" then opt[name] = true; i = i + 1
     elseif name and (NUMERIC[name] or name == "map" or name == "starts" or name == "goals" or name == "fleet"
-                     or name == "out") then
+                     or name == "out" or name == "graph") then
       local v = arg[i + 1]
       if v == nil then return fail_usage(a .. " needs a value") end
       if NUMERIC[name] then
@@ -65,6 +70,8 @@ do
   end
 end
 if opt.delays > 1 or opt.stops > 1 then return fail_usage("--delays and --stops are probabilities in [0, 1]") end
+if opt.graph ~= "grid" and opt.graph ~= "sparse" then return fail_usage("--graph is grid or sparse") end
+if opt.connectivity ~= 4 and opt.connectivity ~= 8 then return fail_usage("--connectivity is 4 or 8") end
 if not opt.fleet and not (opt.map and opt.starts and opt.goals) then
   return fail_usage("give --map, --starts and --goals, or --fleet")
 end
@@ -85,7 +92,8 @@ local n = #robots
 
 -- planning ----------------------------------------------------------------------
 local costmap = map:inflate { inscribed_radius = opt.radius, inflation_radius = opt.radius }
-local planner = tycho.fleet.planner(costmap, { cell = opt.cell })
+local planner = tycho.fleet.planner(costmap, { cell = opt.cell, graph = opt.graph, connectivity = opt.connectivity,
+                                               spacing = opt.spacing })
 local starts, goals = {}, {}
 for i, r in ipairs(robots) do starts[i], goals[i] = { x = r.x, y = r.y }, { x = r.gx, y = r.gy } end
 local t_plan = tycho.clock.monotonic()
@@ -118,6 +126,9 @@ local function load_routes()
 end
 for i, r in ipairs(robots) do sim:set_pose(i, r.x, r.y, r.yaw) end
 load_routes()
+-- the vertex each goal was snapped to: "home" is being there
+local goal_vertex = {}
+for i = 1, n do goal_vertex[i] = d.routes[i][#d.routes[i]] end
 
 -- seeded disturbances: the same seed gives the same run on every Lua
 local rng_state = math.floor(opt.seed) % 2147483647
@@ -223,9 +234,8 @@ sched:every(0.1, function()
     local route = d.routes[i]
     local last = route[#route]
     local x, y = sim:pose(i)
-    local function near_goal(px, py)
-      return math.abs(px - robots[i].gx) <= 0.5 * opt.cell + 1e-6 and math.abs(py - robots[i].gy) <= 0.5 * opt.cell + 1e-6
-    end
+    local gv = goal_vertex[i]
+    local function near_goal(px, py) return math.abs(px - gv.x) < 1e-6 and math.abs(py - gv.y) < 1e-6 end
     local home = near_goal(last.x, last.y) and near_goal(x, y) and not sim:moving(i)
     if home and not per[i].arrived then per[i].arrived = now()
     elseif not home then per[i].arrived = nil end

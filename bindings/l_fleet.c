@@ -1,6 +1,9 @@
 /* Lua binding of fleet route planning (core/include/tycho/mapf.h, fleet_io.h).
  *
- *   local fp = tycho.fleet.planner(costmap [, {cell = 1.0, horizon =, max_orders = 64, time_limit = 10}])
+ *   local fp = tycho.fleet.planner(costmap [, {cell = 1.0, horizon =, max_orders = 64, time_limit = 10,
+ *                                              graph = "grid" | "sparse", connectivity = 4 | 8, spacing = cell}])
+ *   tycho.fleet.graph(costmap, {same graph options}) -> {nodes = {{x =, y =}}, edges = {{a =, b =, length =, width =}}}
+ *   fp:graph() -> the same, for the planner's graph
  *   fp:plan(starts, goals) -> true | nil, "robot N: reason"   -- lists of {x =, y =}
  *   fp:route(i) -> {{x =, y =, vertex =, enter =, leave =}, ...}   (i 1-based, steps)
  *   fp:preconditions(i, k) -> {{robot =, segment =}, ...}   (1-based)
@@ -36,23 +39,104 @@ static int check_robot(lua_State *L, lfleet *f, int idx)
     return (int)i - 1;
 }
 
+/* The route graph an options table asks for: {graph = "grid" | "sparse",
+ * cell = 1.0, connectivity = 4 | 8, spacing = 1.0}. Errors name the field. */
+static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, double cell, int connectivity)
+{
+    const char *kind = "grid";
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "graph");
+        if (!lua_isnil(L, -1)) {
+            kind = lua_tostring(L, -1);
+            if (lua_type(L, -1) != LUA_TSTRING || (strcmp(kind, "grid") && strcmp(kind, "sparse")))
+                luaL_argerror(L, idx, "bad field 'graph' ('grid' or 'sparse' expected)");
+        }
+        lua_pop(L, 1);
+    }
+    double spacing = tycho_l_optfield_number(L, idx, idx, "spacing", cell);
+    tycho_err err = {0};
+    tycho_graph *graph = !strcmp(kind, "sparse") ? tycho_graph_sparse(g, spacing, &err)
+                                                 : tycho_graph_grid(g, cell, connectivity, &err);
+    if (!graph) luaL_argerror(L, idx, err.msg);
+    return graph;
+}
+
 static int l_planner(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2); /* the options stay at 2 (nil if none) under what we push */
     tycho_mapf_params p;
     tycho_mapf_defaults(&p);
     p.cell = tycho_l_optfield_number(L, 2, 2, "cell", p.cell);
     p.horizon = (int)tycho_l_optfield_integer(L, 2, 2, "horizon", p.horizon);
     p.max_orders = (int)tycho_l_optfield_integer(L, 2, 2, "max_orders", p.max_orders);
     p.time_limit_s = tycho_l_optfield_number(L, 2, 2, "time_limit", p.time_limit_s);
+    p.connectivity = (int)tycho_l_optfield_integer(L, 2, 2, "connectivity", p.connectivity);
+    luaL_argcheck(L, p.cell >= tycho_grid_resolution(g), 2, "cell must be >= the costmap resolution");
     lfleet *f = tycho_newuserdata(L, sizeof *f);
     f->m = NULL;
     f->n = 0;
     luaL_getmetatable(L, FLEET_MT);
     lua_setmetatable(L, -2);
+    tycho_graph *graph = build_graph(L, g, 2, p.cell, p.connectivity);
     tycho_err err = {0};
-    f->m = tycho_mapf_new(g, &p, &err);
+    f->m = tycho_mapf_new_graph(graph, &p, &err);
     if (!f->m) return luaL_argerror(L, 2, err.msg);
+    return 1;
+}
+
+/* {nodes = {{x =, y =}, ...}, edges = {{a =, b =, length =, width =}, ...}} (1-based, each edge once) */
+static void push_graph(lua_State *L, const tycho_graph *g)
+{
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, g->V, 0);
+    for (int v = 0; v < g->V; v++) {
+        lua_createtable(L, 0, 2);
+        lua_pushnumber(L, g->x[v]);
+        lua_setfield(L, -2, "x");
+        lua_pushnumber(L, g->y[v]);
+        lua_setfield(L, -2, "y");
+        lua_rawseti(L, -2, v + 1);
+    }
+    lua_setfield(L, -2, "nodes");
+    lua_createtable(L, g->E / 2, 0);
+    int n = 0;
+    for (int v = 0; v < g->V; v++)
+        for (int k = g->off[v]; k < g->off[v + 1]; k++) {
+            if (g->adj[k] < v) continue;
+            lua_createtable(L, 0, 4);
+            lua_pushinteger(L, v + 1);
+            lua_setfield(L, -2, "a");
+            lua_pushinteger(L, g->adj[k] + 1);
+            lua_setfield(L, -2, "b");
+            lua_pushnumber(L, g->length[k]);
+            lua_setfield(L, -2, "length");
+            lua_pushnumber(L, g->width[k]);
+            lua_setfield(L, -2, "width");
+            lua_rawseti(L, -2, ++n);
+        }
+    lua_setfield(L, -2, "edges");
+}
+
+/* tycho.fleet.graph(costmap, {graph = "grid" | "sparse", cell =, connectivity =, spacing =}) */
+static int l_graph(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    double cell = tycho_l_optfield_number(L, 2, 2, "cell", 1.0);
+    int conn = (int)tycho_l_optfield_integer(L, 2, 2, "connectivity", 4);
+    tycho_graph *graph = build_graph(L, g, 2, cell, conn);
+    push_graph(L, graph);
+    tycho_graph_free(graph);
+    return 1;
+}
+
+/* fp:graph() -> the planner's graph as tables */
+static int l_planner_graph(lua_State *L)
+{
+    push_graph(L, tycho_mapf_graph(check_fleet(L)->m));
     return 1;
 }
 
@@ -255,7 +339,7 @@ void tycho_l_open_fleet(lua_State *L, int module, int methods)
     (void)methods;
     static const luaL_Reg meth[] = {{"plan", l_plan}, {"route", l_route},
                                     {"preconditions", l_preconditions}, {"at", l_at},
-                                    {"arrival", l_arrival}, {NULL, NULL}};
+                                    {"arrival", l_arrival}, {"graph", l_planner_graph}, {NULL, NULL}};
     luaL_newmetatable(L, FLEET_MT);
     lua_newtable(L);
     luaL_setfuncs(L, meth, 0);
@@ -270,6 +354,8 @@ void tycho_l_open_fleet(lua_State *L, int module, int methods)
     lua_newtable(L);
     lua_pushcfunction(L, l_planner);
     lua_setfield(L, -2, "planner");
+    lua_pushcfunction(L, l_graph);
+    lua_setfield(L, -2, "graph");
     lua_pushcfunction(L, l_stage);
     lua_setfield(L, -2, "stage_poses");
     lua_pushcfunction(L, l_goals);

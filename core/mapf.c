@@ -1,5 +1,6 @@
 /* Prioritized multi-robot route planning with a space-time A*: see mapf.h. */
 #include "tycho/mapf.h"
+#include "tycho/graph.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -13,9 +14,10 @@ typedef struct {
 
 struct tycho_mapf {
     tycho_mapf_params p;
-    int gw, gh, V, T;
-    long ix0, iy0;            /* world index of vertex (0, 0): centre = index * cell */
-    uint8_t *free, *right, *up;
+    tycho_graph *g;           /* owned */
+    int V, T;
+    double snap;              /* starts and goals snap to a vertex within this distance */
+    int *nb;                  /* neighbour buffer: max degree + 1 (a wait) */
     /* reservations of the robots planned so far, per (vertex, step) */
     uint8_t *occ;
     int32_t *came;            /* vertex the occupant came from (itself when waiting) */
@@ -38,27 +40,24 @@ void tycho_mapf_defaults(tycho_mapf_params *p)
     p->horizon = 0;
     p->max_orders = 64;
     p->time_limit_s = 10;
+    p->connectivity = 4;
 }
 
 static size_t sidx(const tycho_mapf *m, int v, int t) { return (size_t)v * (size_t)(m->T + 1) + (size_t)t; }
 
-static bool segment_free(const tycho_grid *g, double x0, double y0, double x1, double y1)
-{
-    double len = hypot(x1 - x0, y1 - y0), step = tycho_grid_resolution(g) * 0.5;
-    int n = (int)ceil(len / step);
-    for (int i = 0; i <= n; i++) {
-        double u = n ? (double)i / n : 0;
-        int cx, cy;
-        tycho_grid_world_to_cell(g, x0 + u * (x1 - x0), y0 + u * (y1 - y0), &cx, &cy);
-        if (!tycho_grid_in_bounds(g, cx, cy) || tycho_grid_get(g, cx, cy) >= 253) return false;
-    }
-    return true;
-}
-
 void tycho_mapf_vertex_xy(const tycho_mapf *m, int v, double *x, double *y)
 {
-    *x = (double)(m->ix0 + v % m->gw) * m->p.cell;
-    *y = (double)(m->iy0 + v / m->gw) * m->p.cell;
+    *x = m->g->x[v];
+    *y = m->g->y[v];
+}
+
+static bool check_params(const tycho_mapf_params *p, tycho_err *err)
+{
+    if (p->max_orders < 1 || !(p->time_limit_s > 0) || p->horizon < 0) {
+        tycho_fail(err, TYCHO_EINVAL, "max_orders must be >= 1, time_limit_s > 0, horizon >= 0");
+        return false;
+    }
+    return true;
 }
 
 tycho_mapf *tycho_mapf_new(const tycho_grid *g, const tycho_mapf_params *pp, tycho_err *err)
@@ -70,34 +69,46 @@ tycho_mapf *tycho_mapf_new(const tycho_grid *g, const tycho_mapf_params *pp, tyc
         tycho_fail(err, TYCHO_EINVAL, "cell must be >= the costmap resolution");
         return NULL;
     }
-    if (p.max_orders < 1 || !(p.time_limit_s > 0) || p.horizon < 0) {
-        tycho_fail(err, TYCHO_EINVAL, "max_orders must be >= 1, time_limit_s > 0, horizon >= 0");
+    if (!check_params(&p, err)) return NULL;
+    tycho_graph *graph = tycho_graph_grid(g, p.cell, p.connectivity, err);
+    return graph ? tycho_mapf_new_graph(graph, &p, err) : NULL;
+}
+
+tycho_mapf *tycho_mapf_new_graph(tycho_graph *graph, const tycho_mapf_params *pp, tycho_err *err)
+{
+    tycho_mapf_params p;
+    if (pp) p = *pp;
+    else tycho_mapf_defaults(&p);
+    if (!graph || graph->V < 1) {
+        tycho_graph_free(graph);
+        tycho_fail(err, TYCHO_EINVAL, "the graph has no vertex");
         return NULL;
     }
-    double wx0, wy0, wx1, wy1;
-    tycho_grid_cell_to_world(g, 0, 0, &wx0, &wy0);
-    tycho_grid_cell_to_world(g, tycho_grid_width(g) - 1, tycho_grid_height(g) - 1, &wx1, &wy1);
+    if (!check_params(&p, err)) {
+        tycho_graph_free(graph);
+        return NULL;
+    }
     tycho_mapf *m = calloc(1, sizeof *m);
     if (!m) {
+        tycho_graph_free(graph);
         tycho_fail(err, TYCHO_ENOMEM, "out of memory");
         return NULL;
     }
     m->p = p;
-    m->ix0 = (long)ceil(fmin(wx0, wx1) / p.cell - 1e-9);
-    m->iy0 = (long)ceil(fmin(wy0, wy1) / p.cell - 1e-9);
-    m->gw = (int)(floor(fmax(wx0, wx1) / p.cell + 1e-9) - m->ix0 + 1);
-    m->gh = (int)(floor(fmax(wy0, wy1) / p.cell + 1e-9) - m->iy0 + 1);
-    if (m->gw < 1 || m->gh < 1 || (long)m->gw * m->gh > 4000000) {
-        tycho_mapf_free(m);
-        tycho_fail(err, TYCHO_EINVAL, "graph would have no vertex or more than 4e6");
-        return NULL;
-    }
-    m->V = m->gw * m->gh;
-    m->T = p.horizon ? p.horizon : (4 * (m->gw + m->gh) > 200 ? 4 * (m->gw + m->gh) : 200);
+    m->g = graph;
+    m->V = graph->V;
+    /* a lattice: the old rule (its width and height); else by vertex count */
+    int auto_T = graph->gw ? 4 * (graph->gw + graph->gh) : 4 * graph->V;
+    if (auto_T < 200) auto_T = 200;
+    if (!graph->gw && auto_T > 4000) auto_T = 4000;
+    m->T = p.horizon ? p.horizon : auto_T;
     m->p.horizon = m->T;
-    m->free = calloc((size_t)m->V, 1);
-    m->right = calloc((size_t)m->V, 1);
-    m->up = calloc((size_t)m->V, 1);
+    /* starts and goals snap within a cell; on a sparse graph within the
+     * longest edge (a point on a corridor is at most that far from a vertex) */
+    m->snap = graph->gw ? graph->cell : 0;
+    for (int k = 0; !graph->gw && k < graph->E; k++)
+        if (graph->length[k] > m->snap) m->snap = graph->length[k];
+    if (m->snap <= 0) m->snap = p.cell;
     size_t S = (size_t)m->V * (size_t)(m->T + 1);
     m->occ = calloc(S, 1);
     m->came = malloc(S * sizeof *m->came);
@@ -107,27 +118,17 @@ tycho_mapf *tycho_mapf_new(const tycho_grid *g, const tycho_mapf_params *pp, tyc
     m->last_res = malloc((size_t)m->V * sizeof(int));
     m->dist = malloc((size_t)m->V * sizeof(int));
     m->queue = malloc((size_t)m->V * sizeof(int));
-    if (!m->free || !m->right || !m->up || !m->occ || !m->came || !m->parent || !m->seen ||
-        !m->goal_from || !m->last_res || !m->dist || !m->queue) {
+    m->nb = malloc((size_t)(graph->max_degree + 1) * sizeof(int));
+    if (!m->occ || !m->came || !m->parent || !m->seen || !m->goal_from || !m->last_res || !m->dist ||
+        !m->queue || !m->nb) {
         tycho_mapf_free(m);
         tycho_fail(err, TYCHO_ENOMEM, "out of memory for the space-time search");
         return NULL;
     }
-    for (int v = 0; v < m->V; v++) {
-        double x, y;
-        tycho_mapf_vertex_xy(m, v, &x, &y);
-        m->free[v] = segment_free(g, x, y, x, y);
-    }
-    for (int v = 0; v < m->V; v++) {
-        if (!m->free[v]) continue;
-        double x, y;
-        tycho_mapf_vertex_xy(m, v, &x, &y);
-        int i = v % m->gw, j = v / m->gw;
-        if (i + 1 < m->gw && m->free[v + 1]) m->right[v] = segment_free(g, x, y, x + p.cell, y);
-        if (j + 1 < m->gh && m->free[v + m->gw]) m->up[v] = segment_free(g, x, y, x, y + p.cell);
-    }
     return m;
 }
+
+const tycho_graph *tycho_mapf_graph(const tycho_mapf *m) { return m->g; }
 
 static void clear_result(tycho_mapf *m)
 {
@@ -144,9 +145,8 @@ void tycho_mapf_free(tycho_mapf *m)
 {
     if (!m) return;
     clear_result(m);
-    free(m->free);
-    free(m->right);
-    free(m->up);
+    tycho_graph_free(m->g);
+    free(m->nb);
     free(m->occ);
     free(m->came);
     free(m->parent);
@@ -159,61 +159,29 @@ void tycho_mapf_free(tycho_mapf *m)
     free(m);
 }
 
-int tycho_mapf_vertex_count(const tycho_mapf *m)
-{
-    int n = 0;
-    for (int v = 0; v < m->V; v++) n += m->free[v];
-    return n;
-}
+int tycho_mapf_vertex_count(const tycho_mapf *m) { return m->V; }
 
 int tycho_mapf_graph_size(const tycho_mapf *m, int *w, int *h)
 {
-    *w = m->gw;
-    *h = m->gh;
+    *w = m->g->gw;
+    *h = m->g->gh;
     return m->V;
 }
 
 int tycho_mapf_vertex_at(const tycho_mapf *m, double x, double y)
 {
-    /* the nearest vertex of the graph within one cell (goals in a file are
-     * rarely exactly on the lattice) */
-    long ci = lround(x / m->p.cell) - m->ix0, cj = lround(y / m->p.cell) - m->iy0;
-    int best = -1;
-    double bd = m->p.cell * m->p.cell * (1 + 1e-9);
-    for (long j = cj - 1; j <= cj + 1; j++)
-        for (long i = ci - 1; i <= ci + 1; i++) {
-            if (i < 0 || j < 0 || i >= m->gw || j >= m->gh) continue;
-            int v = (int)(j * m->gw + i);
-            if (!m->free[v]) continue;
-            double vx, vy;
-            tycho_mapf_vertex_xy(m, v, &vx, &vy);
-            double d = (vx - x) * (vx - x) + (vy - y) * (vy - y);
-            if (d <= bd) bd = d, best = v;
-        }
-    return best;
+    /* goals in a file are rarely exactly on a vertex */
+    return tycho_graph_nearest(m->g, x, y, m->snap);
 }
 
-bool tycho_mapf_adjacent(const tycho_mapf *m, int a, int b)
-{
-    if (a < 0 || b < 0 || a >= m->V || b >= m->V) return false;
-    if (a > b) {
-        int t = a;
-        a = b;
-        b = t;
-    }
-    if (b == a + 1 && a % m->gw + 1 < m->gw) return m->right[a];
-    if (b == a + m->gw) return m->up[a];
-    return false;
-}
+bool tycho_mapf_adjacent(const tycho_mapf *m, int a, int b) { return tycho_graph_adjacent(m->g, a, b); }
 
-/* Neighbours of v (up to 4), written to nb; returns the count. */
-static int neighbours(const tycho_mapf *m, int v, int nb[4])
+/* Neighbours of v, into m->nb; returns the count. */
+static int neighbours(const tycho_mapf *m, int v)
 {
-    int k = 0, i = v % m->gw;
-    if (i + 1 < m->gw && m->right[v]) nb[k++] = v + 1;
-    if (i > 0 && m->right[v - 1]) nb[k++] = v - 1;
-    if (v + m->gw < m->V && m->up[v]) nb[k++] = v + m->gw;
-    if (v - m->gw >= 0 && m->up[v - m->gw]) nb[k++] = v - m->gw;
+    const tycho_graph *g = m->g;
+    int k = 0;
+    for (int e = g->off[v]; e < g->off[v + 1]; e++) m->nb[k++] = g->adj[e];
     return k;
 }
 
@@ -225,12 +193,12 @@ static void bfs(tycho_mapf *m, int goal)
     m->dist[goal] = 0;
     m->queue[tail++] = goal;
     while (head < tail) {
-        int v = m->queue[head++], nb[4];
-        int k = neighbours(m, v, nb);
+        int v = m->queue[head++];
+        int k = neighbours(m, v);
         for (int i = 0; i < k; i++)
-            if (m->dist[nb[i]] == INT32_MAX) {
-                m->dist[nb[i]] = m->dist[v] + 1;
-                m->queue[tail++] = nb[i];
+            if (m->dist[m->nb[i]] == INT32_MAX) {
+                m->dist[m->nb[i]] = m->dist[v] + 1;
+                m->queue[tail++] = m->nb[i];
             }
     }
 }
@@ -271,11 +239,31 @@ static st_entry pop(tycho_mapf *m)
     return top;
 }
 
+/* On an 8-connected lattice: the other diagonal of the square a diagonal
+ * move from -> to cuts across, as its two corner vertices (or -1). */
+static bool other_diagonal(const tycho_mapf *m, int from, int to, int *c1, int *c2)
+{
+    const tycho_graph *g = m->g;
+    if (!g->lattice) return false;
+    long fi = lround(g->x[from] / g->cell) - g->ix0, fj = lround(g->y[from] / g->cell) - g->iy0;
+    long ti = lround(g->x[to] / g->cell) - g->ix0, tj = lround(g->y[to] / g->cell) - g->iy0;
+    if (fi == ti || fj == tj) return false;
+    *c1 = g->lattice[fj * g->gw + ti];
+    *c2 = g->lattice[tj * g->gw + fi];
+    return *c1 >= 0 && *c2 >= 0;
+}
+
 static bool free_at(const tycho_mapf *m, int from, int to, int t1)
 {
     if (m->occ[sidx(m, to, t1)] || t1 >= m->goal_from[to]) return false;
     /* no swapping: nobody moved to -> from during the same step */
     if (from != to && m->occ[sidx(m, from, t1)] && m->came[sidx(m, from, t1)] == to) return false;
+    /* no crossing: nobody took the other diagonal of the same square */
+    int c1, c2;
+    if (from != to && other_diagonal(m, from, to, &c1, &c2)) {
+        if (m->occ[sidx(m, c1, t1)] && m->came[sidx(m, c1, t1)] == c2) return false;
+        if (m->occ[sidx(m, c2, t1)] && m->came[sidx(m, c2, t1)] == c1) return false;
+    }
     return true;
 }
 
@@ -303,11 +291,10 @@ static int search(tycho_mapf *m, int start, int goal, int *path)
             return t;
         }
         if (t == m->T) continue;
-        int nb[5];
-        int k = neighbours(m, v, nb);
-        nb[k++] = v; /* wait */
+        int k = neighbours(m, v);
+        m->nb[k++] = v; /* wait */
         for (int i = 0; i < k; i++) {
-            int u = nb[i];
+            int u = m->nb[i];
             if (m->dist[u] == INT32_MAX || !free_at(m, v, u, t + 1)) continue;
             size_t s = sidx(m, u, t + 1);
             if (m->seen[s] == m->gen) continue;

@@ -471,9 +471,18 @@ function tycho.sys.list_dir(path) end
 ---@field vertices integer
 local fleet_planner = {}
 tycho.fleet = {}
----@param o? {cell?: number, horizon?: integer, max_orders?: integer, time_limit?: number}
+---@alias tycho.graph_opts {graph?: "grid"|"sparse", cell?: number, connectivity?: 4|8, spacing?: number}
+---@alias tycho.route_graph {nodes: tycho.xy[], edges: {a: integer, b: integer, length: number, width: number}[]}
+---@param o? {cell?: number, horizon?: integer, max_orders?: integer, time_limit?: number, graph?: "grid"|"sparse", connectivity?: 4|8, spacing?: number}
 ---@return tycho.fleet_planner
 function tycho.fleet.planner(costmap, o) end
+---A route graph of the map: grid (4/8-connected) or sparse (the free space's skeleton).
+---@param o? tycho.graph_opts
+---@return tycho.route_graph
+function tycho.fleet.graph(costmap, o) end
+---The planner's graph.
+---@return tycho.route_graph
+function fleet_planner:graph() end
 ---@return {robot: integer, x: number, y: number, yaw: number}[]|nil poses, string? err
 function tycho.fleet.stage_poses(path) end
 ---@return {robot: integer, x: number, y: number, yaw: number}[]|nil goals, string? err

@@ -7,6 +7,7 @@
  * Target (issue 6): median <= 1 s, every goal set solved. */
 #include "tycho/fleet_io.h"
 #include "tycho/inflation.h"
+#include "tycho/graph.h"
 #include "tycho/mapf.h"
 #include "tycho/mapio.h"
 
@@ -55,49 +56,13 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int main(void)
+/* Plans every goal set on one planner; prints each and the median. */
+static bool plan_sets(tycho_mapf *m, const double *sxy, const char *label)
 {
-    char path[4096];
-    tycho_err err = {0};
-    data_path(path, sizeof path, "warehouse/map.yaml");
-    tycho_grid *map = tycho_map_load(path, NULL, &err);
-    if (!map) {
-        fprintf(stderr, "bench_fleet: %s\n", err.msg);
-        return 1;
-    }
-    tycho_grid *cost = tycho_grid_copy(map, &err);
-    tycho_inflation *ws = tycho_inflation_new();
-    tycho_inflation_params ip;
-    tycho_inflation_defaults(&ip);
-    ip.inscribed_radius = 0.3;
-    ip.inflation_radius = 0.3;
-    if (!cost || !ws || tycho_inflate(ws, map, cost, &ip, &err) != TYCHO_OK) {
-        fprintf(stderr, "bench_fleet: inflation: %s\n", err.msg);
-        return 1;
-    }
-    double t0 = now();
-    tycho_mapf *m = tycho_mapf_new(cost, NULL, &err);
-    if (!m) {
-        fprintf(stderr, "bench_fleet: %s\n", err.msg);
-        return 1;
-    }
-    int gw, gh;
-    tycho_mapf_graph_size(m, &gw, &gh);
-    printf("fleet graph: %dx%d lattice at 1 m, %d vertices, built in %.1f ms\n", gw, gh,
-           tycho_mapf_vertex_count(m), (now() - t0) * 1e3);
-    data_path(path, sizeof path, "warehouse/stage.world");
-    char *text;
+    double gxy[2 * NR], times[16];
+    char path[4096], *text;
     size_t len;
-    tycho_fleet_pose *starts;
-    int ns;
-    if (tycho_read_text_file(path, &text, &len, &err) != TYCHO_OK ||
-        tycho_stage_poses(text, len, path, &starts, &ns, &err) != TYCHO_OK || ns < NR) {
-        fprintf(stderr, "bench_fleet: %s\n", err.msg[0] ? err.msg : "fewer than 32 robots");
-        return 1;
-    }
-    free(text);
-    double sxy[2 * NR], gxy[2 * NR], times[16];
-    for (int i = 0; i < NR; i++) sxy[2 * i] = starts[i].x, sxy[2 * i + 1] = starts[i].y;
+    tycho_err err = {0};
     int sets = 0, failures = 0;
     for (int k = 0; k < 16; k++) {
         char rel[64];
@@ -140,10 +105,60 @@ int main(void)
     qsort(times, (size_t)sets, sizeof times[0], cmp);
     double med = sets ? times[sets / 2] : 0;
     bool pass = sets > 0 && failures == 0 && med <= 1.0;
-    printf("fleet planning: median %.1f ms over %d goal sets, %d failed (target <= 1000 ms, all solved) %s\n",
-           med * 1e3, sets, failures, pass ? "PASS" : "FAIL");
+    printf("fleet planning (%s): median %.1f ms over %d goal sets, %d failed (target <= 1000 ms, all solved) %s\n",
+           label, med * 1e3, sets, failures, pass ? "PASS" : "FAIL");
+    return pass;
+}
+
+int main(void)
+{
+    char path[4096];
+    tycho_err err = {0};
+    data_path(path, sizeof path, "warehouse/map.yaml");
+    tycho_grid *map = tycho_map_load(path, NULL, &err);
+    if (!map) {
+        fprintf(stderr, "bench_fleet: %s\n", err.msg);
+        return 1;
+    }
+    tycho_grid *cost = tycho_grid_copy(map, &err);
+    tycho_inflation *ws = tycho_inflation_new();
+    tycho_inflation_params ip;
+    tycho_inflation_defaults(&ip);
+    ip.inscribed_radius = 0.3;
+    ip.inflation_radius = 0.3;
+    if (!cost || !ws || tycho_inflate(ws, map, cost, &ip, &err) != TYCHO_OK) {
+        fprintf(stderr, "bench_fleet: inflation: %s\n", err.msg);
+        return 1;
+    }
+    data_path(path, sizeof path, "warehouse/stage.world");
+    char *text;
+    size_t len;
+    tycho_fleet_pose *starts;
+    int ns;
+    if (tycho_read_text_file(path, &text, &len, &err) != TYCHO_OK ||
+        tycho_stage_poses(text, len, path, &starts, &ns, &err) != TYCHO_OK || ns < NR) {
+        fprintf(stderr, "bench_fleet: %s\n", err.msg[0] ? err.msg : "fewer than 32 robots");
+        return 1;
+    }
+    free(text);
+    double sxy[2 * NR];
+    for (int i = 0; i < NR; i++) sxy[2 * i] = starts[i].x, sxy[2 * i + 1] = starts[i].y;
+    bool pass = true;
+    const char *labels[3] = {"grid, 4-connected, 1 m", "grid, 8-connected, 1 m", "sparse skeleton graph, 1 m spacing"};
+    for (int kind = 0; kind < 3; kind++) {
+        double t0 = now();
+        tycho_graph *graph = kind < 2 ? tycho_graph_grid(cost, 1.0, kind ? 8 : 4, &err) : tycho_graph_sparse(cost, 1.0, &err);
+        tycho_mapf *m = graph ? tycho_mapf_new_graph(graph, NULL, &err) : NULL;
+        if (!m) {
+            fprintf(stderr, "bench_fleet: %s\n", err.msg);
+            return 1;
+        }
+        printf("fleet graph (%s): %d vertices, %d edges, built in %.1f ms\n", labels[kind], tycho_mapf_vertex_count(m),
+               tycho_mapf_graph(m)->E / 2, (now() - t0) * 1e3);
+        pass = plan_sets(m, sxy, labels[kind]) && pass;
+        tycho_mapf_free(m);
+    }
     free(starts);
-    tycho_mapf_free(m);
     tycho_inflation_free(ws);
     tycho_grid_free(cost);
     tycho_grid_free(map);

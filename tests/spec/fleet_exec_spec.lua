@@ -60,6 +60,33 @@ describe("fleet mission", function()
     end)
   end
 
+  it("plans and drives on the sparse skeleton graph and on an 8-connected grid", function()
+    local code, s, text = run(warehouse(4, "--graph sparse --delays 0.1 --seed 2"))
+    assert.are.equal(0, code, text)
+    all_home(s, text)
+    code, s, text = run(warehouse(2, "--connectivity 8"))
+    assert.are.equal(0, code, text)
+    all_home(s, text)
+    code, _, text = run(warehouse(2, "--graph voronoi"))
+    assert.are.equal(2, code)
+    assert.matches("grid or sparse", text)
+  end)
+
+  it("gives the route graph with lengths and widths to Lua", function()
+    local map = tycho.map.load(DATA .. "map.yaml")
+    local cm = map:inflate { inscribed_radius = 0.3, inflation_radius = 0.3 }
+    local g = tycho.fleet.graph(cm, { graph = "sparse", spacing = 1.0 })
+    assert.is_true(#g.nodes > 300 and #g.edges > #g.nodes) -- aisles form loops
+    for _, e in ipairs(g.edges) do
+      assert.is_true(e.length > 0.5 and e.length < 1.6)
+      assert.is_true(e.width > 0.8 and e.width < 1.3) -- the aisles are about a metre wide
+    end
+    local g4 = tycho.fleet.graph(cm)
+    assert.are.equal(544, #g4.nodes)
+    assert.error_matches(function() tycho.fleet.graph(cm, { graph = "mesh" }) end, "'grid' or 'sparse'")
+    assert.error_matches(function() tycho.fleet.graph(cm, { connectivity = 6 }) end, "connectivity 4 or 8")
+  end)
+
   it("is reproducible for a seed", function()
     local _, a = run(warehouse(1, "--delays 0.2 --stops 0.02 --seed 9"))
     local _, b = run(warehouse(1, "--delays 0.2 --stops 0.02 --seed 9"))

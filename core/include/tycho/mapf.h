@@ -1,12 +1,9 @@
 /* Multi-robot route planning: prioritized planning with a space-time A*
  * on a grid graph, routes as segments with preconditions.
  *
- * Graph: vertices at the centres of square cells of `cell` metres whose
- * centres lie at integer multiples of `cell` in world coordinates (so a 1 m
- * graph has its vertices on whole metres, where warehouse aisles usually
- * are). A vertex exists where the costmap (inflated for the robot) is below
- * 253 at its centre; an edge joins 4-neighbours when every costmap cell on
- * the segment between their centres is below 253.
+ * Graph: a grid graph (4- or 8-connected) or a sparse skeleton graph, see
+ * tycho/graph.h. On an 8-connected grid two robots may not take the two
+ * diagonals of one square in the same step (they would meet in the middle).
  *
  * Space-time A*: time is in steps (one edge or one wait per step). A robot
  * may not be in a vertex at a step where an already-planned robot is, may
@@ -30,6 +27,7 @@
 #define TYCHO_MAPF_H
 
 #include "tycho/common.h"
+#include "tycho/graph.h"
 #include "tycho/grid.h"
 
 typedef struct tycho_mapf tycho_mapf;
@@ -39,6 +37,7 @@ typedef struct {
     int horizon;          /* longest route, steps (default 4 * (graph width + height)) */
     int max_orders;       /* priority orders tried (default 64) */
     double time_limit_s;  /* default 10 */
+    int connectivity;     /* grid graphs from a costmap: 4 (default) or 8 */
 } tycho_mapf_params;
 
 typedef struct {
@@ -53,8 +52,13 @@ typedef struct {
 
 void tycho_mapf_defaults(tycho_mapf_params *p);
 
-/* Builds the graph from a costmap (Nav2 costs, inflated for the robot). */
+/* Builds a grid graph (tycho/graph.h) from a costmap (Nav2 costs, inflated
+ * for the robot) at p->cell, p->connectivity. */
 tycho_mapf *tycho_mapf_new(const tycho_grid *costmap, const tycho_mapf_params *p, tycho_err *err);
+/* Plans on a graph of any kind (grid or sparse); takes ownership of it,
+ * even on failure. One edge or one wait is one step. */
+tycho_mapf *tycho_mapf_new_graph(tycho_graph *graph, const tycho_mapf_params *p, tycho_err *err);
+const tycho_graph *tycho_mapf_graph(const tycho_mapf *m);
 void tycho_mapf_free(tycho_mapf *m);
 int tycho_mapf_vertex_count(const tycho_mapf *m);
 int tycho_mapf_graph_size(const tycho_mapf *m, int *w, int *h);
