@@ -65,8 +65,11 @@ tycho_pwm_sysfs *tycho_pwm_sysfs_open(const char *root, int chip, int channel, d
             return NULL;
         }
         p->exported_by_us = true;
-        /* the kernel (and udev, for permissions) create it asynchronously */
-        for (int i = 0; i < 100 && !is_dir(p->dir); i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+        /* the kernel creates it, and udev makes it writable for the group,
+         * asynchronously: wait (up to 1 s) until its duty cycle is writable */
+        char duty[700];
+        snprintf(duty, sizeof duty, "%s/duty_cycle", p->dir);
+        for (int i = 0; i < 100 && access(duty, W_OK) != 0; i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
     }
     /* duty first: a period shorter than the current duty is refused */
     if (write_attr(p->dir, "duty_cycle", 0) < 0 || write_attr(p->dir, "period", p->period_ns) < 0 ||

@@ -83,13 +83,23 @@ static void fifo(const char *rel)
 
 static void make_channel(int ch)
 {
-    char dir[512], rel[64];
+    /* the folder appears with its attributes in it, as the kernel's does:
+     * built aside, then renamed into place */
+    char dir[512], tmp[512], path[600], rel[64];
     snprintf(dir, sizeof dir, "%s/pwmchip0/pwm%d", root, ch);
-    mkdir(dir, 0700);
+    snprintf(tmp, sizeof tmp, "%s/pwmchip0/.new%d", root, ch);
+    mkdir(tmp, 0700);
     const char *attrs[] = {"period", "duty_cycle", "enable"};
     for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, attrs[i]);
+        mkfifo(path, 0600);
+    }
+    rename(tmp, dir);
+    for (int i = 0; i < 3; i++) {
         snprintf(rel, sizeof rel, "pwm%d/%s", ch, attrs[i]);
-        fifo(rel);
+        pthread_t t;
+        pthread_create(&t, NULL, recorder, strdup(rel));
+        pthread_detach(t);
     }
 }
 
