@@ -464,6 +464,31 @@ function tycho.sys.runtime_dir() end
 ---@return string[]|nil names, string? err
 function tycho.sys.list_dir(path) end
 
+-- devices (driver plugins) --------------------------------------------------------------------
+
+---A device opened through a driver plugin (drivers/include/tycho/driver.h).
+---@class tycho.device
+---@field kind "range_scanner"|"thermal_camera"|"imu"|"diff_base"|"launcher"
+---@field driver string
+local device = {}
+tycho.device = {}
+---Opens a device: the driver's settings are checked against its schema.
+---@param kind "range_scanner"|"thermal_camera"|"imu"|"diff_base"|"launcher"
+---@param driver string   e.g. "tb3_base", "amg8833", "launcher_gpio"
+---@param settings? table<string, string|number|boolean>
+---@return tycho.device|nil device, string? err
+function tycho.device.open(kind, driver, settings) end
+---The plugin path (TYCHO_DRIVER_PATH, else the build's drivers folder).
+---@return string
+function tycho.device.path() end
+---The latest sample if there is a new one (never waits).
+---@return table|nil sample, string? err
+function device:read() end
+---@param command "velocity"|"arm"|"fire"|"disarm"|"safe_stop"
+---@return true|nil ok, string? err
+function device:write(command, a, b) end
+function device:close() end
+
 -- many robots --------------------------------------------------------------------------------
 
 ---@class tycho.fleet_planner

@@ -1,0 +1,27 @@
+/* A simulated OpenCR board (TurtleBot3 firmware's control table, DYNAMIXEL
+ * 2.0, id 200) on the master side of a pseudo-terminal, for the base
+ * driver's tests: applies writes, answers reads and pings, turns its wheels
+ * from the commanded velocity; can garble replies or go silent. */
+#ifndef TYCHO_OPENCR_SIM_H
+#define TYCHO_OPENCR_SIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+    int master;
+    pthread_mutex_t mu;
+    uint8_t table[512];
+    double ticks_l, ticks_r;
+    bool stop, silent, garble;
+    long writes_seen, zero_cmds;
+    pthread_t thread;
+} opencr;
+
+/* Starts the board; returns the path of the pty the driver opens. */
+char *start_board(opencr *o);
+void stop_board(opencr *o);
+int32_t get_i32(const uint8_t *p);
+
+#endif
