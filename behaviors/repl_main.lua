@@ -8,8 +8,9 @@ local logmod = require "log"
 local Session = require "session"
 
 local USAGE = [[
-usage: tycho repl [--world WORLD.lua] [--seed N] [--history PATH] [options]
+usage: tycho repl [--world WORLD.lua | --robot ROBOT.lua] [--seed N] [--history PATH] [options]
   --world PATH       start the simulator on this world (maps/*.lua)
+  --robot PATH       open the robot's devices from a robot config (robots/*.lua)
   --seed N           simulator seed (default: the world's)
   --history PATH     console history file (default ~/.tycho_history)
 ]] .. Session.USAGE .. [[
@@ -22,7 +23,7 @@ while i <= #arg do
   if err then io.stderr:write("tycho repl: ", err, "\n") return 2 end
   if nexti then i = nexti
   elseif a == "-h" or a == "--help" then print(USAGE) return 0
-  elseif a == "--world" or a == "--seed" or a == "--history" then
+  elseif a == "--world" or a == "--seed" or a == "--history" or a == "--robot" then
     if not arg[i + 1] then io.stderr:write("tycho repl: ", a, " needs a value\n", USAGE, "\n") return 2 end
     opt[a:sub(3)] = arg[i + 1]
     i = i + 2
@@ -32,6 +33,7 @@ while i <= #arg do
   end
 end
 if opt.seed and not tonumber(opt.seed) then io.stderr:write("tycho repl: --seed expects a number\n") return 2 end
+if opt.world and opt.robot then io.stderr:write("tycho repl: --world or --robot, not both\n") return 2 end
 
 local clock = tycho.clock.new { mode = "sim" }
 local sched = tycho.scheduler.new { clock = clock, realtime = 1 }
@@ -54,15 +56,25 @@ if opt.world then
   host.step = function(n) for _ = 1, n do robot.step(0.05) end end
   sched:every(0.05, function() if not paused then robot.step(0.05) end end, "sim")
 end
+if opt.robot then
+  local ok, robot = pcall(require("robot_hw").open, opt.robot, { log = log })
+  if not ok then io.stderr:write("tycho repl: ", tostring(robot), "\n") return 1 end
+  env.robot = robot
+  host.safe_stop = robot.safe_stop
+  -- the devices are polled at 20 Hz; a drive command from the console keeps
+  -- the wheels turning only until the base's command watchdog (0.5 s)
+  sched:every(0.05, function() if not paused then robot.step() end end, "devices")
+end
 sched:every(0.1, function() end, "console") -- keeps the loop (and the console) ticking
 
 local ok, session = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = true,
                                          history = opt.history, name = "tycho repl" })
 if not ok then io.stderr:write("tycho repl: ", tostring(session), "\n") return 1 end
 session:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
-  opt.world and (", simulating " .. opt.world) or ""))
+  opt.world and (", simulating " .. opt.world) or opt.robot and (", robot " .. opt.robot) or ""))
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 sched:run { realtime = 1, wait = session.wait, until_fn = function() return session:quitting() end }
 if env.robot then env.robot.safe_stop() end
+if env.robot and env.robot.close then env.robot.close() end
 session:close()
 return 0

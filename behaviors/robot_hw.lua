@@ -1,0 +1,157 @@
+--- The robot's device interface on real hardware: the same table as
+-- robot_sim.lua (pose, pose_at, scan, thermal, imu, drive, stop, launcher,
+-- step, time, safe_stop), backed by driver plugins opened from a robot
+-- config (robots/*.lua). step() polls the devices (never waits); device
+-- problems become log lines and nil samples, never errors.
+--
+--   local robot = require("robot_hw").open("robots/turtlebot3.lua", { log = log })
+local tycho = require "tycho"
+
+local M = {}
+
+local function load_config(path)
+  local env = { math = {} }
+  for k, v in pairs(math) do env.math[k] = v end
+  local chunk, err = loadfile(path, "t", env)
+  if not chunk then error(err, 0) end
+  if setfenv then setfenv(chunk, env) end
+  local ok, cfg = pcall(chunk)
+  if not ok then error(path .. ": " .. tostring(cfg), 0) end
+  if type(cfg) ~= "table" then error(path .. ": must return a table", 0) end
+  if type(cfg.base) ~= "table" then error(path .. ": base: a device table {driver =, settings =} is required", 0) end
+  return cfg
+end
+
+local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
+
+--- M.open(config_path, {log =}) -> robot (raises with the device's message
+-- when a required device cannot be opened)
+function M.open(path, o)
+  o = o or {}
+  local cfg = load_config(path)
+  local log = o.log
+  local function note(fmt, ...)
+    local msg = fmt:format(...)
+    if log then log:warn("%s", msg) else io.stderr:write(msg, "\n") end
+  end
+  local robot = { kind = "hardware", config = cfg, devices = {}, cameras = {} }
+  local opened = {}
+  local function open(name, kind, spec)
+    if not spec then return nil end
+    if type(spec) ~= "table" or type(spec.driver) ~= "string" then
+      error(("%s: %s: {driver =, settings =} expected"):format(path, name), 0)
+    end
+    local dev, err = tycho.device.open(kind, spec.driver, spec.settings or {})
+    if not dev then
+      if spec.optional then note("%s: %s not available: %s", path, name, err) return nil end
+      for _, d in ipairs(opened) do d:close() end
+      error(("%s: %s: %s"):format(path, name, err), 0)
+    end
+    opened[#opened + 1] = dev
+    robot.devices[name] = dev
+    return dev
+  end
+  local base = open("base", "diff_base", cfg.base)
+  local lidar = open("lidar", "range_scanner", cfg.lidar)
+  local cams = {}
+  for i, c in ipairs(cfg.cameras or {}) do
+    cams[i] = open("camera " .. i, "thermal_camera", c)
+    robot.cameras[i] = { yaw = c.yaw or 0, fov = c.fov or math.rad(60) }
+  end
+  local imu_dev = open("imu", "imu", cfg.imu)
+  local launcher = open("launcher", "launcher", cfg.launcher)
+  local limits = cfg.limits or {}
+
+  -- latest samples, and an odometry history for stamping sensor data
+  local odom, hist = { x = 0, y = 0, yaw = 0, roll = 0, pitch = 0, gyro_z = 0 }, {}
+  local pending = { scan = nil, thermal = {} }
+  local last_error = {}
+  local function poll(name, dev)
+    local s, err = dev:read()
+    if err and last_error[name] ~= err then note("%s: %s", name, err) end
+    last_error[name] = err
+    return s
+  end
+
+  function robot.step()
+    local s = poll("base", base)
+    while s do
+      odom = s
+      hist[#hist + 1] = { t = s.t, x = s.x, y = s.y, yaw = s.yaw }
+      if #hist > 128 then table.remove(hist, 1) end
+      s = base:read()
+    end
+    if lidar then pending.scan = poll("lidar", lidar) or pending.scan end
+    for i, c in ipairs(cams) do pending.thermal[i] = poll("camera " .. i, c) or pending.thermal[i] end
+  end
+  function robot.time() return tycho.clock.monotonic() end
+  function robot.pose() return odom.x, odom.y, odom.yaw end
+  function robot.pose_at(t)
+    local newer
+    for k = #hist, 1, -1 do
+      local h = hist[k]
+      if h.t <= t then
+        if not newer then return h.x, h.y, h.yaw end
+        local u = (t - h.t) / (newer.t - h.t)
+        return h.x + u * (newer.x - h.x), h.y + u * (newer.y - h.y), wrap(h.yaw + u * wrap(newer.yaw - h.yaw))
+      end
+      newer = h
+    end
+    return odom.x, odom.y, odom.yaw
+  end
+  local function stamped(sample)
+    local x, y, yaw = robot.pose_at(sample.t)
+    return sample.t, { x = x, y = y, yaw = yaw }
+  end
+  function robot.scan()
+    local s = pending.scan
+    if not s then return nil end
+    pending.scan = nil
+    local scan = tycho.scan.new({ angle_min = s.angle_min, angle_increment = s.angle_increment,
+                                  range_min = s.range_min, range_max = s.range_max }, s.ranges)
+    return scan, stamped(s)
+  end
+  function robot.thermal(i)
+    local s = pending.thermal[i]
+    if not s then return nil end
+    pending.thermal[i] = nil
+    return s.pixels, stamped(s)
+  end
+  function robot.imu()
+    if imu_dev then
+      local s = imu_dev:read()
+      if s then return s.pitch, s.roll, s.gz end
+    end
+    return odom.pitch, odom.roll, odom.gyro_z
+  end
+  function robot.drive(v, w)
+    local vm, wm = limits.v or math.huge, limits.w or math.huge
+    v = math.max(-vm, math.min(vm, v))
+    w = math.max(-wm, math.min(wm, w))
+    local ok, err = base:write("velocity", v, w)
+    if not ok then note("base: %s", err) end
+  end
+  function robot.stop() robot.drive(0, 0) end
+  robot.launcher = {
+    spin = function(on)
+      if not launcher then return nil, "no launcher" end
+      return launcher:write(on and "arm" or "disarm")
+    end,
+    feed = function()
+      if not launcher then return nil, "no launcher" end
+      return launcher:write("fire", 1)
+    end,
+    state = function() return launcher and launcher:read() end,
+  }
+  function robot.safe_stop()
+    base:write("safe_stop")
+    if launcher then launcher:write("safe_stop") end
+  end
+  function robot.close()
+    robot.safe_stop()
+    for _, d in ipairs(opened) do d:close() end
+  end
+  return robot
+end
+
+return M

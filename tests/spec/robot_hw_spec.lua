@@ -1,0 +1,101 @@
+-- The hardware robot (behaviors/robot_hw.lua) from a robot config, with its
+-- devices opened through the driver plugins against simulated hardware on
+-- pseudo-terminals (an OpenCR board and an LDS-01): the same interface as
+-- the simulator's robot, and `tycho repl --robot`.
+local tycho = require "tycho"
+
+local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local function sleep(s) tycho.net.wait({}, s) end
+
+-- starts a fake device program; returns its pty path and a handle whose
+-- closing stops it
+local function fake(env)
+  local prog = os.getenv(env)
+  if not prog then return nil end
+  local out = os.tmpname()
+  local h = io.popen(("'%s' > '%s'"):format(prog, out), "w")
+  for _ = 1, 100 do
+    local f = io.open(out)
+    local path = f and f:read("*l")
+    if f then f:close() end
+    if path then os.remove(out) return path, h end
+    sleep(0.02)
+  end
+  error("no path from " .. prog)
+end
+
+local function config(base_port, lidar_port, extra)
+  local path = os.tmpname() .. ".lua"
+  local f = assert(io.open(path, "w"))
+  f:write(("return { base = { driver = 'tb3_base', settings = { port = %q } },\n"):format(base_port),
+    ("  lidar = { driver = 'lds01', settings = { port = %q } },\n"):format(lidar_port), extra or "", "}\n")
+  f:close()
+  return path
+end
+
+describe("robot_hw", function()
+  local base_port, base_h, lidar_port, lidar_h
+  setup(function()
+    base_port, base_h = fake("TYCHO_FAKE_OPENCR")
+    lidar_port, lidar_h = fake("TYCHO_FAKE_LDS01")
+  end)
+  teardown(function()
+    if base_h then base_h:close() end
+    if lidar_h then lidar_h:close() end
+  end)
+
+  it("drives, scans and feels the slope like the simulated robot", function()
+    if not base_port then return pending("fake devices not built") end
+    local cfg = config(base_port, lidar_port, "  cameras = { { driver = 'amg8833', settings = { bus = '/dev/i2c-nope' }, optional = true } },\n")
+    local robot = require("robot_hw").open(cfg)
+    assert.are.equal("hardware", robot.kind)
+    local t0 = tycho.clock.monotonic()
+    local scan
+    while tycho.clock.monotonic() - t0 < 1.0 do
+      robot.drive(0.1, 0)
+      robot.step()
+      scan = robot.scan() or scan
+      sleep(0.05)
+    end
+    robot.stop()
+    sleep(0.2)
+    robot.step()
+    local x, y = robot.pose()
+    assert.is_true(math.abs(x - 0.1) < 0.03 and math.abs(y) < 0.01, ("pose %.3f %.3f"):format(x, y))
+    assert.is_truthy(scan)
+    assert.are.equal(360, #scan)
+    assert.is_true(math.abs(scan:range(1) - 0.5) < 1e-3)
+    local pitch = robot.imu()
+    assert.is_true(math.abs(pitch - 0.2) < 1e-3)
+    assert.is_nil(robot.thermal(1)) -- the optional camera is missing: no frames, no error
+    robot.close()
+    os.remove(cfg)
+  end)
+
+  it("names the device that cannot be opened", function()
+    if not base_port then return pending("fake devices not built") end
+    local cfg = config(base_port, "/dev/ttyNOPE3")
+    local ok, err = pcall(require("robot_hw").open, cfg)
+    assert.is_false(ok)
+    assert.matches("lidar: lds01: cannot open /dev/ttyNOPE3", err)
+    os.remove(cfg)
+  end)
+
+  it("is the console's robot with tycho repl --robot", function()
+    if not base_port then return pending("fake devices not built") end
+    local cfg = config(base_port, lidar_port)
+    local sock = os.tmpname() .. ".sock"
+    local h = io.popen(("'%s' repl --robot '%s' --socket '%s' --history /dev/null > /dev/null 2>&1"):format(EXE, cfg, sock), "w")
+    local text
+    for _ = 1, 100 do
+      local p = io.popen(("'%s' attach '%s' -e 'robot.kind' -e '#robot.scan() > 0 or robot.scan() == nil' 2>&1"):format(EXE, sock))
+      text = p:read("*a")
+      p:close()
+      if text:find("hardware", 1, true) then break end
+      sleep(0.05)
+    end
+    assert.matches('"hardware"', text)
+    h:close()
+    os.remove(cfg)
+  end)
+end)
