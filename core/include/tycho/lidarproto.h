@@ -52,4 +52,52 @@ size_t tycho_lds01_feed(tycho_lds01_parser *p, const uint8_t *data, size_t len, 
 /* One revolution's 2520 bytes from 360 ranges (m, scan order, CCW) and rpm. */
 void tycho_lds01_encode(const float ranges[TYCHO_LDS01_BEAMS], double rpm, uint8_t out[TYCHO_LDS01_PACKETS * TYCHO_LDS01_PACKET]);
 
+/* --- a revolution as 360 one-degree bins, counter-clockwise (REP-103) --- */
+typedef struct {
+    float ranges[360];     /* m, 0 = no return in that degree */
+    int points;            /* measurements that went into it */
+    double speed;          /* LDS-02: deg/s; RPLIDAR: 0 */
+} tycho_scan360;
+
+/* LDS-02 (LD08-style, 115200 baud): 47-byte frames 0x54 0x2C, speed u16
+ * (deg/s), start angle u16 (0.01 deg), 12 x (distance u16 mm, intensity u8),
+ * end angle u16, timestamp u16 (ms), CRC-8 (poly 0x4D, init 0) over the
+ * first 46 bytes. Angles grow clockwise; the 12 points are spread evenly
+ * from start to end (across 360 when it wraps). A revolution is complete
+ * when a frame's start angle is below the previous one's. */
+#define TYCHO_LDS02_FRAME 47
+typedef struct {
+    uint8_t f[TYCHO_LDS02_FRAME];
+    int n;
+    int last_start;        /* 0.01 deg, -1 at start */
+    tycho_scan360 cur;
+    unsigned long frames, bad_crc, skipped, revolutions;
+} tycho_lds02_parser;
+uint8_t tycho_crc8_4d(const uint8_t *data, size_t n);
+void tycho_lds02_init(tycho_lds02_parser *p);
+size_t tycho_lds02_feed(tycho_lds02_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got);
+/* One frame of 12 points (mm) from start to end (0.01 deg). */
+void tycho_lds02_encode(int start_cdeg, int end_cdeg, int speed_dps, const uint16_t mm[12], uint16_t stamp_ms,
+                        uint8_t out[TYCHO_LDS02_FRAME]);
+
+/* RPLIDAR A1 (115200 baud): requests 0xA5 CMD (SCAN 0x20, STOP 0x25, RESET
+ * 0x40, GET_HEALTH 0x52); the scan's response descriptor A5 5A 05 00 00 40
+ * 81, then 5-byte nodes: quality << 2 | !S << 1 | S (S: first of a new
+ * revolution), angle_q6 << 1 | 1 (u16 LE, 1/64 deg, clockwise), distance_q2
+ * (u16 LE, 1/4 mm, 0 = none). A node whose S and !S agree or whose check
+ * bit is 0 is out of step: the parser slides one byte. */
+#define TYCHO_RPLIDAR_NODE 5
+typedef struct {
+    uint8_t b[TYCHO_RPLIDAR_NODE];
+    int n;
+    int descriptor;        /* bytes of the descriptor matched so far (7 = seen) */
+    bool started;          /* a node with S seen */
+    tycho_scan360 cur;
+    unsigned long nodes, bad_nodes, revolutions;
+} tycho_rplidar_parser;
+void tycho_rplidar_init(tycho_rplidar_parser *p);
+size_t tycho_rplidar_feed(tycho_rplidar_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got);
+void tycho_rplidar_encode_node(bool start, int quality, double angle_deg, double mm, uint8_t out[TYCHO_RPLIDAR_NODE]);
+extern const uint8_t TYCHO_RPLIDAR_SCAN_DESCRIPTOR[7];
+
 #endif
