@@ -18,7 +18,7 @@ static void *open_lds02(const tycho_setting *s, int n, char *err, size_t errlen)
     tycho_lds02_parser *p = malloc(sizeof *p);
     if (!p) return NULL;
     tycho_lds02_init(p);
-    void *dev = scanner_open(s, n, p, feed, NULL, 0, NULL, 0, 0.16, 8.0, err, errlen);
+    void *dev = scanner_open(s, n, p, feed, NULL, NULL, 0, NULL, 0, 0.16, 8.0, err, errlen);
     if (!dev) free(p);
     return dev;
 }

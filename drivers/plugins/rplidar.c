@@ -21,7 +21,7 @@ static void *open_rplidar(const tycho_setting *s, int n, char *err, size_t errle
     tycho_rplidar_parser *p = malloc(sizeof *p);
     if (!p) return NULL;
     tycho_rplidar_init(p);
-    void *dev = scanner_open(s, n, p, feed, SCAN, sizeof SCAN, STOP, sizeof STOP, 0.15, 12.0, err, errlen);
+    void *dev = scanner_open(s, n, p, feed, NULL, SCAN, sizeof SCAN, STOP, sizeof STOP, 0.15, 12.0, err, errlen);
     if (!dev) free(p);
     return dev;
 }

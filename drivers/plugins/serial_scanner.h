@@ -15,11 +15,14 @@
 #include <unistd.h>
 
 typedef size_t (*scanner_feed_fn)(void *parser, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got);
+/* Optional: a note about the revolution just handed out ("" for none). */
+typedef const char *(*scanner_status_fn)(void *parser, const tycho_scan360 *rev);
 
 typedef struct {
     int fd;
     void *parser;
     scanner_feed_fn feed;
+    scanner_status_fn status;
     tycho_latest latest;
     pthread_t thread;
     volatile int stop;
@@ -53,6 +56,7 @@ static void *scanner_run(void *arg)
             s.u.scan.range_min = (float)l->range_min;
             s.u.scan.range_max = (float)l->range_max;
             memcpy(s.u.scan.ranges, rev.ranges, sizeof rev.ranges);
+            if (l->status) snprintf(s.status, sizeof s.status, "%s", l->status(l->parser, &rev));
             tycho_latest_put(&l->latest, &s);
             last_rev = tycho_latest_now();
             stalled = false;
@@ -65,7 +69,8 @@ static void *scanner_run(void *arg)
     return NULL;
 }
 
-static void *scanner_open(const tycho_setting *s, int n, void *parser, scanner_feed_fn feed, const uint8_t *start,
+static void *scanner_open(const tycho_setting *s, int n, void *parser, scanner_feed_fn feed, scanner_status_fn status,
+                          const uint8_t *start,
                           size_t start_len, const uint8_t *stop, size_t stop_len, double rmin, double rmax, char *err,
                           size_t errlen)
 {
@@ -80,6 +85,7 @@ static void *scanner_open(const tycho_setting *s, int n, void *parser, scanner_f
     }
     l->parser = parser;
     l->feed = feed;
+    l->status = status; /* before the thread starts: it reads them */
     l->stall = strtod(tycho_setting_str(s, n, "stall_timeout"), NULL);
     l->range_min = rmin;
     l->range_max = rmax;
