@@ -1,7 +1,9 @@
 /* A simulated LDS-01 on the master side of a pseudo-terminal, for the
- * driver's test and latency benchmark: writes real revolutions (ranges
- * 0.5 + 0.005 * beam m) every `period` seconds, with a few garbage bytes
- * between, and notes when each revolution's last byte went out. Header-only
+ * driver's test and latency benchmark: like the real one it spins up when
+ * it is sent 'b' and stops on 'e'; while spinning it writes real
+ * revolutions (ranges 0.5 + 0.005 * beam m) every `period` seconds, with a
+ * few garbage bytes between, and notes when each revolution's last byte
+ * went out. Header-only
  * (static functions): each user is one program. */
 #ifndef TYCHO_FAKE_LDS01_H
 #define TYCHO_FAKE_LDS01_H
@@ -21,7 +23,7 @@
 typedef struct {
     int master;
     double period;
-    volatile int stop, paused;
+    volatile int stop, paused, spinning, got_b, got_e;
     volatile int written;          /* revolutions written */
     double sent_at[4096];          /* when revolution k's last byte was written */
     pthread_t thread;
@@ -42,7 +44,14 @@ static void *fake_lds01_run(void *arg)
     for (int i = 0; i < TYCHO_LDS01_BEAMS; i++) r[i] = 0.5f + 0.005f * (float)i;
     tycho_lds01_encode(r, 300, rev);
     while (!f->stop) {
-        if (!f->paused && f->written < 4096) {
+        uint8_t cmd[16];
+        ssize_t nc;
+        while ((nc = read(f->master, cmd, sizeof cmd)) > 0)
+            for (ssize_t i = 0; i < nc; i++) {
+                if (cmd[i] == 'b') f->spinning = f->got_b = 1;
+                if (cmd[i] == 'e') f->spinning = 0, f->got_e = 1;
+            }
+        if (f->spinning && !f->paused && f->written < 4096) {
             static const uint8_t junk[] = {0x00, 0xFA, 0x17, 0x42};
             if (write(f->master, junk, sizeof junk) < 0) break;
             size_t off = 0;
@@ -62,11 +71,11 @@ static void *fake_lds01_run(void *arg)
 /* Starts it; returns the pty path the driver opens. */
 static const char *fake_lds01_start(fake_lds01 *f, double period)
 {
-    f->master = posix_openpt(O_RDWR | O_NOCTTY);
+    f->master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
     grantpt(f->master);
     unlockpt(f->master);
     f->period = period;
-    f->stop = f->paused = 0;
+    f->stop = f->paused = f->spinning = f->got_b = f->got_e = 0;
     f->written = 0;
     static char path[128];
     snprintf(path, sizeof path, "%s", ptsname(f->master));

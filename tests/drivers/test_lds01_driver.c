@@ -40,11 +40,8 @@ int main(void)
         }
         usleep(1000);
     }
-    CHECK_MSG(scans >= 7 && scans <= 11, "%d scans in 1 s at 10 Hz", scans);
-    /* the motor was started: the sensor read a 'b' */
-    char cmds[16] = {0};
-    ssize_t got = read(f.master, cmds, sizeof cmds - 1);
-    CHECK_MSG(got >= 1 && cmds[0] == 'b', "the sensor read %zd byte(s): '%s'", got, cmds);
+    CHECK_MSG(scans >= 5 && scans <= 11, "%d scans in 1 s at 10 Hz", scans);
+    CHECK(f.got_b); /* the driver started the motor */
     /* stall: the sensor stops sending */
     f.paused = 1;
     usleep(500000);
@@ -54,9 +51,8 @@ int main(void)
     usleep(400000);
     CHECK(tycho_device_read(d, &s, &err) == 1); /* and back */
     tycho_device_close(d);
-    usleep(50000);
-    got = read(f.master, cmds, sizeof cmds - 1);
-    CHECK_MSG(got >= 1 && cmds[got - 1] == 'e', "the sensor read %zd byte(s) at close", got); /* motor stopped */
+    usleep(300000); /* the sensor looks at its input every 0.1 s */
+    CHECK(f.got_e); /* and stopped it */
     fake_lds01_stop(&f);
     CHECK(open_on("/dev/ttyNOPE9", &err) == NULL && strstr(err.msg, "cannot open /dev/ttyNOPE9"));
     tycho_setting bad[] = {{"port", "/dev/null"}, {"checksum", "sometimes"}};
