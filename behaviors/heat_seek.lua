@@ -24,6 +24,8 @@ local Session = require "session"
 local USAGE = [[
 usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
   --world PATH      simulator world file (maps/*.lua)
+  --robot PATH      run on the robot instead: its devices from a robot config (robots/*.lua),
+                    in real time on the wall clock
   --out DIR         output folder (default out/<world name>)
   --seed N          simulator seed (default: the world's)
   --realtime        pace the simulation at wall-clock speed
@@ -64,13 +66,16 @@ do
       end
       return 0
     elseif a == "--realtime" or a == "--quiet" or a == "--repl" or a == "--watch" then opt[a:sub(3)] = true; i = i + 1
-    elseif a == "--world" or a == "--out" or a == "--seed" or a == "--speed" or a == "--params-file" then
+    elseif a == "--world" or a == "--robot" or a == "--out" or a == "--seed" or a == "--speed" or a == "--params-file" then
       if rest[i + 1] == nil then return fail_usage(a .. " needs a value") end
       opt[a:sub(3)] = rest[i + 1]; i = i + 2
     else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
   end
 end
-if not opt.world then return fail_usage("--world is required") end
+if not opt.world and not opt.robot then return fail_usage("--world (simulator) or --robot (hardware) is required") end
+if opt.world and opt.robot then return fail_usage("--world or --robot, not both") end
+-- on the robot everything runs at the wall clock's pace
+if opt.robot then opt.realtime = true end
 if opt.seed and not tonumber(opt.seed) then return fail_usage("--seed expects a number") end
 if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
   return fail_usage("--speed expects a number > 0")
@@ -88,27 +93,42 @@ if opt["params-file"] then
   for i2 = 1, #arg do again[i2] = arg[i2] end
   params.apply_args(again, P)
 end
-local world_name = opt.world:match("([^/]+)%.lua$") or "world"
+local world_name = (opt.world or opt.robot):match("([^/]+)%.lua$") or "world"
 opt.out = opt.out or ("out/" .. world_name)
 
 -- runtime --------------------------------------------------------------------
 local wall0 = tycho.clock.monotonic()
-local clock = tycho.clock.new { mode = "sim" }
+local clock = tycho.clock.new { mode = opt.robot and "wall" or "sim" }
 local sched = tycho.scheduler.new { clock = clock, realtime = opt.realtime or false }
 local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info"),
                          sinks = opt.repl and {} or nil }
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
-local robot = require("robot_sim").open(opt.world, { seed = opt.seed and tonumber(opt.seed) })
+local robot
+if opt.robot then
+  local ok, r = pcall(require("robot_hw").open, opt.robot, { log = log })
+  if not ok then
+    io.stderr:write("heat_seek: ", tostring(r), "\n")
+    return 1
+  end
+  robot = r
+  robot.step() -- the first samples (odometry) before anything looks at the pose
+else
+  robot = require("robot_sim").open(opt.world, { seed = opt.seed and tonumber(opt.seed) })
+end
 local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
 local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
 local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.detection_max_distance }
 local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
                                      abs_threshold = P.pitch_threshold }
-log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
-  #robot.world.heat_sources, #robot.world.ramps, x0, y0, math.deg(yaw0))
+if robot.world then
+  log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
+    #robot.world.heat_sources, #robot.world.ramps, x0, y0, math.deg(yaw0))
+else
+  log:info("robot %s: %d camera(s), start (%.2f, %.2f, %.0f deg)", opt.robot, #robot.cameras, x0, y0, math.deg(yaw0))
+end
 
 -- the blackboard: everything the behaviour knows, kept across reloads
 local bb = {
@@ -314,10 +334,10 @@ end
 
 -- outputs ----------------------------------------------------------------------
 os.execute(("mkdir -p '%s'"):format(opt.out:gsub("'", "'\\''")))
+-- what only the simulator knows (the true map, the judge) is left out on a robot
 local sim = robot.sim
-local truth = sim:truth()
-local coverage = truth:coverage(mapping.map, x0, y0)
-local engaged = sim:engaged()
+local coverage = sim and sim:truth():coverage(mapping.map, x0, y0) or false
+local engaged = sim and sim:engaged() or {}
 local n_engaged = 0
 for _, e in ipairs(engaged) do if e then n_engaged = n_engaged + 1 end end
 local targets = {}
@@ -332,10 +352,10 @@ for _, l in ipairs(bb.launches) do
                               engaged_source = l.engaged_source, target = l.target or false }
 end
 local summary = {
-  world = opt.world, seed = robot.world.seed,
+  world = opt.world, robot = opt.robot, seed = robot.world and robot.world.seed or false,
   completed = bb.completed == true, failure = bb.failure,
   states = bb.states, detections = #bb.detections, targets = targets, launches = launches,
-  engaged = engaged, coverage = coverage, collisions = sim.collisions,
+  engaged = engaged, coverage = coverage, collisions = sim and sim.collisions or false,
   ramp = { detected = bb.ramp ~= nil, climbed = bb.climbed == true, events = bb.ramp_events },
   nav = nav.stats,
   sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
@@ -366,7 +386,7 @@ end
 local pic = tycho.picture(known_part(mapping.map), { scale = 4 })
 pic:path(bb.trail, { color = "#2060ff", width = 2 })
 for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", radius = 2, shape = "dot" }) end
-for _, s in ipairs(robot.world.heat_sources) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
+for _, s in ipairs(robot.world and robot.world.heat_sources or {}) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
 for _, t in ipairs(targets) do pic:point(t.x, t.y, { color = "magenta", radius = 9, shape = "circle", width = 2 }) end
 for _, l in ipairs(launches) do pic:pose(l.x, l.y, l.yaw, { color = l.engaged_source and "green" or "black", length = 18 }) end
 pic:save(opt.out .. "/map.png")
@@ -375,7 +395,8 @@ print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(
   summary.completed and "mission completed" or ("mission FAILED: " .. tostring(bb.failure)),
   summary.sim_time_s, summary.wall_time_s, summary.sim_time_s / math.max(summary.wall_time_s, 1e-6)))
 print(("summary: %d detections, %d targets (%d not confirmed when faced, not fired at), %d launches, engaged %d/%d heat sources, coverage %.0f%%, %d collisions, ramp detected %s climbed %s")
-  :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, coverage * 100, sim.collisions,
+  :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, (coverage or 0) * 100,
+    sim and sim.collisions or 0,
     tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
 print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm}")
 return summary.completed and 0 or 1

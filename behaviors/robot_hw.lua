@@ -139,7 +139,9 @@ function M.open(path, o)
     end,
     feed = function()
       if not launcher then return nil, "no launcher" end
-      return launcher:write("fire", 1)
+      local ok, err = launcher:write("fire", 1)
+      if not ok then return nil, err end
+      return { fired = true } -- the hardware cannot tell what the ball hit
     end,
     state = function() return launcher and launcher:read() end,
   }

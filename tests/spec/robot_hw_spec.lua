@@ -81,6 +81,28 @@ describe("robot_hw", function()
     os.remove(cfg)
   end)
 
+  it("runs the reference mission on it: the same behaviour script, on the drivers", function()
+    if not base_port then return pending("fake devices not built") end
+    local cfg = config(base_port, lidar_port)
+    local out = os.tmpname()
+    os.remove(out)
+    local p = io.popen(("'%s' run %s/behaviors/heat_seek.lua --robot '%s' --set mission_timeout=10 --no-socket --out '%s' 2>&1; echo \"rc=$?\""):format(
+      EXE, os.getenv("TYCHO_SOURCE_DIR") or ".", cfg, out))
+    local text = p:read("*a")
+    p:close()
+    assert.matches("rc=1", text) -- a fake room with no heat: it explores until the timeout
+    assert.matches("mission timeout after 10 s", text)
+    local f = assert(io.open(out .. "/summary.json"))
+    local summary = f:read("*a")
+    f:close()
+    assert.matches('"robot":"' .. cfg:gsub("%p", "%%%0") .. '"', summary)
+    assert.matches('"state":"Exploring"', summary)
+    -- the board says the nose is up 0.2 rad: the IMU interrupt fires, through the base driver
+    assert.matches('"detected":true', summary)
+    os.execute("rm -rf '" .. out .. "'")
+    os.remove(cfg)
+  end)
+
   it("is the console's robot with tycho repl --robot", function()
     if not base_port then return pending("fake devices not built") end
     local cfg = config(base_port, lidar_port)
