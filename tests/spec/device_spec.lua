@@ -28,6 +28,22 @@ describe("tycho.device", function()
     assert.error_matches(function() d:read() end, "device is closed")
   end)
 
+  it("delivers samples to subscribers on the scheduler, errors once as values", function()
+    local devices = require "devices"
+    local sched = tycho.scheduler.new { clock = tycho.clock.new { mode = "sim" } }
+    local d = assert(tycho.device.open("imu", "counter_good", { count = 4 }))
+    local seen, errors = {}, {}
+    local sub = devices.subscribe(sched, d, function(s) seen[#seen + 1] = s.roll end,
+      { rate = 10, on_error = function(e) errors[#errors + 1] = e end })
+    sched:run { until_time = 1.0 }
+    assert.are.same({ 4, 3, 2, 1 }, seen)
+    assert.are.equal(1, #errors) -- "ran out of samples", reported once, not on every poll
+    assert.matches("ran out of samples", errors[1])
+    sub:cancel()
+    d:close()
+    assert.error_matches(function() devices.subscribe(sched, d, nil) end, "function expected")
+  end)
+
   it("refuses bad settings, naming the setting", function()
     local cases = {
       { {}, "setting 'count' is required" },
