@@ -255,3 +255,41 @@ out:
     free(heap);
     return result;
 }
+
+bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius, double *slope, double *roughness)
+{
+    if (radius < 1 || radius > 16) return false;
+    /* normal equations in coordinates relative to the cell (well conditioned) */
+    double sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, n = 0, sxz = 0, syz = 0, sz = 0;
+    for (int j = -radius; j <= radius; j++)
+        for (int i = -radius; i <= radius; i++) {
+            int x = cx + i, y = cy + j;
+            if (x < 0 || y < 0 || x >= t->w || y >= t->h) continue;
+            size_t k = (size_t)y * t->w + x;
+            if (!t->count[k]) continue;
+            double px = i * t->res, py = j * t->res, z = 0.5 * ((double)t->zmin[k] + t->zmax[k]);
+            sxx += px * px, sxy += px * py, syy += py * py, sx += px, sy += py, n += 1;
+            sxz += px * z, syz += py * z, sz += z;
+        }
+    if (n < 3) return false;
+    /* solve [sxx sxy sx; sxy syy sy; sx sy n] [a b c] = [sxz syz sz] (Cramer) */
+    double det = sxx * (syy * n - sy * sy) - sxy * (sxy * n - sy * sx) + sx * (sxy * sy - syy * sx);
+    double scale = n * pow(radius * t->res, 4);
+    if (fabs(det) < 1e-9 * scale) return false; /* collinear */
+    double a = (sxz * (syy * n - sy * sy) - sxy * (syz * n - sy * sz) + sx * (syz * sy - syy * sz)) / det;
+    double b = (sxx * (syz * n - sz * sy) - sxz * (sxy * n - sy * sx) + sx * (sxy * sz - syz * sx)) / det;
+    double c = (sxx * (syy * sz - sy * syz) - sxy * (sxy * sz - sy * sxz) + sx * (sxy * syz - syy * sxz)) / det;
+    double ss = 0;
+    for (int j = -radius; j <= radius; j++)
+        for (int i = -radius; i <= radius; i++) {
+            int x = cx + i, y = cy + j;
+            if (x < 0 || y < 0 || x >= t->w || y >= t->h) continue;
+            size_t k = (size_t)y * t->w + x;
+            if (!t->count[k]) continue;
+            double r = 0.5 * ((double)t->zmin[k] + t->zmax[k]) - (a * i * t->res + b * j * t->res + c);
+            ss += r * r;
+        }
+    if (slope) *slope = atan(hypot(a, b));
+    if (roughness) *roughness = sqrt(ss / n);
+    return true;
+}

@@ -25,8 +25,46 @@ static double slope_under(double x, double y) { (void)y; return 0.29 * x; }
 static double slope_over(double x, double y) { (void)y; return 0.31 * x; }
 static double flat(double x, double y) { (void)x; (void)y; return 0; }
 
+static void test_plane_fit(void)
+{
+    tycho_terrain *t = tycho_terrain_new(20, 20, 0.1, 0, 0, NULL);
+    /* a tilted plane z = 0.1 x + 0.05 y, one point per cell centre */
+    for (int cy = 0; cy < 20; cy++)
+        for (int cx = 0; cx < 20; cx++) {
+            double p[3] = {(cx + 0.5) * 0.1, (cy + 0.5) * 0.1, 0.1 * (cx + 0.5) * 0.1 + 0.05 * (cy + 0.5) * 0.1};
+            tycho_terrain_add_points(t, p, 1);
+        }
+    double slope, rough;
+    CHECK(tycho_terrain_plane_fit(t, 10, 10, 1, &slope, &rough));
+    CHECK_MSG(fabs(slope - atan(hypot(0.1, 0.05))) < 1e-6 && rough < 1e-6, "slope %g rough %g", slope, rough);
+    /* at the corner only four cells are there: still a plane */
+    CHECK(tycho_terrain_plane_fit(t, 0, 0, 1, &slope, &rough) && fabs(slope - atan(hypot(0.1, 0.05))) < 1e-6);
+    tycho_terrain_free(t);
+    /* a checkerboard of +-2 cm: flat on average, rough */
+    t = tycho_terrain_new(20, 20, 0.1, 0, 0, NULL);
+    for (int cy = 0; cy < 20; cy++)
+        for (int cx = 0; cx < 20; cx++) {
+            double p[3] = {(cx + 0.5) * 0.1, (cy + 0.5) * 0.1, ((cx + cy) % 2) ? 0.02 : -0.02};
+            tycho_terrain_add_points(t, p, 1);
+        }
+    CHECK(tycho_terrain_plane_fit(t, 10, 10, 2, &slope, &rough));
+    CHECK_MSG(slope < 0.02 && fabs(rough - 0.02) < 0.002, "slope %g rough %g", slope, rough);
+    /* nothing seen, or a single line of cells: no plane */
+    CHECK(!tycho_terrain_plane_fit(t, 10, 10, 0, &slope, &rough));
+    tycho_terrain_free(t);
+    t = tycho_terrain_new(20, 20, 0.1, 0, 0, NULL);
+    for (int cx = 0; cx < 20; cx++) {
+        double p[3] = {(cx + 0.5) * 0.1, 1.05, 0};
+        tycho_terrain_add_points(t, p, 1);
+    }
+    CHECK(!tycho_terrain_plane_fit(t, 10, 10, 1, &slope, &rough));
+    CHECK(!tycho_terrain_plane_fit(t, 3, 3, 1, &slope, &rough));
+    tycho_terrain_free(t);
+}
+
 int main(void)
 {
+    test_plane_fit();
     tycho_trav_params p;
     tycho_trav_defaults(&p); /* step_coef 1, slope_coef 0.3 */
     tycho_err err = {0};

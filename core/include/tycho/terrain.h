@@ -29,6 +29,12 @@ int tycho_terrain_height(const tycho_terrain *t);
 size_t tycho_terrain_add_points(tycho_terrain *t, const double *xyz, size_t n);
 /* min, max (NAN when unknown) and count of a cell. */
 bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax, int *count);
+/* Slope and roughness around a cell, for reporting: a least-squares plane
+ * z = a x + b y + c through the mid heights of the observed cells within
+ * `radius` cells (radius 1: the 3 x 3 window); slope = atan(|(a, b)|) in
+ * radians, roughness = the RMS of the residuals in metres. False when fewer
+ * than three cells, or only collinear ones, have been seen there. */
+bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius, double *slope, double *roughness);
 
 typedef struct {
     double step_coef;   /* default 1.0: a 0.1 m cell may hold a 0.1 m step */
