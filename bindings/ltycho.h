@@ -63,5 +63,6 @@ void tycho_l_open_fleet_sim(lua_State *L, int module, int methods);
 void tycho_l_open_net(lua_State *L, int module, int methods);
 void tycho_l_open_sys(lua_State *L, int module, int methods);
 void tycho_l_open_device(lua_State *L, int module, int methods);
+void tycho_l_open_terrain(lua_State *L, int module, int methods);
 
 #endif

@@ -489,6 +489,56 @@ function device:read() end
 function device:write(command, a, b) end
 function device:close() end
 
+-- rough ground ---------------------------------------------------------------------------------
+
+---@class tycho.heightfield
+---@field width integer
+---@field height integer
+---@field resolution number
+---@field zmax number
+local heightfield = {}
+---@class tycho.terrain_map
+local terrain_map = {}
+tycho.terrain = {}
+---@param o {width: integer, height: integer, resolution?: number, origin?: tycho.xy}
+---@return tycho.heightfield
+function tycho.terrain.heightfield(o) end
+---A 2.5D terrain map (min/max height per cell) with traversability.
+---@param o {width: integer, height: integer, resolution?: number, origin?: tycho.xy}
+---@return tycho.terrain_map
+function tycho.terrain.map(o) end
+---@return number w1, number w2, number w3, number w4
+function tycho.terrain.mecanum_inverse(vx, vy, wz, geometry) end
+---@return number vx, number vy, number wz
+function tycho.terrain.mecanum_forward(w1, w2, w3, w4, geometry) end
+function heightfield:set(cx, cy, z) end
+---@return number|nil z
+function heightfield:at(x, y) end
+function heightfield:box(x0, y0, x1, y1, top) end
+---@param o? {class?: string, gd_n0?: number, w?: number, bands?: integer, blur?: number, seed?: integer, n_min?: number, n_max?: number}
+function heightfield:roughness(o) end
+function heightfield:stairs(x0, y0, y1, n, step_len, step_h) end
+function heightfield:prisms(x0, y0, x1, y1, period, height) end
+function heightfield:bump(cx, y0, y1, r, base_h) end
+function heightfield:bell(cx, cy, r, height) end
+function heightfield:gravel(x0, y0, x1, y1, count, size, height, seed) end
+---A 3D LiDAR sweep: world points as a flat list x, y, z, ..., and the beam count.
+---@param robot {x?: number, y?: number, z?: number, roll?: number, pitch?: number, yaw?: number}
+---@param o? {lines?: 16|32|64, columns?: integer, range_max?: number, mount?: table, self?: table}
+---@return number[] points, integer beams
+function heightfield:sweep(robot, o) end
+---@param points number[]  flat x, y, z triples
+---@return integer added
+function terrain_map:add(points) end
+---@param o? {step_coef?: number, slope_coef?: number, barrier?: number}
+function terrain_map:traversability(o) end
+---@return boolean
+function terrain_map:traversable(cx, cy) end
+---@return number|nil slope, number roughness
+function terrain_map:plane_fit(cx, cy, radius) end
+---@return {[1]: integer, [2]: integer}[]|nil path, number|string cost_or_reason
+function terrain_map:plan(sx, sy, gx, gy, o) end
+
 -- many robots --------------------------------------------------------------------------------
 
 ---@class tycho.fleet_planner

@@ -1,0 +1,430 @@
+/* Lua bindings: rough ground (core terrain.h, lidar3d.h, roughness.h,
+ * mecanum.h).
+ *
+ *   local hf = tycho.terrain.heightfield{width =, height =, resolution = 0.1, origin = {x =, y =}}
+ *   hf:set(cx, cy, z)  hf:at(x, y)  hf:box(x0, y0, x1, y1, top)
+ *   hf:roughness{class = "C" | gd_n0 =, w = 2, bands = 64, blur = 0, seed = 1}
+ *   hf:stairs(x0, y0, y1, n, step_len, step_h)  hf:prisms(x0, y0, x1, y1, period, height)
+ *   hf:bump(cx, y0, y1, r, base_h)  hf:bell(cx, cy, r, height)  hf:gravel(x0, y0, x1, y1, count, size, height, seed)
+ *   hf:sweep(robot, {lines = 16, range_max = 30, mount = {x, y, z, roll, pitch, yaw}, self = {xmin, ..}})
+ *       -> {x1, y1, z1, x2, ...} world points, and the beam count
+ *   local map = tycho.terrain.map{width =, height =, resolution =, origin =}
+ *   map:add(points)  map:traversability{step_coef =, slope_coef =, barrier =}
+ *   map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
+ *   map:plan(sx, sy, gx, gy [, {slope_weight = 1}]) -> {{cx, cy}, ...}, cost | nil, "no path"
+ *   tycho.terrain.mecanum_inverse(vx, vy, wz [, {r =, l1 =, l2 =}]) -> w1, w2, w3, w4
+ *   tycho.terrain.mecanum_forward(w1, w2, w3, w4 [, geometry]) -> vx, vy, wz */
+#include "largs.h"
+#include "tycho/lidar3d.h"
+#include "tycho/mecanum.h"
+#include "tycho/roughness.h"
+#include "tycho/terrain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HF_MT "tycho.heightfield"
+#define TMAP_MT "tycho.terrain_map"
+
+typedef struct { tycho_heightfield *f; } lhf;
+typedef struct { tycho_terrain *t; } lmap;
+
+static tycho_heightfield *check_hf(lua_State *L)
+{
+    lhf *b = luaL_checkudata(L, 1, HF_MT);
+    if (!b->f) luaL_argerror(L, 1, "height field has been freed");
+    return b->f;
+}
+
+static tycho_terrain *check_map(lua_State *L)
+{
+    lmap *b = luaL_checkudata(L, 1, TMAP_MT);
+    if (!b->t) luaL_argerror(L, 1, "terrain map has been freed");
+    return b->t;
+}
+
+/* {width =, height =, resolution =, origin = {x =, y =}} at argument 1 */
+static void grid_args(lua_State *L, int *w, int *h, double *res, double *ox, double *oy)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    static const char *const keys[] = {"width", "height", "resolution", "origin", NULL};
+    check_keys(L, 1, 1, keys);
+    *w = (int)tycho_l_optfield_integer(L, 1, 1, "width", 0);
+    *h = (int)tycho_l_optfield_integer(L, 1, 1, "height", 0);
+    *res = tycho_l_optfield_number(L, 1, 1, "resolution", 0.1);
+    *ox = *oy = 0;
+    lua_getfield(L, 1, "origin");
+    if (lua_istable(L, -1)) {
+        *ox = field_xy(L, lua_gettop(L), 1, "x", 1, "origin");
+        *oy = field_xy(L, lua_gettop(L), 1, "y", 2, "origin");
+    }
+    lua_pop(L, 1);
+}
+
+static int l_heightfield(lua_State *L)
+{
+    int w, h;
+    double res, ox, oy;
+    grid_args(L, &w, &h, &res, &ox, &oy);
+    lhf *b = tycho_newuserdata(L, sizeof *b);
+    b->f = NULL;
+    luaL_getmetatable(L, HF_MT);
+    lua_setmetatable(L, -2);
+    tycho_err err = {0};
+    if (!(b->f = tycho_heightfield_new(w, h, res, ox, oy, &err))) return luaL_argerror(L, 1, err.msg);
+    return 1;
+}
+
+static int l_hf_set(lua_State *L)
+{
+    tycho_heightfield_set(check_hf(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), (float)luaL_checknumber(L, 4));
+    return 0;
+}
+
+static int l_hf_at(lua_State *L)
+{
+    float z = tycho_heightfield_at(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3));
+    if (isinf(z)) return 0;
+    lua_pushnumber(L, z);
+    return 1;
+}
+
+static int l_hf_box(lua_State *L)
+{
+    tycho_heightfield_box(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                          luaL_checknumber(L, 5), (float)luaL_checknumber(L, 6));
+    return 0;
+}
+
+static int l_hf_roughness(lua_State *L)
+{
+    tycho_heightfield *f = check_hf(L);
+    opt_table(L, 2);
+    static const char *const keys[] = {"class", "gd_n0", "w", "bands", "blur", "seed", "n_min", "n_max", NULL};
+    check_keys(L, 2, 2, keys);
+    tycho_roughness_params p;
+    tycho_roughness_defaults(&p);
+    tycho_err err = {0};
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "class");
+        if (!lua_isnil(L, -1)) {
+            const char *c = lua_tostring(L, -1);
+            if (!c || strlen(c) != 1 || tycho_roughness_class(c[0], &p.gd_n0, &err) != TYCHO_OK)
+                return luaL_argerror(L, 2, "bad field 'class' (ISO 8608 class 'A'..'H' expected)");
+        }
+        lua_pop(L, 1);
+    }
+    p.gd_n0 = tycho_l_optfield_number(L, 2, 2, "gd_n0", p.gd_n0);
+    p.w = tycho_l_optfield_number(L, 2, 2, "w", p.w);
+    p.bands = (int)tycho_l_optfield_integer(L, 2, 2, "bands", p.bands);
+    p.blur_sigma = tycho_l_optfield_number(L, 2, 2, "blur", p.blur_sigma);
+    p.seed = (uint64_t)tycho_l_optfield_integer(L, 2, 2, "seed", 1);
+    p.n_min = tycho_l_optfield_number(L, 2, 2, "n_min", 0);
+    p.n_max = tycho_l_optfield_number(L, 2, 2, "n_max", 0);
+    if (tycho_roughness_apply(f, &p, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
+    return 0;
+}
+
+static int l_hf_stairs(lua_State *L)
+{
+    lua_Integer n = luaL_checkinteger(L, 5);
+    luaL_argcheck(L, n >= 1 && n <= 1000, 5, "1 to 1000 steps");
+    tycho_ground_stairs(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4), (int)n,
+                        luaL_checknumber(L, 6), luaL_checknumber(L, 7));
+    return 0;
+}
+
+static int l_hf_prisms(lua_State *L)
+{
+    double period = luaL_checknumber(L, 6);
+    luaL_argcheck(L, period > 0, 6, "period must be > 0");
+    tycho_ground_prisms(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                        luaL_checknumber(L, 5), period, luaL_checknumber(L, 7));
+    return 0;
+}
+
+static int l_hf_bump(lua_State *L)
+{
+    tycho_ground_bump(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                      luaL_checknumber(L, 5), luaL_checknumber(L, 6));
+    return 0;
+}
+
+static int l_hf_bell(lua_State *L)
+{
+    tycho_ground_bell(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                      luaL_checknumber(L, 5));
+    return 0;
+}
+
+static int l_hf_gravel(lua_State *L)
+{
+    lua_Integer n = luaL_checkinteger(L, 6);
+    luaL_argcheck(L, n >= 0 && n <= 1000000, 6, "0 to 1e6 stones");
+    tycho_ground_gravel(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                        luaL_checknumber(L, 5), (int)n, luaL_checknumber(L, 7), luaL_checknumber(L, 8),
+                        (uint64_t)luaL_optinteger(L, 9, 1));
+    return 0;
+}
+
+static tycho_pose3 pose3(lua_State *L, int idx, int argn)
+{
+    tycho_pose3 p = {0, 0, 0, 0, 0, 0};
+    if (lua_isnoneornil(L, idx)) return p;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    p.x = tycho_l_optfield_number(L, idx, argn, "x", 0);
+    p.y = tycho_l_optfield_number(L, idx, argn, "y", 0);
+    p.z = tycho_l_optfield_number(L, idx, argn, "z", 0);
+    p.roll = tycho_l_optfield_number(L, idx, argn, "roll", 0);
+    p.pitch = tycho_l_optfield_number(L, idx, argn, "pitch", 0);
+    p.yaw = tycho_l_optfield_number(L, idx, argn, "yaw", 0);
+    return p;
+}
+
+static int l_hf_sweep(lua_State *L)
+{
+    tycho_heightfield *f = check_hf(L);
+    tycho_pose3 robot = pose3(L, 2, 2);
+    opt_table(L, 3);
+    static const char *const keys[] = {"lines", "columns", "range_max", "mount", "self", NULL};
+    check_keys(L, 3, 3, keys);
+    tycho_lidar3d_model m;
+    tycho_err err = {0};
+    if (tycho_lidar3d_preset(&m, (int)tycho_l_optfield_integer(L, 3, 3, "lines", 16), &err) != TYCHO_OK)
+        return luaL_argerror(L, 3, err.msg);
+    m.columns = (int)tycho_l_optfield_integer(L, 3, 3, "columns", m.columns);
+    m.range_max = tycho_l_optfield_number(L, 3, 3, "range_max", m.range_max);
+    luaL_argcheck(L, m.columns >= 1 && m.columns <= 36000 && m.range_max > m.range_min, 3, "columns 1..36000, range_max > 0.3");
+    tycho_pose3 mount = {0, 0, 0, 0, 0, 0};
+    tycho_box3 self, *selfp = NULL;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "mount");
+        if (lua_istable(L, -1)) mount = pose3(L, lua_gettop(L), 3);
+        lua_pop(L, 1);
+        lua_getfield(L, 3, "self");
+        if (lua_istable(L, -1)) {
+            int t = lua_gettop(L);
+            self = (tycho_box3){tycho_l_optfield_number(L, t, 3, "xmin", 0), tycho_l_optfield_number(L, t, 3, "xmax", 0),
+                                tycho_l_optfield_number(L, t, 3, "ymin", 0), tycho_l_optfield_number(L, t, 3, "ymax", 0),
+                                tycho_l_optfield_number(L, t, 3, "zmin", 0), tycho_l_optfield_number(L, t, 3, "zmax", 0)};
+            selfp = &self;
+        }
+        lua_pop(L, 1);
+    }
+    size_t beams = (size_t)m.lines * (size_t)m.columns;
+    float *r = malloc(beams * sizeof *r);
+    double *pts = malloc(beams * 3 * sizeof *pts);
+    if (!r || !pts) {
+        free(r);
+        free(pts);
+        return luaL_error(L, "out of memory");
+    }
+    int n = tycho_lidar3d_sweep(&m, f, robot, mount, selfp, r, pts, (int)beams);
+    lua_createtable(L, n * 3, 0);
+    for (int i = 0; i < 3 * n; i++) {
+        lua_pushnumber(L, pts[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    free(r);
+    free(pts);
+    lua_pushinteger(L, (lua_Integer)beams);
+    return 2;
+}
+
+static int l_hf_index(lua_State *L)
+{
+    tycho_heightfield *f = check_hf(L);
+    const char *k = luaL_checkstring(L, 2);
+    if (!strcmp(k, "width")) lua_pushinteger(L, f->w);
+    else if (!strcmp(k, "height")) lua_pushinteger(L, f->h);
+    else if (!strcmp(k, "resolution")) lua_pushnumber(L, f->res);
+    else if (!strcmp(k, "zmax")) lua_pushnumber(L, f->zmax);
+    else {
+        lua_pushvalue(L, 2);
+        lua_rawget(L, lua_upvalueindex(1));
+    }
+    return 1;
+}
+
+static int l_hf_gc(lua_State *L)
+{
+    lhf *b = luaL_checkudata(L, 1, HF_MT);
+    tycho_heightfield_free(b->f);
+    b->f = NULL;
+    return 0;
+}
+
+static int l_hf_tostring(lua_State *L)
+{
+    tycho_heightfield *f = check_hf(L);
+    lua_pushfstring(L, "tycho.heightfield %dx%d at %f m, highest %f m", f->w, f->h, f->res, (double)f->zmax);
+    return 1;
+}
+
+/* --- terrain map --- */
+
+static int l_map(lua_State *L)
+{
+    int w, h;
+    double res, ox, oy;
+    grid_args(L, &w, &h, &res, &ox, &oy);
+    lmap *b = tycho_newuserdata(L, sizeof *b);
+    b->t = NULL;
+    luaL_getmetatable(L, TMAP_MT);
+    lua_setmetatable(L, -2);
+    tycho_err err = {0};
+    if (!(b->t = tycho_terrain_new(w, h, res, ox, oy, &err))) return luaL_argerror(L, 1, err.msg);
+    return 1;
+}
+
+static int l_map_add(lua_State *L)
+{
+    tycho_terrain *t = check_map(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n = lua_rawlen(L, 2);
+    luaL_argcheck(L, n % 3 == 0, 2, "a flat list of x, y, z triples expected");
+    double *xyz = malloc((n ? n : 1) * sizeof *xyz);
+    if (!xyz) return luaL_error(L, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, (int)i + 1);
+        xyz[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    size_t used = tycho_terrain_add_points(t, xyz, n / 3);
+    free(xyz);
+    lua_pushinteger(L, (lua_Integer)used);
+    return 1;
+}
+
+static int l_map_trav(lua_State *L)
+{
+    tycho_terrain *t = check_map(L);
+    opt_table(L, 2);
+    static const char *const keys[] = {"step_coef", "slope_coef", "barrier", NULL};
+    check_keys(L, 2, 2, keys);
+    tycho_trav_params p;
+    tycho_trav_defaults(&p);
+    p.step_coef = tycho_l_optfield_number(L, 2, 2, "step_coef", p.step_coef);
+    p.slope_coef = tycho_l_optfield_number(L, 2, 2, "slope_coef", p.slope_coef);
+    p.barrier = tycho_l_optfield_number(L, 2, 2, "barrier", p.barrier);
+    tycho_err err = {0};
+    if (tycho_terrain_traversability(t, &p, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
+    return 0;
+}
+
+static int l_map_traversable(lua_State *L)
+{
+    lua_pushboolean(L, tycho_terrain_traversable(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3)));
+    return 1;
+}
+
+static int l_map_plane_fit(lua_State *L)
+{
+    double slope, rough;
+    lua_Integer r = luaL_optinteger(L, 4, 1);
+    luaL_argcheck(L, r >= 1 && r <= 16, 4, "radius 1..16 cells");
+    if (!tycho_terrain_plane_fit(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), (int)r,
+                                 &slope, &rough))
+        return 0;
+    lua_pushnumber(L, slope);
+    lua_pushnumber(L, rough);
+    return 2;
+}
+
+static int l_map_plan(lua_State *L)
+{
+    tycho_terrain *t = check_map(L);
+    int sx = (int)luaL_checkinteger(L, 2), sy = (int)luaL_checkinteger(L, 3);
+    int gx = (int)luaL_checkinteger(L, 4), gy = (int)luaL_checkinteger(L, 5);
+    double sw = tycho_l_optfield_number(L, 6, 6, "slope_weight", 1.0);
+    size_t cap = (size_t)tycho_terrain_width(t) * (size_t)tycho_terrain_height(t);
+    int *cells = malloc(2 * cap * sizeof *cells);
+    if (!cells) return luaL_error(L, "out of memory");
+    double cost = 0;
+    int n = tycho_terrain_plan(t, sx, sy, gx, gy, sw, cells, (int)cap, &cost);
+    if (n <= 0) {
+        free(cells);
+        lua_pushnil(L);
+        lua_pushliteral(L, "no path over traversable cells");
+        return 2;
+    }
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 2, 0);
+        lua_pushinteger(L, cells[2 * i]);
+        lua_rawseti(L, -2, 1);
+        lua_pushinteger(L, cells[2 * i + 1]);
+        lua_rawseti(L, -2, 2);
+        lua_rawseti(L, -2, i + 1);
+    }
+    free(cells);
+    lua_pushnumber(L, cost);
+    return 2;
+}
+
+static int l_map_gc(lua_State *L)
+{
+    lmap *b = luaL_checkudata(L, 1, TMAP_MT);
+    tycho_terrain_free(b->t);
+    b->t = NULL;
+    return 0;
+}
+
+static int l_map_tostring(lua_State *L)
+{
+    tycho_terrain *t = check_map(L);
+    lua_pushfstring(L, "tycho.terrain_map %dx%d", tycho_terrain_width(t), tycho_terrain_height(t));
+    return 1;
+}
+
+/* --- mecanum --- */
+
+static tycho_mecanum geometry(lua_State *L, int idx)
+{
+    tycho_mecanum m;
+    tycho_mecanum_defaults(&m);
+    m.r = tycho_l_optfield_number(L, idx, idx, "r", m.r);
+    m.l1 = tycho_l_optfield_number(L, idx, idx, "l1", m.l1);
+    m.l2 = tycho_l_optfield_number(L, idx, idx, "l2", m.l2);
+    if (!(m.r > 0 && m.l1 > 0 && m.l2 > 0)) luaL_argerror(L, idx, "r, l1, l2 must be > 0");
+    return m;
+}
+
+static int l_mecanum_inverse(lua_State *L)
+{
+    tycho_mecanum m = geometry(L, 4);
+    double w[4];
+    tycho_mecanum_inverse(&m, luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3), w);
+    for (int i = 0; i < 4; i++) lua_pushnumber(L, w[i]);
+    return 4;
+}
+
+static int l_mecanum_forward(lua_State *L)
+{
+    tycho_mecanum m = geometry(L, 5);
+    double w[4] = {luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4)};
+    double vx, vy, wz;
+    tycho_mecanum_forward(&m, w, &vx, &vy, &wz);
+    lua_pushnumber(L, vx);
+    lua_pushnumber(L, vy);
+    lua_pushnumber(L, wz);
+    return 3;
+}
+
+void tycho_l_open_terrain(lua_State *L, int module, int methods)
+{
+    (void)methods;
+    static const luaL_Reg hf[] = {{"set", l_hf_set}, {"at", l_hf_at}, {"box", l_hf_box}, {"roughness", l_hf_roughness},
+                                  {"stairs", l_hf_stairs}, {"prisms", l_hf_prisms}, {"bump", l_hf_bump},
+                                  {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep}, {NULL, NULL}};
+    tycho_la_new_class(L, HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL);
+    static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
+                                  {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {NULL, NULL}};
+    tycho_la_new_class(L, TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL);
+    static const luaL_Reg fns[] = {{"heightfield", l_heightfield}, {"map", l_map}, {"mecanum_inverse", l_mecanum_inverse},
+                                   {"mecanum_forward", l_mecanum_forward}, {NULL, NULL}};
+    lua_newtable(L);
+    luaL_setfuncs(L, fns, 0);
+    lua_setfield(L, module, "terrain");
+}
