@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +63,29 @@ static int pulse_frame(tycho_gpio *g, double t0, int esc_us, int feeder_us)
     double w1 = (first == LINE_ESC ? esc_us : feeder_us) * 1e-6;
     double w2 = (second == LINE_ESC ? esc_us : feeder_us) * 1e-6;
     if (tycho_gpio_set(g, LINE_ESC, 1) < 0 || tycho_gpio_set(g, LINE_FEEDER, 1) < 0) return -1;
+    /* widths count from the rising edges as written, not from the planned
+     * frame start: a thread woken late must not cut its pulses short (a
+     * servo reads a short pulse as a position, an ESC as a throttle) */
+    t0 = now_s();
     sleep_until(t0 + w1);
     if (tycho_gpio_set(g, first, 0) < 0) return -1;
     sleep_until(t0 + w2);
     return tycho_gpio_set(g, second, 0);
 }
 
+/* Software PWM wants to wake on time: ask for a real-time priority. Without
+ * the privilege (CAP_SYS_NICE or an rtprio limit) it runs as a normal
+ * thread, which is fine on an idle Pi and jittery on a loaded one. */
+static void try_realtime(void)
+{
+    struct sched_param sp = {.sched_priority = sched_get_priority_min(SCHED_FIFO) + 10};
+    (void)pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); /* EPERM: stay SCHED_OTHER */
+}
+
 static void *pulse_thread(void *arg)
 {
     tycho_launcher_gpio *l = arg;
+    if (!l->esc_pwm) try_realtime();
     int arm_level = 0;
     double t0 = now_s();
     for (;;) {
