@@ -1,4 +1,5 @@
-/* Lua bindings: tycho.picture(grid, {scale=}) and the picture userdata. */
+/* Lua bindings: tycho.picture(grid, {scale=}) or tycho.picture(heightfield, {scale=, map=})
+ * and the picture userdata. */
 #include "ltycho.h"
 #include "tycho/render.h"
 
@@ -113,11 +114,19 @@ static void check_opts(lua_State *L, int idx)
     if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
 }
 
-/* tycho.picture(grid, {scale = 1}) */
+/* tycho.picture(grid, {scale = 1}), tycho.picture(heightfield, {scale = 1, map = terrain_map}) */
 static int l_picture(lua_State *L)
 {
-    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_heightfield *hf = tycho_l_testheightfield(L, 1);
+    tycho_grid *g = hf ? NULL : tycho_l_checkgrid(L, 1);
     check_opts(L, 2);
+    tycho_terrain *map = NULL;
+    if (hf && lua_istable(L, 2)) {
+        lua_getfield(L, 2, "map");
+        if (!lua_isnil(L, -1) && !(map = tycho_l_testterrainmap(L, -1)))
+            return luaL_error(L, "bad field 'map' in argument #2 (tycho.terrain_map expected)");
+        lua_pop(L, 1);
+    }
     lua_Integer scale = tycho_l_optfield_integer(L, 2, 2, "scale", 1);
     if (scale < 1 || scale > TYCHO_PICTURE_MAX_SCALE)
         return luaL_error(L, "bad field 'scale' in argument #2 (pixels per cell 1..%d expected)",
@@ -127,7 +136,8 @@ static int l_picture(lua_State *L)
     luaL_getmetatable(L, PIC_MT);
     lua_setmetatable(L, -2);
     tycho_err err = {0};
-    if (!(b->p = tycho_picture_new(g, (int)scale, &err))) return tycho_l_error(L, &err);
+    b->p = hf ? tycho_picture_heights(hf, map, (int)scale, &err) : tycho_picture_new(g, (int)scale, &err);
+    if (!b->p) return tycho_l_error(L, &err);
     return 1;
 }
 

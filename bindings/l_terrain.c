@@ -9,9 +9,11 @@
  *   hf:sweep(robot, {lines = 16, range_max = 30, mount = {x, y, z, roll, pitch, yaw}, self = {xmin, ..}})
  *       -> {x1, y1, z1, x2, ...} world points, and the beam count
  *   local map = tycho.terrain.map{width =, height =, resolution =, origin =}
- *   map:add(points)  map:traversability{step_coef =, slope_coef =, barrier =}
+ *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =}
  *   map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
- *   map:plan(sx, sy, gx, gy [, {slope_weight = 1}]) -> {{cx, cy}, ...}, cost | nil, "no path"
+ *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1}]) -> {{cx, cy}, ...}, cost | nil, "no path"
+ *   map:blocked(cx, cy)  map:known(cx, cy)  map:first_blocked(path [, from]) -> index | nil
+ *   hf:sweep(robot, opts, map) sweeps straight into a map and returns the points added
  *   tycho.terrain.mecanum_inverse(vx, vy, wz [, {r =, l1 =, l2 =}]) -> w1, w2, w3, w4
  *   tycho.terrain.mecanum_forward(w1, w2, w3, w4 [, geometry]) -> vx, vy, wz */
 #include "largs.h"
@@ -187,6 +189,11 @@ static int l_hf_sweep(lua_State *L)
     tycho_heightfield *f = check_hf(L);
     tycho_pose3 robot = pose3(L, 2, 2);
     opt_table(L, 3);
+    tycho_terrain *into = NULL;
+    if (!lua_isnoneornil(L, 4)) {
+        lmap *b = luaL_checkudata(L, 4, TMAP_MT);
+        if (!(into = b->t)) luaL_argerror(L, 4, "terrain map has been freed");
+    }
     static const char *const keys[] = {"lines", "columns", "range_max", "mount", "self", NULL};
     check_keys(L, 3, 3, keys);
     tycho_lidar3d_model m;
@@ -221,10 +228,15 @@ static int l_hf_sweep(lua_State *L)
         return luaL_error(L, "out of memory");
     }
     int n = tycho_lidar3d_sweep(&m, f, robot, mount, selfp, r, pts, (int)beams);
-    lua_createtable(L, n * 3, 0);
-    for (int i = 0; i < 3 * n; i++) {
-        lua_pushnumber(L, pts[i]);
-        lua_rawseti(L, -2, i + 1);
+    if (into) {
+        /* straight into the map: no Lua table of tens of thousands of numbers */
+        lua_pushinteger(L, (lua_Integer)tycho_terrain_add_points(into, pts, (size_t)(n > 0 ? n : 0)));
+    } else {
+        lua_createtable(L, n * 3, 0);
+        for (int i = 0; i < 3 * n; i++) {
+            lua_pushnumber(L, pts[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
     }
     free(r);
     free(pts);
@@ -281,6 +293,18 @@ static int l_map(lua_State *L)
 static int l_map_add(lua_State *L)
 {
     tycho_terrain *t = check_map(L);
+    tycho_heightfield *f = tycho_l_testheightfield(L, 2);
+    if (f) {
+        /* the whole field, one point per cell centre: ground truth */
+        size_t used = 0;
+        for (int cy = 0; cy < f->h; cy++)
+            for (int cx = 0; cx < f->w; cx++) {
+                double p[3] = {f->ox + (cx + 0.5) * f->res, f->oy + (cy + 0.5) * f->res, f->z[(size_t)cy * f->w + cx]};
+                used += tycho_terrain_add_points(t, p, 1);
+            }
+        lua_pushinteger(L, (lua_Integer)used);
+        return 1;
+    }
     luaL_checktype(L, 2, LUA_TTABLE);
     size_t n = lua_rawlen(L, 2);
     luaL_argcheck(L, n % 3 == 0, 2, "a flat list of x, y, z triples expected");
@@ -319,6 +343,44 @@ static int l_map_traversable(lua_State *L)
     return 1;
 }
 
+static int l_map_blocked(lua_State *L)
+{
+    lua_pushboolean(L, tycho_terrain_blocked(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3)));
+    return 1;
+}
+
+/* map:first_blocked(path [, from]) -> index of the first blocked cell at or
+ * after `from` (default 1), or nil. path = {{cx, cy}, ...} */
+static int l_map_first_blocked(lua_State *L)
+{
+    tycho_terrain *t = check_map(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2), from = luaL_optinteger(L, 3, 1);
+    luaL_argcheck(L, from >= 1, 3, "index >= 1 expected");
+    for (lua_Integer i = from; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        if (!lua_istable(L, -1)) return luaL_error(L, "bad argument #2 (path entry %d is not a {cx, cy} table)", (int)i);
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        int cx = (int)lua_tointeger(L, -2), cy = (int)lua_tointeger(L, -1);
+        lua_pop(L, 3);
+        if (tycho_terrain_blocked(t, cx, cy)) {
+            lua_pushinteger(L, i);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int l_map_known(lua_State *L)
+{
+    double lo, hi;
+    int count = 0;
+    bool in = tycho_terrain_cell(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &lo, &hi, &count);
+    lua_pushboolean(L, in && count > 0);
+    return 1;
+}
+
 static int l_map_plane_fit(lua_State *L)
 {
     double slope, rough;
@@ -337,16 +399,24 @@ static int l_map_plan(lua_State *L)
     tycho_terrain *t = check_map(L);
     int sx = (int)luaL_checkinteger(L, 2), sy = (int)luaL_checkinteger(L, 3);
     int gx = (int)luaL_checkinteger(L, 4), gy = (int)luaL_checkinteger(L, 5);
-    double sw = tycho_l_optfield_number(L, 6, 6, "slope_weight", 1.0);
+    opt_table(L, 6);
+    static const char *const keys[] = {"slope_weight", "unknown_cost", NULL};
+    check_keys(L, 6, 6, keys);
+    tycho_terrain_plan_opts o;
+    tycho_terrain_plan_defaults(&o);
+    o.slope_weight = tycho_l_optfield_number(L, 6, 6, "slope_weight", o.slope_weight);
+    o.unknown_cost = tycho_l_optfield_number(L, 6, 6, "unknown_cost", o.unknown_cost);
+    luaL_argcheck(L, o.slope_weight >= 0 && !isnan(o.unknown_cost), 6, "slope_weight >= 0 expected");
     size_t cap = (size_t)tycho_terrain_width(t) * (size_t)tycho_terrain_height(t);
     int *cells = malloc(2 * cap * sizeof *cells);
     if (!cells) return luaL_error(L, "out of memory");
     double cost = 0;
-    int n = tycho_terrain_plan(t, sx, sy, gx, gy, sw, cells, (int)cap, &cost);
+    int n = tycho_terrain_plan_opt(t, sx, sy, gx, gy, &o, cells, (int)cap, &cost);
     if (n <= 0) {
         free(cells);
         lua_pushnil(L);
-        lua_pushliteral(L, "no path over traversable cells");
+        lua_pushstring(L, o.unknown_cost >= 1 ? "no path over traversable or unknown cells"
+                                               : "no path over traversable cells");
         return 2;
     }
     lua_createtable(L, n, 0);
@@ -412,6 +482,18 @@ static int l_mecanum_forward(lua_State *L)
     return 3;
 }
 
+tycho_heightfield *tycho_l_testheightfield(lua_State *L, int idx)
+{
+    lhf *b = luaL_testudata(L, idx, HF_MT);
+    return b ? b->f : NULL;
+}
+
+tycho_terrain *tycho_l_testterrainmap(lua_State *L, int idx)
+{
+    lmap *b = luaL_testudata(L, idx, TMAP_MT);
+    return b ? b->t : NULL;
+}
+
 void tycho_l_open_terrain(lua_State *L, int module, int methods)
 {
     (void)methods;
@@ -420,11 +502,13 @@ void tycho_l_open_terrain(lua_State *L, int module, int methods)
                                   {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep}, {NULL, NULL}};
     tycho_la_new_class(L, HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL);
     static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
-                                  {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {NULL, NULL}};
+                                  {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {"blocked", l_map_blocked},
+                                  {"first_blocked", l_map_first_blocked}, {"known", l_map_known}, {NULL, NULL}};
     tycho_la_new_class(L, TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL);
     static const luaL_Reg fns[] = {{"heightfield", l_heightfield}, {"map", l_map}, {"mecanum_inverse", l_mecanum_inverse},
                                    {"mecanum_forward", l_mecanum_forward}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
+    tycho_l_terrain_robot_funcs(L, lua_gettop(L));
     lua_setfield(L, module, "terrain");
 }

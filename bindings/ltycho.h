@@ -4,6 +4,8 @@
 
 #include "compat.h"
 #include "tycho/grid.h"
+#include "tycho/lidar3d.h"
+#include "tycho/terrain.h"
 
 #define TYCHO_GRID_MT "tycho.grid"
 #define TYCHO_CLOCK_MT "tycho.clock"
@@ -64,5 +66,12 @@ void tycho_l_open_net(lua_State *L, int module, int methods);
 void tycho_l_open_sys(lua_State *L, int module, int methods);
 void tycho_l_open_device(lua_State *L, int module, int methods);
 void tycho_l_open_terrain(lua_State *L, int module, int methods);
+
+/* Terrain values shared between binding files (l_terrain.c): NULL when the
+ * value at idx is not one. */
+tycho_heightfield *tycho_l_testheightfield(lua_State *L, int idx);
+tycho_terrain *tycho_l_testterrainmap(lua_State *L, int idx);
+/* Adds robot and compare to the tycho.terrain table at `table` (l_terrain_robot.c). */
+void tycho_l_terrain_robot_funcs(lua_State *L, int table);
 
 #endif

@@ -1,18 +1,9 @@
 /* Pictures: the grid drawn into an RGB image, overlays placed through the
  * grid's transform (see render.h for the layout and colours). */
-#include "tycho/render.h"
+#include "render_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-struct tycho_picture {
-    tycho_image img;
-    int scale;
-    int grid_w, grid_h;
-    double resolution;
-    tycho_pose2 origin;
-    double cos_yaw, sin_yaw;
-};
 
 tycho_rgb tycho_render_cost_color(uint8_t cost)
 {
@@ -30,14 +21,13 @@ tycho_rgb tycho_render_cost_color(uint8_t cost)
     return c;
 }
 
-tycho_picture *tycho_picture_new(const tycho_grid *g, int scale, tycho_err *err)
+tycho_picture *tycho_picture_alloc(int w, int h, double resolution, tycho_pose2 origin, int scale, tycho_err *err)
 {
     if (scale < 1 || scale > TYCHO_PICTURE_MAX_SCALE) {
         tycho_fail(err, TYCHO_EINVAL, "scale must be 1..%d pixels per cell (got %d)",
                    TYCHO_PICTURE_MAX_SCALE, scale);
         return NULL;
     }
-    int w = tycho_grid_width(g), h = tycho_grid_height(g);
     if ((int64_t)w * scale > TYCHO_IMAGE_MAX_SIDE || (int64_t)h * scale > TYCHO_IMAGE_MAX_SIDE ||
         (uint64_t)w * h * scale * scale > TYCHO_IMAGE_MAX_PIXELS) {
         tycho_fail(err, TYCHO_ERANGE, "a %dx%d grid at scale %d exceeds the image limits", w, h,
@@ -56,10 +46,18 @@ tycho_picture *tycho_picture_new(const tycho_grid *g, int scale, tycho_err *err)
     p->scale = scale;
     p->grid_w = w;
     p->grid_h = h;
-    p->resolution = tycho_grid_resolution(g);
-    p->origin = tycho_grid_origin(g);
+    p->resolution = resolution;
+    p->origin = origin;
     p->cos_yaw = cos(p->origin.yaw);
     p->sin_yaw = sin(p->origin.yaw);
+    return p;
+}
+
+tycho_picture *tycho_picture_new(const tycho_grid *g, int scale, tycho_err *err)
+{
+    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    tycho_picture *p = tycho_picture_alloc(w, h, tycho_grid_resolution(g), tycho_grid_origin(g), scale, err);
+    if (!p) return NULL;
 
     tycho_rgb lut[256];
     for (int c = 0; c < 256; c++) lut[c] = tycho_render_cost_color((uint8_t)c);

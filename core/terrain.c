@@ -6,12 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Per cell after tycho_terrain_traversability: */
+enum {
+    TRAV_BLOCKED = 0, /* known and failing a criterion, or within the barrier of such a cell */
+    TRAV_OK = 1,      /* known and traversable */
+    TRAV_UNKNOWN = 2  /* never seen, and not within the barrier of a blocked cell */
+};
+
 struct tycho_terrain {
     int w, h;
     double res, ox, oy;
     float *zmin, *zmax;
     int32_t *count;
-    uint8_t *trav;
+    uint8_t *trav; /* TRAV_* below */
     float *slope;
     size_t outside;
 };
@@ -38,6 +45,7 @@ tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy,
         return NULL;
     }
     for (size_t i = 0; i < n; i++) t->zmin[i] = INFINITY, t->zmax[i] = -INFINITY;
+    memset(t->trav, TRAV_UNKNOWN, n); /* nothing seen, nothing blocked */
     return t;
 }
 
@@ -102,7 +110,7 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
             size_t k = (size_t)cy * w + cx;
             t->slope[k] = 0;
             if (!t->count[k]) {
-                t->trav[k] = 0;
+                t->trav[k] = TRAV_UNKNOWN;
                 continue;
             }
             bool ok = t->zmax[k] - t->zmin[k] <= step_max + 1e-9;
@@ -119,7 +127,7 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
                 }
             t->slope[k] = (float)worst;
             if (worst > p->slope_coef + 1e-9) ok = false;
-            t->trav[k] = ok;
+            t->trav[k] = ok ? TRAV_OK : TRAV_BLOCKED;
         }
     if (p->barrier > 0) {
         /* grow untraversable known cells by the barrier (a disc) */
@@ -130,13 +138,13 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
         for (int cy = 0; cy < h; cy++)
             for (int cx = 0; cx < w; cx++) {
                 size_t k = (size_t)cy * w + cx;
-                if (t->trav[k] || !t->count[k]) continue;
+                if (t->trav[k] != TRAV_BLOCKED || !t->count[k]) continue;
                 for (int dy = -r; dy <= r; dy++)
                     for (int dx = -r; dx <= r; dx++) {
                         int nx = cx + dx, ny = cy + dy;
                         if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
                         if ((dx * dx + dy * dy) * t->res * t->res > p->barrier * p->barrier + 1e-12) continue;
-                        out[(size_t)ny * w + nx] = 0;
+                        out[(size_t)ny * w + nx] = TRAV_BLOCKED;
                     }
             }
         memcpy(t->trav, out, (size_t)w * h);
@@ -147,7 +155,19 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
 
 bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy)
 {
-    return cx >= 0 && cy >= 0 && cx < t->w && cy < t->h && t->trav[(size_t)cy * t->w + cx];
+    return cx >= 0 && cy >= 0 && cx < t->w && cy < t->h && t->trav[(size_t)cy * t->w + cx] == TRAV_OK;
+}
+
+bool tycho_terrain_blocked(const tycho_terrain *t, int cx, int cy)
+{
+    return cx < 0 || cy < 0 || cx >= t->w || cy >= t->h || t->trav[(size_t)cy * t->w + cx] == TRAV_BLOCKED;
+}
+
+int tycho_terrain_first_blocked(const tycho_terrain *t, const int *cells, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (tycho_terrain_blocked(t, cells[2 * i], cells[2 * i + 1])) return i;
+    return -1;
 }
 
 double tycho_terrain_slope(const tycho_terrain *t, int cx, int cy)
@@ -183,10 +203,29 @@ static hent hpop(hent *h, size_t *n)
     return top;
 }
 
+void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o)
+{
+    o->slope_weight = 1.0;
+    o->unknown_cost = -1;
+}
+
 int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
                        int *cells, int cap, double *cost)
 {
-    if (!tycho_terrain_traversable(t, sx, sy) || !tycho_terrain_traversable(t, gx, gy)) return 0;
+    tycho_terrain_plan_opts o;
+    tycho_terrain_plan_defaults(&o);
+    o.slope_weight = slope_weight;
+    return tycho_terrain_plan_opt(t, sx, sy, gx, gy, &o, cells, cap, cost);
+}
+
+int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy, const tycho_terrain_plan_opts *o,
+                           int *cells, int cap, double *cost)
+{
+    /* passable[TRAV_*]: unknown cells only when the caller prices them */
+    const uint8_t passable[3] = {0, 1, o->unknown_cost >= 1};
+    const double unknown_cost = o->unknown_cost >= 1 ? o->unknown_cost : 1, slope_weight = o->slope_weight;
+    if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= t->w || gx >= t->w || sy >= t->h || gy >= t->h) return 0;
+    if (!passable[t->trav[sy * t->w + sx]] || !passable[t->trav[gy * t->w + gx]]) return 0;
     int w = t->w;
     size_t n = (size_t)w * t->h;
     double *g = malloc(n * sizeof *g);
@@ -212,14 +251,16 @@ int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, d
         int cx = e.k % w, cy = e.k / w;
         for (int d = 0; d < 8; d++) {
             int nx = cx + DX[d], ny = cy + DY[d];
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h || !trav[ny * w + nx]) continue;
-            if (DX[d] && DY[d] && (!trav[cy * w + nx] || !trav[ny * w + cx]))
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h || !passable[trav[ny * w + nx]]) continue;
+            if (DX[d] && DY[d] && (!passable[trav[cy * w + nx]] || !passable[trav[ny * w + cx]]))
                 continue; /* no corner cutting (both orthogonal cells are in the grid) */
             int q = ny * w + nx;
             if (closed[q]) continue;
             double dist = (DX[d] && DY[d]) ? M_SQRT2 : 1.0;
             double grad = 0.5 * (t->slope[e.k] + t->slope[q]);
-            double ng = g[e.k] + dist * t->res * (1 + slope_weight * grad);
+            double step = dist * t->res * (1 + slope_weight * grad);
+            if (trav[q] == TRAV_UNKNOWN) step *= unknown_cost;
+            double ng = g[e.k] + step;
             if (ng < g[q]) {
                 g[q] = ng;
                 par[q] = e.k;

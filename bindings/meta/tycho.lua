@@ -191,7 +191,9 @@ function tycho.write_atomic(path, data) end
 
 ---@class tycho.picture
 local picture = {}
----@param o? {scale?: integer}
+---A picture of an occupancy grid, or of a height field shaded (with what a terrain map knew laid over).
+---@param g tycho.grid|tycho.heightfield
+---@param o? {scale?: integer, map?: tycho.terrain_map}
 ---@return tycho.picture
 function tycho.picture(g, o) end
 ---@param points tycho.xy[]
@@ -511,6 +513,33 @@ function tycho.terrain.map(o) end
 function tycho.terrain.mecanum_inverse(vx, vy, wz, geometry) end
 ---@return number vx, number vy, number wz
 function tycho.terrain.mecanum_forward(w1, w2, w3, w4, geometry) end
+---A robot (differential drive or mecanum) whose wheels rest on a height field.
+---@param o? {kind?: "diff"|"mecanum", half_length?: number, half_width?: number, wheel_radius?: number, max_wheel?: number, max_accel?: number, max_w_accel?: number, max_step?: number}
+---@return tycho.terrain_robot
+function tycho.terrain.robot(o) end
+---Deviation of trajectory a from b (mean, max, hausdorff, lengths), arrays of {x, y} or {x =, y =}.
+---@param o? {spacing?: number}
+---@return {mean: number, max: number, hausdorff: number, length_a: number, length_b: number, length_diff: number, samples: integer}
+function tycho.terrain.compare(a, b, o) end
+---@class tycho.terrain_robot
+---@field x number
+---@field y number
+---@field z number
+---@field roll number
+---@field pitch number
+---@field yaw number
+---@field vx number
+---@field vy number
+---@field wz number
+---@field pose {x: number, y: number, z: number, roll: number, pitch: number, yaw: number}
+---@field wheels number[]
+---@field bumps integer
+---@field kind string
+local terrain_robot = {}
+---@return true|nil ok, string? why
+function terrain_robot:place(hf, x, y, yaw) end
+---@return boolean moved  false: a wheel met a step it cannot climb
+function terrain_robot:step(hf, vx, vy, wz, dt) end
 function heightfield:set(cx, cy, z) end
 ---@return number|nil z
 function heightfield:at(x, y) end
@@ -522,14 +551,24 @@ function heightfield:prisms(x0, y0, x1, y1, period, height) end
 function heightfield:bump(cx, y0, y1, r, base_h) end
 function heightfield:bell(cx, cy, r, height) end
 function heightfield:gravel(x0, y0, x1, y1, count, size, height, seed) end
----A 3D LiDAR sweep: world points as a flat list x, y, z, ..., and the beam count.
+---A 3D LiDAR sweep: world points as a flat list x, y, z, ..., and the beam count;
+---with a terrain map as `into`, the points go straight into it and their count is returned instead.
 ---@param robot {x?: number, y?: number, z?: number, roll?: number, pitch?: number, yaw?: number}
 ---@param o? {lines?: 16|32|64, columns?: integer, range_max?: number, mount?: table, self?: table}
----@return number[] points, integer beams
-function heightfield:sweep(robot, o) end
----@param points number[]  flat x, y, z triples
+---@param into? tycho.terrain_map
+---@return number[]|integer points, integer beams
+function heightfield:sweep(robot, o, into) end
+---@param points number[]|tycho.heightfield  flat x, y, z triples, or a whole height field (one point per cell)
 ---@return integer added
 function terrain_map:add(points) end
+---Known untraversable, within the barrier of such a cell, or off the map.
+---@return boolean
+function terrain_map:blocked(cx, cy) end
+---@return boolean
+function terrain_map:known(cx, cy) end
+---Index of the first blocked cell of a path ({{cx, cy}, ...}) at or after `from`.
+---@return integer|nil
+function terrain_map:first_blocked(path, from) end
 ---@param o? {step_coef?: number, slope_coef?: number, barrier?: number}
 function terrain_map:traversability(o) end
 ---@return boolean

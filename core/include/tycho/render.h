@@ -21,6 +21,8 @@
 
 #include "tycho/grid.h"
 #include "tycho/image.h"
+#include "tycho/lidar3d.h"
+#include "tycho/terrain.h"
 
 typedef struct {
     uint8_t r, g, b;
@@ -64,6 +66,14 @@ void tycho_picture_pose(tycho_picture *p, double x, double y, double yaw, double
                         double width, tycho_rgb c);
 
 tycho_status tycho_picture_save_png(const tycho_picture *p, const char *path, tycho_err *err);
+
+/* Rough ground (core/render_terrain.c): a height field shaded, one cell per
+ * `scale` pixels in the field's frame: height on a green-tan-pale ramp over
+ * mean +- 2.5 standard deviations, lit from the north-west. With a terrain
+ * map of the same size, what it knew is laid over: known untraversable
+ * cells red, the barrier round them light red, never-seen cells darkened. */
+tycho_picture *tycho_picture_heights(const tycho_heightfield *f, const tycho_terrain *map, int scale,
+                                     tycho_err *err);
 
 /* --- pixel-space primitives (core/render_draw.c), clipped to the image ---- */
 

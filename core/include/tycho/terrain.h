@@ -11,8 +11,10 @@
  *    cell the robot can climb, scaled by the cell size);
  *  - slope: for each known 8-neighbour, |mid - mid_n| <= d * slope_coef,
  *    with mid = (min + max) / 2 and d the centre distance (res or res*sqrt2).
- * Unknown cells are not traversable. expand(barrier) then marks every cell
- * within `barrier` metres of an untraversable known cell untraversable too
+ * Unknown cells are not traversable, nor blocked: a planner may cross them
+ * when told to (tycho_terrain_plan_opt's unknown_cost; planning with what is
+ * known in an unknown world). The barrier then marks every cell, known or
+ * not, within `barrier` metres of an untraversable known cell blocked too
  * (the robot's half-size). */
 #ifndef TYCHO_TERRAIN_H
 #define TYCHO_TERRAIN_H
@@ -44,7 +46,13 @@ typedef struct {
 void tycho_trav_defaults(tycho_trav_params *p);
 /* Computes traversability (call after adding points). */
 tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err);
+/* Known and traversable. */
 bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy);
+/* Known untraversable, within the barrier of such a cell, or off the grid
+ * (unknown cells are neither traversable nor blocked). */
+bool tycho_terrain_blocked(const tycho_terrain *t, int cx, int cy);
+/* Index of the first blocked cell of a path (cells x0, y0, x1, ...), -1 if none. */
+int tycho_terrain_first_blocked(const tycho_terrain *t, const int *cells, int n);
 /* Largest neighbour gradient |dz|/d of a cell (0 with no known neighbour). */
 double tycho_terrain_slope(const tycho_terrain *t, int cx, int cy);
 
@@ -53,5 +61,12 @@ double tycho_terrain_slope(const tycho_terrain *t, int cx, int cy);
  * and returns the count, 0 if no path, -1 if cap is too small. */
 int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
                        int *cells, int cap, double *cost);
+typedef struct {
+    double slope_weight; /* default 1 */
+    double unknown_cost; /* < 1 (default -1): unknown cells are walls; >= 1: crossable, each step's cost times this */
+} tycho_terrain_plan_opts;
+void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o);
+int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy, const tycho_terrain_plan_opts *o,
+                           int *cells, int cap, double *cost);
 
 #endif

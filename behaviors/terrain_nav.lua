@@ -1,0 +1,122 @@
+--- Terrain navigation: a robot (differential drive or mecanum) drives from
+-- start to goal across rough ground it has never seen, mapping it with a
+-- 3D LiDAR, re-planning when a newly seen obstacle blocks its path, with
+-- obstacles appearing on the way (see behaviors/terrain/mission.lua).
+--
+--   tycho run behaviors/terrain_nav.lua --world maps/terrain_rough.lua [--kind mecanum] [--out DIR]
+--
+-- Writes DIR/summary.json, DIR/terrain.png (height map shaded, what the
+-- robot knew, every plan, the driven path), DIR/trajectory.csv and
+-- DIR/plans.csv (compare them with behaviors/traj_compare.lua). Exits 0
+-- when the goal was reached without entering an untraversable cell, 1
+-- otherwise, 2 on bad arguments.
+local tycho = require "tycho"
+local logmod = require "log"
+local worldmod = require "terrain.world"
+local mission = require "terrain.mission"
+
+local USAGE = [[
+usage: tycho run behaviors/terrain_nav.lua --world WORLD.lua [options]
+  --world PATH    terrain world file (maps/terrain_*.lua)
+  --kind K        robot base: diff or mecanum (default: the world's, else diff)
+  --mode M        mecanum follower: strafe (hold the heading, go sideways) or face (default strafe)
+  --timeout S     give up after S simulated seconds (default: the world's, else 600)
+  --out DIR       output folder (default out/<world name>[-mecanum])
+  --quiet         only warnings and the summary
+]]
+
+local function fail_usage(msg)
+  io.stderr:write("terrain_nav: ", msg, "\n", USAGE)
+  return 2
+end
+
+local opt = {}
+do
+  local i = 1
+  while i <= #arg do
+    local a = arg[i]
+    if a == "-h" or a == "--help" then io.write(USAGE) return 0
+    elseif a == "--quiet" then opt.quiet = true; i = i + 1
+    elseif a == "--world" or a == "--kind" or a == "--mode" or a == "--timeout" or a == "--out" then
+      if arg[i + 1] == nil then return fail_usage(a .. " needs a value") end
+      opt[a:sub(3)] = arg[i + 1]; i = i + 2
+    else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
+  end
+end
+if not opt.world then return fail_usage("--world is required") end
+if opt.kind and opt.kind ~= "diff" and opt.kind ~= "mecanum" then return fail_usage("--kind must be diff or mecanum") end
+if opt.mode and opt.mode ~= "strafe" and opt.mode ~= "face" then return fail_usage("--mode must be strafe or face") end
+if opt.timeout and not (tonumber(opt.timeout) and tonumber(opt.timeout) > 0) then
+  return fail_usage("--timeout expects a number > 0")
+end
+
+local ok, w = pcall(worldmod.load, opt.world)
+if not ok then
+  io.stderr:write("terrain_nav: ", tostring(w), "\n")
+  return 2
+end
+local kind = opt.kind or w.robot.kind or "diff"
+opt.out = opt.out or ("out/" .. w.name .. (kind == "mecanum" and "-mecanum" or ""))
+
+local clock = tycho.clock.new { mode = "sim" }
+local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info") }
+log:info("world %s: %g x %g m at %g m, %d obstacles, %d scripted, %s robot from (%.1f, %.1f) to (%.1f, %.1f)",
+  opt.world, w.size.width, w.size.height, w.resolution, #w.obstacles, #w.events, kind, w.start.x, w.start.y,
+  w.goal.x, w.goal.y)
+
+local wall0 = tycho.clock.monotonic()
+local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = tonumber(opt.timeout),
+                             on_tick = function(r) clock:advance(r.trajectory[#r.trajectory].t - clock:now()) end })
+local wall = tycho.clock.monotonic() - wall0
+local bad = mission.untraversable_entered(res, w, res.trav)
+local dev = mission.deviation(res)
+local length = mission.length(res.trajectory)
+
+-- outputs --------------------------------------------------------------------
+os.execute(("mkdir -p '%s'"):format(opt.out:gsub("'", "'\\''")))
+local plans = {}
+for i, p in ipairs(res.plans) do
+  plans[i] = { t = p.t, reason = p.reason, cost = p.cost, length = mission.length(p.points) }
+end
+local summary = {
+  world = opt.world, kind = kind, reached = res.reached, failure = res.failure or false,
+  time_s = res.time, path_length_m = length, replans = res.replans, plans = plans, events = res.events,
+  max_pitch_deg = math.deg(res.max_pitch), max_roll_deg = math.deg(res.max_roll),
+  deviation_m = dev, untraversable_entered = #bad, bumps = res.bumps,
+  sweeps = res.sweeps, sweep_ms = 1000 * res.sweep_time / math.max(1, res.sweeps),
+  plan_ms = 1000 * res.plan_time / math.max(1, #res.plans),
+  wall_time_s = wall, speedup = res.time / math.max(wall, 1e-6),
+}
+local f = assert(io.open(opt.out .. "/summary.json", "w"))
+f:write(logmod.json(summary), "\n")
+f:close()
+
+f = assert(io.open(opt.out .. "/trajectory.csv", "w"))
+f:write("t,x,y,z,roll,pitch,yaw\n")
+for _, p in ipairs(res.trajectory) do
+  f:write(("%.2f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f\n"):format(p.t, p.x, p.y, p.z, p.roll, p.pitch, p.yaw))
+end
+f:close()
+f = assert(io.open(opt.out .. "/plans.csv", "w"))
+f:write("plan,t,x,y\n")
+for i, p in ipairs(res.plans) do
+  for _, q in ipairs(p.points) do f:write(("%d,%.2f,%.4f,%.4f\n"):format(i, p.t, q.x, q.y)) end
+end
+f:close()
+
+local pic = tycho.picture(res.heightfield, { scale = 3, map = res.map })
+local colors = { "#ffd000", "#ff8000", "#ff00c0", "#00e0ff", "#a0ff00" }
+for i, p in ipairs(res.plans) do pic:path(p.points, { color = colors[(i - 1) % #colors + 1], width = 1 }) end
+pic:path(res.trajectory, { color = "#2040ff", width = 2 })
+pic:point(w.start.x, w.start.y, { color = "green", radius = 6, shape = "dot" })
+pic:point(w.goal.x, w.goal.y, { color = "red", radius = 7, shape = "cross", width = 2 })
+for _, b in ipairs(bad) do pic:point(b.x, b.y, { color = "black", radius = 4, shape = "cross" }) end
+pic:save(opt.out .. "/terrain.png")
+
+print(("summary: %s, %s robot, %.1f s sim / %.2f s wall (%.0fx real time)"):format(
+  res.reached and "goal reached" or ("FAILED: " .. tostring(res.failure)), kind, res.time, wall, summary.speedup))
+print(("summary: driven %.1f m, %d plans (%d re-plans), max pitch %.1f deg, max roll %.1f deg, deviation from plan mean %.3f m max %.3f m, %d untraversable cells entered, %d bumps")
+  :format(length, #res.plans, res.replans, summary.max_pitch_deg, summary.max_roll_deg, dev.mean, dev.max, #bad,
+    res.bumps))
+print("summary: wrote " .. opt.out .. "/{summary.json,terrain.png,trajectory.csv,plans.csv}")
+return (res.reached and #bad == 0) and 0 or 1
