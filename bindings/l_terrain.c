@@ -9,9 +9,9 @@
  *   hf:sweep(robot, {lines = 16, range_max = 30, mount = {x, y, z, roll, pitch, yaw}, self = {xmin, ..}})
  *       -> {x1, y1, z1, x2, ...} world points, and the beam count
  *   local map = tycho.terrain.map{width =, height =, resolution =, origin =}
- *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =}
+ *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =, margin =}
  *   map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
- *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1}]) -> {{cx, cy}, ...}, cost | nil, "no path"
+ *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1, clearance_weight = 0}]) -> {{cx, cy}, ...}, cost | nil, "no path"
  *   map:blocked(cx, cy)  map:known(cx, cy)  map:first_blocked(path [, from]) -> index | nil
  *   hf:sweep(robot, opts, map) sweeps straight into a map and returns the points added
  *   tycho.terrain.mecanum_inverse(vx, vy, wz [, {r =, l1 =, l2 =}]) -> w1, w2, w3, w4
@@ -325,13 +325,14 @@ static int l_map_trav(lua_State *L)
 {
     tycho_terrain *t = check_map(L);
     opt_table(L, 2);
-    static const char *const keys[] = {"step_coef", "slope_coef", "barrier", NULL};
+    static const char *const keys[] = {"step_coef", "slope_coef", "barrier", "margin", NULL};
     check_keys(L, 2, 2, keys);
     tycho_trav_params p;
     tycho_trav_defaults(&p);
     p.step_coef = tycho_l_optfield_number(L, 2, 2, "step_coef", p.step_coef);
     p.slope_coef = tycho_l_optfield_number(L, 2, 2, "slope_coef", p.slope_coef);
     p.barrier = tycho_l_optfield_number(L, 2, 2, "barrier", p.barrier);
+    p.margin = tycho_l_optfield_number(L, 2, 2, "margin", p.margin);
     tycho_err err = {0};
     if (tycho_terrain_traversability(t, &p, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
     return 0;
@@ -400,13 +401,15 @@ static int l_map_plan(lua_State *L)
     int sx = (int)luaL_checkinteger(L, 2), sy = (int)luaL_checkinteger(L, 3);
     int gx = (int)luaL_checkinteger(L, 4), gy = (int)luaL_checkinteger(L, 5);
     opt_table(L, 6);
-    static const char *const keys[] = {"slope_weight", "unknown_cost", NULL};
+    static const char *const keys[] = {"slope_weight", "unknown_cost", "clearance_weight", NULL};
     check_keys(L, 6, 6, keys);
     tycho_terrain_plan_opts o;
     tycho_terrain_plan_defaults(&o);
     o.slope_weight = tycho_l_optfield_number(L, 6, 6, "slope_weight", o.slope_weight);
     o.unknown_cost = tycho_l_optfield_number(L, 6, 6, "unknown_cost", o.unknown_cost);
-    luaL_argcheck(L, o.slope_weight >= 0 && !isnan(o.unknown_cost), 6, "slope_weight >= 0 expected");
+    o.clearance_weight = tycho_l_optfield_number(L, 6, 6, "clearance_weight", o.clearance_weight);
+    luaL_argcheck(L, o.slope_weight >= 0 && o.clearance_weight >= 0 && !isnan(o.unknown_cost), 6,
+                  "slope_weight and clearance_weight >= 0 expected");
     size_t cap = (size_t)tycho_terrain_width(t) * (size_t)tycho_terrain_height(t);
     int *cells = malloc(2 * cap * sizeof *cells);
     if (!cells) return luaL_error(L, "out of memory");

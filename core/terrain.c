@@ -18,7 +18,8 @@ struct tycho_terrain {
     double res, ox, oy;
     float *zmin, *zmax;
     int32_t *count;
-    uint8_t *trav; /* TRAV_* below */
+    uint8_t *trav;    /* TRAV_* below */
+    uint8_t *penalty; /* clearance penalty 0..255 (see spread) */
     float *slope;
     size_t outside;
 };
@@ -37,9 +38,10 @@ tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy,
         t->zmax = malloc(n * sizeof *t->zmax);
         t->count = calloc(n, sizeof *t->count);
         t->trav = calloc(n, 1);
+        t->penalty = calloc(n, 1);
         t->slope = calloc(n, sizeof *t->slope);
     }
-    if (!t || !t->zmin || !t->zmax || !t->count || !t->trav || !t->slope) {
+    if (!t || !t->zmin || !t->zmax || !t->count || !t->trav || !t->penalty || !t->slope) {
         tycho_terrain_free(t);
         tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
         return NULL;
@@ -56,6 +58,7 @@ void tycho_terrain_free(tycho_terrain *t)
     free(t->zmax);
     free(t->count);
     free(t->trav);
+    free(t->penalty);
     free(t->slope);
     free(t);
 }
@@ -97,12 +100,73 @@ void tycho_trav_defaults(tycho_trav_params *p)
     p->step_coef = 1.0;
     p->slope_coef = 0.3;
     p->barrier = 0;
+    p->margin = 0;
+}
+
+/* A known untraversable cell on the edge of its region (a neighbour is not
+ * one): the nearest such cell is the nearest obstacle for anything outside. */
+static bool obstacle_edge(const tycho_terrain *t, int cx, int cy)
+{
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int nx = cx + dx, ny = cy + dy;
+            if (nx < 0 || ny < 0 || nx >= t->w || ny >= t->h) continue;
+            size_t q = (size_t)ny * t->w + nx;
+            if (!(t->count[q] && t->trav[q] == TRAV_BLOCKED)) return true;
+        }
+    return false;
+}
+
+/* The barrier and the clearance penalty round known untraversable cells:
+ * each edge cell stamps a disc of radius barrier + margin keeping, per cell,
+ * the smallest squared distance (in cells); then cells within the barrier
+ * are blocked and those in the margin get a penalty falling linearly from 1
+ * at the barrier to 0 at barrier + margin. */
+static tycho_status spread(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err)
+{
+    int w = t->w, h = t->h;
+    size_t n = (size_t)w * h;
+    memset(t->penalty, 0, n);
+    if (!(p->barrier > 0) && !(p->margin > 0)) return TYCHO_OK;
+    int r = (int)ceil((p->barrier + p->margin) / t->res);
+    double rr = (p->barrier + p->margin) / t->res;
+    float *d2 = malloc(n * sizeof *d2);
+    if (!d2) return tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
+    for (size_t k = 0; k < n; k++) d2[k] = INFINITY;
+    for (int cy = 0; cy < h; cy++)
+        for (int cx = 0; cx < w; cx++) {
+            size_t k = (size_t)cy * w + cx;
+            if (!t->count[k] || t->trav[k] != TRAV_BLOCKED || !obstacle_edge(t, cx, cy)) continue;
+            for (int dy = -r; dy <= r; dy++) {
+                int ny = cy + dy;
+                if (ny < 0 || ny >= h) continue;
+                for (int dx = -r; dx <= r; dx++) {
+                    int nx = cx + dx;
+                    float dd = (float)(dx * dx + dy * dy);
+                    if (nx < 0 || nx >= w || dd > rr * rr + 1e-6) continue;
+                    size_t q = (size_t)ny * w + nx;
+                    if (dd < d2[q]) d2[q] = dd;
+                }
+            }
+        }
+    double b2 = p->barrier * p->barrier / (t->res * t->res) + 1e-6;
+    for (size_t k = 0; k < n; k++) {
+        if (!isfinite(d2[k])) continue;
+        if (d2[k] <= b2) {
+            t->trav[k] = TRAV_BLOCKED;
+        } else if (p->margin > 0) {
+            double beyond = (sqrt(d2[k]) * t->res - p->barrier) / p->margin;
+            t->penalty[k] = (uint8_t)lround(255 * fmax(0, 1 - beyond));
+        }
+    }
+    free(d2);
+    return TYCHO_OK;
 }
 
 tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err)
 {
-    if (!(p->step_coef >= 0) || !(p->slope_coef >= 0) || !(p->barrier >= 0))
-        return tycho_fail(err, TYCHO_EINVAL, "step_coef, slope_coef and barrier must be >= 0");
+    if (!(p->step_coef >= 0) || !(p->slope_coef >= 0) || !(p->barrier >= 0) || !(p->margin >= 0))
+        return tycho_fail(err, TYCHO_EINVAL, "step_coef, slope_coef, barrier and margin must be >= 0");
     int w = t->w, h = t->h;
     double step_max = t->res * p->step_coef;
     for (int cy = 0; cy < h; cy++)
@@ -129,28 +193,7 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
             if (worst > p->slope_coef + 1e-9) ok = false;
             t->trav[k] = ok ? TRAV_OK : TRAV_BLOCKED;
         }
-    if (p->barrier > 0) {
-        /* grow untraversable known cells by the barrier (a disc) */
-        int r = (int)ceil(p->barrier / t->res);
-        uint8_t *out = malloc((size_t)w * h);
-        if (!out) return tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
-        memcpy(out, t->trav, (size_t)w * h);
-        for (int cy = 0; cy < h; cy++)
-            for (int cx = 0; cx < w; cx++) {
-                size_t k = (size_t)cy * w + cx;
-                if (t->trav[k] != TRAV_BLOCKED || !t->count[k]) continue;
-                for (int dy = -r; dy <= r; dy++)
-                    for (int dx = -r; dx <= r; dx++) {
-                        int nx = cx + dx, ny = cy + dy;
-                        if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-                        if ((dx * dx + dy * dy) * t->res * t->res > p->barrier * p->barrier + 1e-12) continue;
-                        out[(size_t)ny * w + nx] = TRAV_BLOCKED;
-                    }
-            }
-        memcpy(t->trav, out, (size_t)w * h);
-        free(out);
-    }
-    return TYCHO_OK;
+    return spread(t, p, err);
 }
 
 bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy)
@@ -207,6 +250,7 @@ void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o)
 {
     o->slope_weight = 1.0;
     o->unknown_cost = -1;
+    o->clearance_weight = 0;
 }
 
 int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
@@ -224,6 +268,7 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
     /* passable[TRAV_*]: unknown cells only when the caller prices them */
     const uint8_t passable[3] = {0, 1, o->unknown_cost >= 1};
     const double unknown_cost = o->unknown_cost >= 1 ? o->unknown_cost : 1, slope_weight = o->slope_weight;
+    const double clearance_weight = o->clearance_weight / 255.0;
     if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= t->w || gx >= t->w || sy >= t->h || gy >= t->h) return 0;
     if (!passable[t->trav[sy * t->w + sx]] || !passable[t->trav[gy * t->w + gx]]) return 0;
     int w = t->w;
@@ -260,6 +305,7 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
             double grad = 0.5 * (t->slope[e.k] + t->slope[q]);
             double step = dist * t->res * (1 + slope_weight * grad);
             if (trav[q] == TRAV_UNKNOWN) step *= unknown_cost;
+            step *= 1 + clearance_weight * t->penalty[q];
             double ng = g[e.k] + step;
             if (ng < g[q]) {
                 g[q] = ng;

@@ -56,7 +56,8 @@ function M.run(w, opts)
   local function say(level, fmt, ...) if log then log[level](log, fmt, ...) end end
   local kind = opts.kind or w.robot.kind or "diff"
   local P = w.params
-  local trav = { step_coef = P.step_coef or 1.0, slope_coef = P.slope_coef or 0.35, barrier = P.barrier or 0.3 }
+  local trav = { step_coef = P.step_coef or 1.0, slope_coef = P.slope_coef or 0.35, barrier = P.barrier or 0.3,
+                 margin = P.margin or 0.4 }
   local unknown_cost = P.unknown_cost or 1.5
 
   local hf = worldmod.build(w)
@@ -78,7 +79,8 @@ function M.run(w, opts)
     local ox, oy = nearest_open(map, sx, sy, 6)
     if not ox then return nil, "the robot is boxed in by untraversable cells" end
     local t0 = tycho.clock.monotonic()
-    local c, cost = map:plan(ox, oy, gx, gy, { slope_weight = P.slope_weight or 2, unknown_cost = unknown_cost })
+    local c, cost = map:plan(ox, oy, gx, gy, { slope_weight = P.slope_weight or 2, unknown_cost = unknown_cost,
+                                                 clearance_weight = P.clearance_weight or 3 })
     res.plan_time = res.plan_time + (tycho.clock.monotonic() - t0)
     if not c then return nil, cost end
     local pts = { { x = bot.x, y = bot.y } }

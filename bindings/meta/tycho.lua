@@ -569,7 +569,7 @@ function terrain_map:known(cx, cy) end
 ---Index of the first blocked cell of a path ({{cx, cy}, ...}) at or after `from`.
 ---@return integer|nil
 function terrain_map:first_blocked(path, from) end
----@param o? {step_coef?: number, slope_coef?: number, barrier?: number}
+---@param o? {step_coef?: number, slope_coef?: number, barrier?: number, margin?: number}
 function terrain_map:traversability(o) end
 ---@return boolean
 function terrain_map:traversable(cx, cy) end

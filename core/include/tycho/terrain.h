@@ -15,7 +15,9 @@
  * when told to (tycho_terrain_plan_opt's unknown_cost; planning with what is
  * known in an unknown world). The barrier then marks every cell, known or
  * not, within `barrier` metres of an untraversable known cell blocked too
- * (the robot's half-size). */
+ * (the robot's half-size), and cells up to `margin` beyond it get a
+ * clearance penalty a planner may weigh (paths keep off obstacles rather
+ * than graze the barrier). */
 #ifndef TYCHO_TERRAIN_H
 #define TYCHO_TERRAIN_H
 
@@ -42,6 +44,7 @@ typedef struct {
     double step_coef;   /* default 1.0: a 0.1 m cell may hold a 0.1 m step */
     double slope_coef;  /* default 0.3 (about 17 degrees) */
     double barrier;     /* m, default 0 */
+    double margin;      /* m beyond the barrier with a clearance penalty (1 at the barrier, 0 at its end), default 0 */
 } tycho_trav_params;
 void tycho_trav_defaults(tycho_trav_params *p);
 /* Computes traversability (call after adding points). */
@@ -64,6 +67,7 @@ int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, d
 typedef struct {
     double slope_weight; /* default 1 */
     double unknown_cost; /* < 1 (default -1): unknown cells are walls; >= 1: crossable, each step's cost times this */
+    double clearance_weight; /* each step's cost times (1 + this * the cell's clearance penalty), default 0 */
 } tycho_terrain_plan_opts;
 void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o);
 int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy, const tycho_terrain_plan_opts *o,

@@ -4,19 +4,21 @@
  *
  * Each step:
  *  1. The commanded body twist (vx forward, vy left, wz) is limited: a
- *     differential drive ignores vy; each component moves towards its
- *     target by at most max_accel * dt (max_w_accel for wz); then the wheel
- *     speeds are computed (tycho/mecanum.h or tycho/diffdrive.h) and, if one
- *     exceeds max_wheel, all are scaled down together (the robot keeps its
- *     direction of travel), and the twist actually driven is the forward
- *     kinematics of those wheel speeds.
+ *     differential drive ignores vy; if a wheel speed of the command
+ *     (tycho/mecanum.h or tycho/diffdrive.h) would exceed max_wheel, the
+ *     whole twist is scaled down (the wheel speeds are linear in it, so the
+ *     direction of travel is kept); then (vx, vy) moves towards it by at
+ *     most max_accel * dt as a vector, wz by max_w_accel * dt. The wheel
+ *     speeds reported are those of the twist driven.
  *  2. The planar pose is integrated exactly for the constant twist.
  *  3. The wheels rest on the ground: contact points at (+-half_length,
  *     +-half_width) in the robot frame. If one would climb more than
- *     max_step above where it was in one step (a wall, a box, a kerb), or
- *     leaves the field, the robot does not move: the step counts as a bump
- *     and the twist drops to 0.
- *  4. z is the mean contact height (plus wheel_radius, the axle); pitch and
+ *     max_step above where it was in one step (cell heights as they are: a
+ *     wall, a box, a kerb), or leaves the field, the robot does not move:
+ *     the step counts as a bump and the twist drops to 0.
+ *  4. The pose uses the ground interpolated bilinearly between cell
+ *     centres under each wheel: z is the mean (plus wheel_radius, the
+ *     axle); pitch and
  *     roll follow the REP-103 convention of lidar3d.h: pitch =
  *     atan2(z_rear - z_front, 2 half_length) (nose down positive), roll =
  *     atan2(z_left - z_right, 2 half_width) (left side up positive). */

@@ -1,0 +1,164 @@
+-- The terrain mission (behaviors/terrain/mission.lua and terrain_nav.lua):
+-- both shipped worlds reach the goal without entering untraversable
+-- ground, re-planning happens exactly when the path is blocked, world
+-- files are checked, and the command writes its summary, picture and
+-- trajectory, which the comparison tool reads back.
+local tycho = require "tycho"
+local json = require "json_decode"
+local worldmod = require "terrain.world"
+local mission = require "terrain.mission"
+
+local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+
+--- A flat 12 m x 6 m floor from (1, 3) to (11, 3), with the given events.
+local function corridor(events)
+  return worldmod.check({
+    name = "corridor", size = { width = 12, height = 6 }, resolution = 0.1, events = events or {},
+    robot = { kind = "diff", speed = 0.4 }, lidar = { columns = 720, range_max = 12 },
+    start = { x = 1, y = 3, yaw = 0 }, goal = { x = 11, y = 3 }, params = { barrier = 0.35 }, timeout = 120,
+  }, "corridor")
+end
+
+local function run(w, opts)
+  local res = mission.run(w, opts)
+  local bad = mission.untraversable_entered(res, w, res.trav)
+  return res, bad
+end
+
+describe("terrain mission", function()
+  it("crosses the rough world (pit, mound, boulder) without entering untraversable ground", function()
+    local w = worldmod.load(SRC .. "/maps/terrain_rough.lua")
+    local res, bad = run(w, { kind = "diff" })
+    assert.is_true(res.reached, res.failure)
+    assert.are.equal(0, #bad)
+    assert.are.equal(1, #res.events)          -- the boulder was dropped
+    assert.is_true(res.replans >= 1)
+    assert.is_true(res.max_pitch > 0.01 and res.max_pitch < math.rad(20))
+    local dev = mission.deviation(res)
+    assert.is_true(dev.mean < 0.1 and dev.max < 0.5, ("deviation %.3f / %.3f"):format(dev.mean, dev.max))
+  end)
+
+  it("crosses the flat world as obstacles are put down, with the mecanum robot going sideways", function()
+    local w = worldmod.load(SRC .. "/maps/terrain_flat.lua")
+    local sideways = 0
+    local res, bad = run(w, { kind = "mecanum", mode = "strafe",
+      on_tick = function(_, bot) sideways = math.max(sideways, math.abs(bot.vy)) end })
+    assert.is_true(res.reached, res.failure)
+    assert.are.equal(0, #bad)
+    assert.are.equal(2, #res.events)
+    assert.is_true(res.replans >= 2)          -- one per wall at least
+    assert.is_true(sideways > 0.2)            -- it used the sideways motion
+    local last = res.trajectory[#res.trajectory]
+    assert.is_true(math.abs(last.yaw) < 0.05) -- strafe mode kept the heading
+  end)
+
+  it("does not re-plan while nothing blocks the path", function()
+    local res = run(corridor())
+    assert.is_true(res.reached)
+    assert.are.equal(0, res.replans)
+    assert.are.equal(1, #res.plans)
+  end)
+
+  it("does not re-plan for an obstacle that appears beside the path", function()
+    local seen = false
+    local res = run(corridor { { type = "box", x0 = 6, y0 = 0.3, x1 = 6.4, y1 = 1.2, top = 0.5, after = 2 } },
+      { on_sweep = function(_, map) seen = seen or map:blocked(61, 8) end })
+    assert.is_true(res.reached)
+    assert.is_true(seen)                      -- it was seen and mapped...
+    assert.are.equal(0, res.replans)          -- ...and ignored
+  end)
+
+  it("re-plans at the first sweep that sees an obstacle across the path, and only then", function()
+    local checks, blocked_after = 0, 0
+    local res = run(corridor { { type = "box", x0 = 6, y0 = 2.2, x1 = 6.3, y1 = 3.8, top = 0.5, after = 2 } },
+      { on_sweep = function(r, map, cells)
+          checks = checks + 1
+          if map:first_blocked(cells) then blocked_after = blocked_after + 1 end
+        end })
+    assert.is_true(res.reached)
+    assert.are.equal(1, res.replans)
+    local p = res.plans[2]
+    assert.is_true(p.t >= 2 and p.t <= 2 + 0.2 + 0.05, "re-planned at " .. p.t)
+    local bx, by = p.reason:match("blocked at %(([%d.]+), ([%d.]+)%)")
+    bx, by = tonumber(bx), tonumber(by)
+    assert.is_true(bx > 6 - 0.5 and bx < 6.3 + 0.5 and by > 2.2 - 0.5 and by < 3.8 + 0.5, p.reason)
+    assert.is_true(checks > 20)
+    assert.are.equal(0, blocked_after)        -- after every sweep the path in force is clear
+  end)
+
+  it("reports a goal it cannot reach", function()
+    local w = corridor { { type = "box", x0 = 8, y0 = 0, x1 = 8.3, y1 = 6, top = 0.5, after = 1 } }
+    local res = run(w)
+    assert.is_false(res.reached)
+    assert.matches("re%-plan failed", res.failure)
+  end)
+
+  it("checks world files and names the file and the field", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p '" .. dir .. "'")
+    local function try(text)
+      local path = dir .. "/w.lua"
+      local f = assert(io.open(path, "w"))
+      f:write(text)
+      f:close()
+      local ok, err = pcall(worldmod.load, path)
+      assert.is_false(ok)
+      return err
+    end
+    local base = "size = {width = 5, height = 5}, start = {x = 1, y = 1}, goal = {x = 4, y = 4}"
+    assert.matches("w.lua:2:", try("return {\n  size = ,\n}"))
+    assert.matches("w.lua: top level: unknown field 'sise'", try("return {sise = 1, " .. base .. "}"))
+    assert.matches("obstacles%[1%]: 'type' must be one of", try("return {" .. base .. ", obstacles = {{type = 'cube'}}}"))
+    assert.matches("obstacles%[1%] %(bell%): 'r' is required",
+      try("return {" .. base .. ", obstacles = {{type = 'bell', x = 1, y = 1, height = 1}}}"))
+    assert.matches("events%[1%]: needs 'after'",
+      try("return {" .. base .. ", events = {{type = 'box', x0 = 1, y0 = 1, x1 = 2, y1 = 2, top = 1}}}"))
+    assert.matches("goal: %(9, 9%) is outside", try("return {size = {width = 5, height = 5}, start = {x = 1, y = 1}, goal = {x = 9, y = 9}}"))
+    assert.matches("ground: 'roughness' must be", try("return {" .. base .. ", ground = {roughness = 'Z'}}"))
+    os.execute("rm -rf '" .. dir .. "'")
+  end)
+
+  it("runs from the command line: summary, picture, trajectory, and the comparison tool", function()
+    local out = os.tmpname()
+    os.remove(out)
+    local p = io.popen(("cd '%s' && '%s' run behaviors/terrain_nav.lua --quiet --world maps/terrain_flat.lua --out '%s' 2>&1; echo \"rc=$?\"")
+      :format(SRC, EXE, out))
+    local text = p:read("*a")
+    p:close()
+    assert.matches("rc=0", text)
+    local f = assert(io.open(out .. "/summary.json"))
+    local s = json.decode(f:read("*a"))
+    f:close()
+    assert.is_true(s.reached)
+    assert.are.equal(0, s.untraversable_entered)
+    assert.is_true(s.replans >= 2 and s.path_length_m > 17 and s.speedup > 1)
+    assert.is_number(s.deviation_m.mean)
+    assert.is_number(s.max_pitch_deg)
+    local png = assert(io.open(out .. "/terrain.png", "rb"))
+    assert.are.equal("\137PNG", png:read(4))
+    png:close()
+    -- the driven trajectory against itself is zero; against the first plan it is not
+    p = io.popen(("cd '%s' && '%s' run behaviors/traj_compare.lua '%s/trajectory.csv' '%s/trajectory.csv' 2>&1; echo \"rc=$?\"")
+      :format(SRC, EXE, out, out))
+    text = p:read("*a")
+    p:close()
+    assert.matches("rc=0", text)
+    assert.matches("mean 0.000 m, max 0.000 m", text)
+    p = io.popen(("cd '%s' && '%s' run behaviors/traj_compare.lua '%s/trajectory.csv' '%s/plans.csv' --plan 1 2>&1; echo \"rc=$?\"")
+      :format(SRC, EXE, out, out))
+    text = p:read("*a")
+    p:close()
+    assert.matches("rc=0", text)
+    local mean = tonumber(text:match("mean ([%d.]+) m"))
+    assert.is_true(mean > 0.3, text)         -- the first plan went straight through where the walls came
+    p = io.popen(("cd '%s' && '%s' run behaviors/traj_compare.lua '%s/summary.json' '%s/plans.csv' 2>&1; echo \"rc=$?\"")
+      :format(SRC, EXE, out, out))
+    text = p:read("*a")
+    p:close()
+    assert.matches("rc=2", text)
+    assert.matches("summary.json:1: ", text)
+    os.execute("rm -rf '" .. out .. "'")
+  end)
+end)
