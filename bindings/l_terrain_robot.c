@@ -29,7 +29,7 @@ static lrobot *check_robot(lua_State *L) { return luaL_checkudata(L, 1, ROBOT_MT
 static tycho_heightfield *check_field(lua_State *L, int idx)
 {
     tycho_heightfield *f = tycho_l_testheightfield(L, idx);
-    if (!f) luaL_typeerror(L, idx, "tycho.heightfield");
+    if (!f) luaL_argerror(L, idx, "tycho.heightfield expected");
     return f;
 }
 
