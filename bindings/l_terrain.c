@@ -12,6 +12,7 @@
  *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =, margin =}
  *   map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
  *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1, clearance_weight = 0}]) -> {{cx, cy}, ...}, cost | nil, "no path"
+ *   map:to_grid() -> occupancy grid (free, lethal, inscribed barrier, unknown)
  *   map:blocked(cx, cy)  map:known(cx, cy)  map:first_blocked(path [, from]) -> index | nil
  *   hf:sweep(robot, opts, map) sweeps straight into a map and returns the points added
  *   tycho.terrain.mecanum_inverse(vx, vy, wz [, {r =, l1 =, l2 =}]) -> w1, w2, w3, w4
@@ -373,6 +374,15 @@ static int l_map_first_blocked(lua_State *L)
     return 0;
 }
 
+static int l_map_to_grid(lua_State *L)
+{
+    tycho_err err = {0};
+    tycho_grid *g = tycho_terrain_to_grid(check_map(L), &err);
+    if (!g) return luaL_error(L, "%s", err.msg);
+    tycho_l_pushgrid(L, g);
+    return 1;
+}
+
 static int l_map_known(lua_State *L)
 {
     double lo, hi;
@@ -506,7 +516,8 @@ void tycho_l_open_terrain(lua_State *L, int module, int methods)
     tycho_la_new_class(L, HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL);
     static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
                                   {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {"blocked", l_map_blocked},
-                                  {"first_blocked", l_map_first_blocked}, {"known", l_map_known}, {NULL, NULL}};
+                                  {"first_blocked", l_map_first_blocked}, {"known", l_map_known},
+                                  {"to_grid", l_map_to_grid}, {NULL, NULL}};
     tycho_la_new_class(L, TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL);
     static const luaL_Reg fns[] = {{"heightfield", l_heightfield}, {"map", l_map}, {"mecanum_inverse", l_mecanum_inverse},
                                    {"mecanum_forward", l_mecanum_forward}, {NULL, NULL}};

@@ -1,6 +1,8 @@
 /* 2.5D terrain grid, traversability and terrain A*: see terrain.h. */
 #include "tycho/terrain.h"
 
+#include "tycho/grid.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -199,6 +201,19 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
 bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy)
 {
     return cx >= 0 && cy >= 0 && cx < t->w && cy < t->h && t->trav[(size_t)cy * t->w + cx] == TRAV_OK;
+}
+
+tycho_grid *tycho_terrain_to_grid(const tycho_terrain *t, tycho_err *err)
+{
+    tycho_grid *g = tycho_grid_new(t->w, t->h, t->res, (tycho_pose2){t->ox, t->oy, 0}, TYCHO_COST_UNKNOWN, err);
+    if (!g) return NULL;
+    uint8_t *c = tycho_grid_cells(g);
+    size_t n = (size_t)t->w * t->h;
+    for (size_t k = 0; k < n; k++) {
+        if (t->trav[k] == TRAV_OK) c[k] = TYCHO_COST_FREE;
+        else if (t->trav[k] == TRAV_BLOCKED) c[k] = t->count[k] ? TYCHO_COST_LETHAL : TYCHO_COST_INSCRIBED;
+    }
+    return g;
 }
 
 bool tycho_terrain_blocked(const tycho_terrain *t, int cx, int cy)

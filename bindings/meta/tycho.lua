@@ -566,6 +566,9 @@ function terrain_map:add(points) end
 function terrain_map:blocked(cx, cy) end
 ---@return boolean
 function terrain_map:known(cx, cy) end
+---The terrain as an occupancy grid: traversable free, untraversable lethal, barrier inscribed, unseen unknown.
+---@return tycho.grid
+function terrain_map:to_grid() end
 ---Index of the first blocked cell of a path ({{cx, cy}, ...}) at or after `from`.
 ---@return integer|nil
 function terrain_map:first_blocked(path, from) end

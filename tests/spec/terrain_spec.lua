@@ -60,6 +60,37 @@ describe("tycho.terrain", function()
     assert.is_nil(map:plan(10, 10, 50, 10)) -- into the wall
   end)
 
+  it("lets the 3D and the 2D LiDAR feed the same map", function()
+    -- 10 x 6 m: a low wall the 3D LiDAR sees on the height field, and a
+    -- post only the 2D LiDAR's world has (say, a table leg above the ground)
+    local hf = tycho.terrain.heightfield { width = 100, height = 60, resolution = 0.1 }
+    hf:box(5, 0, 5.3, 3.5, 0.4)
+    local map = tycho.terrain.map { width = 100, height = 60, resolution = 0.1 }
+    for _, x in ipairs { 1, 2, 3, 4, 6, 7, 8 } do
+      hf:sweep({ x = x, y = 3, z = 0 }, { lines = 16, columns = 720, range_max = 12, mount = { z = 0.4 } }, map)
+    end
+    map:traversability { barrier = 0.2 }
+    local g = map:to_grid()
+    assert.are.equal(100, g.width)
+    local function wall_lethal()
+      for cx = 49, 53 do if g:get(cx, 10) == 254 then return true end end
+      return false
+    end
+    assert.is_true(wall_lethal())            -- the wall's faces, lethal (its top half seen: barrier)
+    assert.is_true(g:get(51, 10) >= 253)
+    local free = 0
+    for cy = 0, 59 do for cx = 0, 99 do if g:get(cx, cy) == 0 then free = free + 1 end end end
+    assert.is_true(free > 1000, "free cells " .. free) -- open floor the sweeps saw
+    local truth = tycho.grid.new { width = 100, height = 60, resolution = 0.1, fill = 0 }
+    for cx = 69, 70 do for cy = 45, 46 do truth:set(cx, cy, 254) end end
+    local scan = truth:scan({ x = 7, y = 3, yaw = math.pi / 2 }, { count = 181, angle_min = -math.pi / 2,
+                                                                   angle_increment = math.pi / 180, range_max = 5 })
+    for _ = 1, 5 do g:insert_scan({ x = 7, y = 3, yaw = math.pi / 2 }, scan, { grow = false }) end -- log-odds: a few scans
+    assert.are.equal(254, g:get(70, 45))     -- the post, from the 2D scan
+    assert.are.equal(0, g:get(70, 40))       -- and the floor in front of it, cleared
+    assert.is_true(wall_lethal())            -- the wall is still there
+  end)
+
   it("turns mecanum wheel speeds round trip and refuses bad arguments", function()
     local w1, w2, w3, w4 = tycho.terrain.mecanum_inverse(0.3, -0.2, 0.5)
     local vx, vy, wz = tycho.terrain.mecanum_forward(w1, w2, w3, w4)

@@ -22,6 +22,7 @@
 #define TYCHO_TERRAIN_H
 
 #include "tycho/common.h"
+#include "tycho/grid.h"
 
 typedef struct tycho_terrain tycho_terrain;
 
@@ -54,6 +55,11 @@ bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy);
 /* Known untraversable, within the barrier of such a cell, or off the grid
  * (unknown cells are neither traversable nor blocked). */
 bool tycho_terrain_blocked(const tycho_terrain *t, int cx, int cy);
+/* The terrain as an occupancy grid (same size, resolution, origin) for the
+ * 2D tools (planners, inflation, frontiers, pictures) and for 2D LiDAR scans
+ * to be inserted into: known traversable free, known untraversable lethal,
+ * the barrier inscribed, never seen unknown. */
+tycho_grid *tycho_terrain_to_grid(const tycho_terrain *t, tycho_err *err);
 /* Index of the first blocked cell of a path (cells x0, y0, x1, ...), -1 if none. */
 int tycho_terrain_first_blocked(const tycho_terrain *t, const int *cells, int n);
 /* Largest neighbour gradient |dz|/d of a cell (0 with no known neighbour). */
