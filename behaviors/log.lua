@@ -162,7 +162,10 @@ end
 
 -- Sinks ------------------------------------------------------------------------
 
+--- Standard output, line-buffered: under systemd or a pipe the lines show
+-- as they happen, not when a buffer fills (or never, if the robot dies).
 function log.stdout_sink()
+  io.stdout:setvbuf("line")
   return function(line) io.stdout:write(line, "\n") end
 end
 

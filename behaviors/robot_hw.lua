@@ -103,12 +103,23 @@ function M.open(path, o)
     local x, y, yaw = robot.pose_at(sample.t)
     return sample.t, { x = x, y = y, yaw = yaw }
   end
+  -- A LiDAR reading of 0 means no echo. Most often nothing within range
+  -- (the LDS-01 in an open room), so by default it becomes +inf (REP-117's
+  -- "no return": the scan clears space up to range_max, as the simulator's
+  -- scans do and as gmapping treats the TurtleBot3's zeros); a config that
+  -- says lidar.zero_is = "invalid" keeps it as an unusable reading instead
+  -- (a black, absorbing wall would otherwise be cleared).
+  local zero_far = not (cfg.lidar and cfg.lidar.zero_is == "invalid")
   function robot.scan()
     local s = pending.scan
     if not s then return nil end
     pending.scan = nil
+    local ranges = s.ranges
+    if zero_far then
+      for i = 1, #ranges do if ranges[i] == 0 then ranges[i] = math.huge end end
+    end
     local scan = tycho.scan.new({ angle_min = s.angle_min, angle_increment = s.angle_increment,
-                                  range_min = s.range_min, range_max = s.range_max }, s.ranges)
+                                  range_min = s.range_min, range_max = s.range_max }, ranges)
     return scan, stamped(s)
   end
   function robot.thermal(i)

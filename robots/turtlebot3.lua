@@ -8,7 +8,8 @@ return {
   name = "turtlebot3_burger",
   base = { driver = "tb3_base", settings = { port = "/dev/ttyACM0" } },
   lidar = { driver = "lds01", settings = { port = "/dev/ttyUSB0" },
-            mount = { x = -0.032, y = 0, yaw = 0 } },
+            mount = { x = -0.032, y = 0, yaw = 0 },
+            zero_is = "far" }, -- a 0 reading (no echo) is nothing within 3.5 m; "invalid" to ignore it
   cameras = {
     { driver = "amg8833", settings = { bus = "/dev/i2c-1", address = 0x68 },
       yaw = math.rad(20), fov = math.rad(60), optional = true },

@@ -50,7 +50,7 @@ static void *board(void *arg)
         /* the wheels turn as commanded while the torque is on */
         double t = now_s(), dt = t - last;
         last = t;
-        if (o->table[149]) {
+        if (o->table[149] && !o->external) {
             double v = get_i32(o->table + 150) / 100.0, w = get_i32(o->table + 170) / 100.0;
             double k = 4096 / (2 * M_PI * 0.033);
             o->ticks_l += (v - w * 0.160 / 2) * dt * k;
@@ -115,3 +115,34 @@ void stop_board(opencr *o)
     close(o->master);
 }
 
+
+void opencr_command(opencr *o, double *v, double *w, bool *torque)
+{
+    pthread_mutex_lock(&o->mu);
+    *v = get_i32(o->table + 150) / 100.0;
+    *w = get_i32(o->table + 170) / 100.0;
+    *torque = o->table[149] != 0;
+    pthread_mutex_unlock(&o->mu);
+}
+
+void opencr_set_wheels(opencr *o, double ticks_l, double ticks_r)
+{
+    pthread_mutex_lock(&o->mu);
+    o->ticks_l = ticks_l, o->ticks_r = ticks_r;
+    put_i32(o->table + 136, (int32_t)lround(ticks_l));
+    put_i32(o->table + 140, (int32_t)lround(ticks_r));
+    pthread_mutex_unlock(&o->mu);
+}
+
+void opencr_set_imu(opencr *o, double roll, double pitch, double yaw, double gyro_z)
+{
+    double cr = cos(roll / 2), sr = sin(roll / 2), cp = cos(pitch / 2), sp = sin(pitch / 2);
+    double cy = cos(yaw / 2), sy = sin(yaw / 2);
+    pthread_mutex_lock(&o->mu);
+    put_f32(o->table + 96, (float)(cr * cp * cy + sr * sp * sy));
+    put_f32(o->table + 100, (float)(sr * cp * cy - cr * sp * sy));
+    put_f32(o->table + 104, (float)(cr * sp * cy + sr * cp * sy));
+    put_f32(o->table + 108, (float)(cr * cp * sy - sr * sp * cy));
+    put_f32(o->table + 68, (float)gyro_z);
+    pthread_mutex_unlock(&o->mu);
+}

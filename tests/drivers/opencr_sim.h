@@ -15,6 +15,7 @@ typedef struct {
     uint8_t table[512];
     double ticks_l, ticks_r;
     bool stop, silent, garble;
+    bool external; /* wheels and IMU set from outside (opencr_set_*), not integrated here */
     long writes_seen, zero_cmds;
     pthread_t thread;
 } opencr;
@@ -22,6 +23,12 @@ typedef struct {
 /* Starts the board; returns the path of the pty the driver opens. */
 char *start_board(opencr *o);
 void stop_board(opencr *o);
+/* The velocity last commanded (m/s, rad/s) and whether the torque is on. */
+void opencr_command(opencr *o, double *v, double *w, bool *torque);
+/* External mode: wheel encoder counts, and the IMU (orientation from roll,
+ * pitch, yaw; gyro z in rad/s) as the board's control table holds them. */
+void opencr_set_wheels(opencr *o, double ticks_l, double ticks_r);
+void opencr_set_imu(opencr *o, double roll, double pitch, double yaw, double gyro_z);
 int32_t get_i32(const uint8_t *p);
 
 #endif

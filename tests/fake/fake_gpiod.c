@@ -82,6 +82,15 @@ int fake_gpiod_requested(void)
     return n;
 }
 
+static void (*listener)(double t, unsigned offset, int value);
+
+void fake_gpiod_listen(void (*fn)(double t, unsigned offset, int value))
+{
+    pthread_mutex_lock(&mu);
+    listener = fn;
+    pthread_mutex_unlock(&mu);
+}
+
 /* Records a change; -1 (errno EIO) once the failure budget is spent. */
 static int set_level(unsigned offset, int v)
 {
@@ -97,6 +106,7 @@ static int set_level(unsigned offset, int v)
         if (fail_after > 0) fail_after--;
         if (level[offset] != v && nevents < MAX_EVENTS)
             events[nevents++] = (fake_gpiod_event){now_s(), offset, v};
+        if (level[offset] != v && listener) listener(now_s(), offset, v);
         level[offset] = v;
     }
     pthread_mutex_unlock(&mu);

@@ -23,5 +23,7 @@ fake_gpiod_event *fake_gpiod_events(size_t *n);
 int fake_gpiod_level(unsigned offset);
 /* Lines currently requested. */
 int fake_gpiod_requested(void);
+/* Calls fn on every line change (under the chip's lock; NULL stops). */
+void fake_gpiod_listen(void (*fn)(double t, unsigned offset, int value));
 
 #endif

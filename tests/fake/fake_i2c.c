@@ -3,6 +3,7 @@
 #include "fake_i2c.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/i2c-dev.h>
@@ -23,6 +24,11 @@ typedef struct {
 } slot;
 
 static slot devs[MAX_DEVS];
+/* drivers read from their own threads (two cameras, two threads) */
+static pthread_mutex_t mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* the read hook may open and close files */
+static void (*read_hook)(fake_i2c_dev *d, int address, uint8_t reg);
+
+void fake_i2c_on_read(void (*hook)(fake_i2c_dev *d, int address, uint8_t reg)) { read_hook = hook; }
 static int ndevs;
 static struct {
     bool used;
@@ -118,6 +124,7 @@ static int smbus(int k, struct i2c_smbus_ioctl_data *a)
         return 0;
     }
     d->reads++;
+    if (read_hook) read_hook(d, fds[k].address, a->command);
     bool asleep = d->kind == FAKE_I2C_MPU6050 && (d->regs[0x6B] & 0x40);
     switch (a->size) {
     case I2C_SMBUS_BYTE_DATA:
@@ -165,14 +172,16 @@ int open(const char *path, int flags, ...)
         return -1;
     }
     int fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+    pthread_mutex_lock(&mu);
     for (int i = 0; fd >= 0 && i < MAX_FDS; i++)
         if (!fds[i].used) {
             fds[i].used = true;
             fds[i].fd = fd;
             fds[i].address = -1;
             strncpy(fds[i].bus, path, sizeof fds[i].bus - 1);
-            return fd;
+            break;
         }
+    pthread_mutex_unlock(&mu);
     return fd;
 }
 
@@ -195,7 +204,12 @@ int ioctl(int fd, unsigned long request, ...)
         fds[k].address = (int)addr;
         return 0;
     }
-    if (request == I2C_SMBUS) return smbus(k, arg);
+    if (request == I2C_SMBUS) {
+        pthread_mutex_lock(&mu);
+        int rc = smbus(k, arg);
+        pthread_mutex_unlock(&mu);
+        return rc;
+    }
     errno = ENOTTY;
     return -1;
 }
@@ -204,7 +218,9 @@ int close(int fd)
 {
     static int (*real_close)(int);
     if (!real_close) real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+    pthread_mutex_lock(&mu);
     int k = find_fd(fd);
     if (k >= 0) fds[k].used = false;
+    pthread_mutex_unlock(&mu);
     return real_close(fd);
 }

@@ -24,6 +24,9 @@ fake_i2c_dev *fake_i2c_add(const char *bus, int address, fake_i2c_kind kind);
 /* AMG8833 helpers: a 12-bit pixel / thermistor raw value into the registers. */
 void fake_i2c_amg_pixel(fake_i2c_dev *d, int index, uint16_t raw12);
 void fake_i2c_amg_thermistor(fake_i2c_dev *d, uint16_t raw12);
+/* Calls hook(device, address, register) before every read is served (under
+ * the bus's lock), so a feeder may refresh the registers. */
+void fake_i2c_on_read(void (*hook)(fake_i2c_dev *d, int address, uint8_t reg));
 /* MPU-6050: a big-endian 16-bit value at a register pair. */
 void fake_i2c_mpu_word(fake_i2c_dev *d, int reg, int16_t value);
 
