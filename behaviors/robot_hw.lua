@@ -66,11 +66,16 @@ function M.open(path, o)
   local odom, hist = { x = 0, y = 0, yaw = 0, roll = 0, pitch = 0, gyro_z = 0 }, {}
   local pending = { scan = nil, thermal = {} }
   local last_error = {}
+  -- the newest sample a device has queued (older scans and frames are stale)
   local function poll(name, dev)
-    local s, err = dev:read()
-    if err and last_error[name] ~= err then note("%s: %s", name, err) end
-    last_error[name] = err
-    return s
+    local newest
+    while true do
+      local s, err = dev:read()
+      if err and last_error[name] ~= err then note("%s: %s", name, err) end
+      last_error[name] = err
+      if not s then return newest end
+      newest = s
+    end
   end
 
   function robot.step()
@@ -128,10 +133,12 @@ function M.open(path, o)
     pending.thermal[i] = nil
     return s.pixels, stamped(s)
   end
+  local imu_last
   function robot.imu()
     if imu_dev then
-      local s = imu_dev:read()
-      if s then return s.pitch, s.roll, s.gz end
+      local s = poll("imu", imu_dev)
+      if s then imu_last = s end
+      if imu_last then return imu_last.pitch, imu_last.roll, imu_last.gz end
     end
     return odom.pitch, odom.roll, odom.gyro_z
   end

@@ -1,6 +1,6 @@
 /* Driver plugin: the AMG8833 thermal camera over I2C (drivers/i2c_sensors.h).
  * A thread reads a frame at the sensor's rate and publishes it. */
-#include "latest.h"
+#include "sample_ring.h"
 #include "../i2c_sensors.h"
 
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static const tycho_setting_schema SETTINGS[] = {
 
 typedef struct {
     tycho_amg8833 cam;
-    tycho_latest latest;
+    tycho_sample_ring ring;
     pthread_t thread;
     volatile int stop;
     double period;
@@ -32,10 +32,10 @@ static void *run(void *arg)
         double t;
         if (tycho_amg8833_read(&a->cam, s.u.thermal.pixels, &e) != TYCHO_OK ||
             tycho_amg8833_thermistor_read(&a->cam, &t, &e) != TYCHO_OK)
-            tycho_latest_fail(&a->latest, e.msg);
+            tycho_ring_fail(&a->ring, e.msg);
         else {
             s.u.thermal.thermistor = (float)t;
-            tycho_latest_put(&a->latest, &s);
+            tycho_ring_put(&a->ring, &s);
         }
         usleep((useconds_t)(a->period * 1e6));
     }
@@ -57,7 +57,7 @@ static void *open_amg(const tycho_setting *s, int n, char *err, size_t errlen)
         return NULL;
     }
     a->period = 1.0 / c.fps;
-    tycho_latest_init(&a->latest, TYCHO_DEVICE_THERMAL_CAMERA);
+    tycho_ring_init(&a->ring, TYCHO_DEVICE_THERMAL_CAMERA);
     if (pthread_create(&a->thread, NULL, run, a) != 0) {
         tycho_amg8833_close(&a->cam);
         free(a);
@@ -78,7 +78,7 @@ static void close_amg(void *dev)
 
 static int read_amg(void *dev, tycho_sample *out, uint64_t *seq, char *err, size_t errlen)
 {
-    return tycho_latest_get(&((amg *)dev)->latest, out, seq, err, errlen);
+    return tycho_ring_get(&((amg *)dev)->ring, out, seq, err, errlen);
 }
 
 const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "amg8833", TYCHO_DEVICE_THERMAL_CAMERA, SETTINGS,

@@ -1,7 +1,7 @@
 /* Driver plugin: the MPU-6050 IMU over I2C (drivers/i2c_sensors.h). A
  * thread reads it at `rate_hz` and runs the complementary filter, so roll
  * and pitch come with every sample. */
-#include "latest.h"
+#include "sample_ring.h"
 #include "../i2c_sensors.h"
 
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static const tycho_setting_schema SETTINGS[] = {
 typedef struct {
     tycho_mpu6050 imu;
     tycho_attitude att;
-    tycho_latest latest;
+    tycho_sample_ring ring;
     pthread_t thread;
     volatile int stop;
     double period;
@@ -29,13 +29,13 @@ typedef struct {
 static void *run(void *arg)
 {
     mpu *m = arg;
-    double last = tycho_latest_now();
+    double last = tycho_ring_now();
     while (!m->stop) {
         tycho_mpu6050_sample s;
         tycho_err e = {0};
-        if (tycho_mpu6050_read(&m->imu, &s, &e) != TYCHO_OK) tycho_latest_fail(&m->latest, e.msg);
+        if (tycho_mpu6050_read(&m->imu, &s, &e) != TYCHO_OK) tycho_ring_fail(&m->ring, e.msg);
         else {
-            double now = tycho_latest_now();
+            double now = tycho_ring_now();
             tycho_attitude_update(&m->att, &s, now - last);
             last = now;
             tycho_sample out;
@@ -43,7 +43,7 @@ static void *run(void *arg)
             out.u.imu.ax = s.ax, out.u.imu.ay = s.ay, out.u.imu.az = s.az;
             out.u.imu.gx = s.gx, out.u.imu.gy = s.gy, out.u.imu.gz = s.gz;
             out.u.imu.roll = m->att.roll, out.u.imu.pitch = m->att.pitch;
-            tycho_latest_put(&m->latest, &out);
+            tycho_ring_put(&m->ring, &out);
         }
         usleep((useconds_t)(m->period * 1e6));
     }
@@ -69,7 +69,7 @@ static void *open_mpu(const tycho_setting *s, int n, char *err, size_t errlen)
     }
     tycho_attitude_init(&m->att, tau);
     m->period = 1.0 / rate;
-    tycho_latest_init(&m->latest, TYCHO_DEVICE_IMU);
+    tycho_ring_init(&m->ring, TYCHO_DEVICE_IMU);
     if (pthread_create(&m->thread, NULL, run, m) != 0) {
         tycho_mpu6050_close(&m->imu);
         free(m);
@@ -90,7 +90,7 @@ static void close_mpu(void *dev)
 
 static int read_mpu(void *dev, tycho_sample *out, uint64_t *seq, char *err, size_t errlen)
 {
-    return tycho_latest_get(&((mpu *)dev)->latest, out, seq, err, errlen);
+    return tycho_ring_get(&((mpu *)dev)->ring, out, seq, err, errlen);
 }
 
 const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "mpu6050", TYCHO_DEVICE_IMU, SETTINGS,

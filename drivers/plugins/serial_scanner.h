@@ -5,7 +5,7 @@
 #ifndef TYCHO_SERIAL_SCANNER_H
 #define TYCHO_SERIAL_SCANNER_H
 
-#include "latest.h"
+#include "sample_ring.h"
 #include "../serial_port.h"
 #include "tycho/lidarproto.h"
 
@@ -23,7 +23,7 @@ typedef struct {
     void *parser;
     scanner_feed_fn feed;
     scanner_status_fn status;
-    tycho_latest latest;
+    tycho_sample_ring ring;
     pthread_t thread;
     volatile int stop;
     double stall, range_min, range_max;
@@ -35,12 +35,12 @@ static void *scanner_run(void *arg)
 {
     scanner *l = arg;
     uint8_t buf[1024];
-    double last_rev = tycho_latest_now();
+    double last_rev = tycho_ring_now();
     bool stalled = false;
     while (!l->stop) {
         long n = tycho_serial_read(l->fd, buf, sizeof buf, 0.05);
         if (n < 0) {
-            tycho_latest_fail(&l->latest, "serial port failed (unplugged?)");
+            tycho_ring_fail(&l->ring, "serial port failed (unplugged?)");
             usleep(100000);
             continue;
         }
@@ -57,13 +57,13 @@ static void *scanner_run(void *arg)
             s.u.scan.range_max = (float)l->range_max;
             memcpy(s.u.scan.ranges, rev.ranges, sizeof rev.ranges);
             if (l->status) snprintf(s.status, sizeof s.status, "%s", l->status(l->parser, &rev));
-            tycho_latest_put(&l->latest, &s);
-            last_rev = tycho_latest_now();
+            tycho_ring_put(&l->ring, &s);
+            last_rev = tycho_ring_now();
             stalled = false;
         }
-        if (!stalled && tycho_latest_now() - last_rev > l->stall) {
+        if (!stalled && tycho_ring_now() - last_rev > l->stall) {
             stalled = true;
-            tycho_latest_fail(&l->latest, "stalled: no full revolution (is the motor turning, the cable in?)");
+            tycho_ring_fail(&l->ring, "stalled: no full revolution (is the motor turning, the cable in?)");
         }
     }
     return NULL;
@@ -91,7 +91,7 @@ static void *scanner_open(const tycho_setting *s, int n, void *parser, scanner_f
     l->range_max = rmax;
     l->stop_cmd = stop;
     l->stop_len = stop_len;
-    tycho_latest_init(&l->latest, TYCHO_DEVICE_RANGE_SCANNER);
+    tycho_ring_init(&l->ring, TYCHO_DEVICE_RANGE_SCANNER);
     if (start_len) tycho_serial_write_all(l->fd, start, start_len);
     if (pthread_create(&l->thread, NULL, scanner_run, l) != 0) {
         close(l->fd);
@@ -115,7 +115,7 @@ static void scanner_close(void *dev)
 
 static int scanner_read(void *dev, tycho_sample *out, uint64_t *seq, char *err, size_t errlen)
 {
-    return tycho_latest_get(&((scanner *)dev)->latest, out, seq, err, errlen);
+    return tycho_ring_get(&((scanner *)dev)->ring, out, seq, err, errlen);
 }
 
 #endif

@@ -6,8 +6,10 @@
  * the build's drivers folder), checks the ABI version and the descriptor,
  * checks the settings against the driver's schema (names, types, required
  * ones) and only then calls open. Drivers do their I/O on their own threads
- * (or non-blocking) and hand over the latest sample; read and write never
- * wait on a device. Errors come back as messages, never as crashes.
+ * (or non-blocking) and hand samples over through a short ring (the
+ * plugins' drivers/plugins/sample_ring.h keeps 8; a state-like device such
+ * as the base may keep just its latest); read and write never wait on a
+ * device. Errors come back as messages, never as crashes.
  *
  * Plain C types only, so a driver built against this header works with
  * any runtime of the same ABI version. */
@@ -75,8 +77,9 @@ typedef struct {
     /* returns the device, or NULL with a message in err */
     void *(*open)(const tycho_setting *settings, int n, char *err, size_t errlen);
     void (*close)(void *dev);
-    /* the latest sample if newer than *seq: 1 (and *seq updated), 0 nothing
-     * new, -1 the device failed (message in err) */
+    /* the sample after *seq, in order (or the oldest still held, if the
+     * reader fell behind the ring): 1 (and *seq updated), 0 nothing new, -1
+     * the device failed (message in err) */
     int (*read)(void *dev, tycho_sample *out, uint64_t *seq, char *err, size_t errlen);
     /* actuators; NULL for sensors. 0 taken, -1 refused (message in err) */
     int (*write)(void *dev, const tycho_command *cmd, char *err, size_t errlen);
