@@ -30,5 +30,5 @@ if(NOT TYCHO_LUAJIT AND NOT TYCHO_SANITIZE)
            COMMAND ${LUA_INTERP} ${BUSTED} --output=plainTerminal ${CMAKE_SOURCE_DIR}/tests/hil/hil_spec.lua
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   set_tests_properties(e2e_heat_seek_hil PROPERTIES TIMEOUT 1200
-    ENVIRONMENT "${TYCHO_TEST_ENV};${TYCHO_LUA_ENV};TYCHO_HIL_CPATH=${TYCHO_HIL_DIR}/?.so;TYCHO_HIL_PRELOAD=$<TARGET_FILE:tycho_fake_i2c_preload>:$<TARGET_FILE:tycho_fake_gpiod_preload>")
+    ENVIRONMENT "${TYCHO_TEST_ENV};${TYCHO_LUA_ENV};TYCHO_HIL_CPATH=${TYCHO_HIL_DIR}/?.so;TYCHO_HIL_REPORT=${TYCHO_HIL_DIR}/e2e_report.txt;TYCHO_HIL_PRELOAD=$<TARGET_FILE:tycho_fake_i2c_preload>:$<TARGET_FILE:tycho_fake_gpiod_preload>")
 endif()
