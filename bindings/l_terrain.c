@@ -11,7 +11,7 @@
  *   local map = tycho.terrain.map{width =, height =, resolution =, origin =}
  *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =, margin =}
  *   map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
- *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1, clearance_weight = 0}]) -> {{cx, cy}, ...}, cost | nil, "no path"
+ *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1, clearance_weight = 0, roughness_weight = 0}]) -> {{cx, cy}, ...}, cost | nil, "no path"
  *   map:to_grid() -> occupancy grid (free, lethal, inscribed barrier, unknown)
  *   map:blocked(cx, cy)  map:known(cx, cy)  map:first_blocked(path [, from]) -> index | nil
  *   hf:sweep(robot, opts, map) sweeps straight into a map and returns the points added
@@ -411,15 +411,16 @@ static int l_map_plan(lua_State *L)
     int sx = (int)luaL_checkinteger(L, 2), sy = (int)luaL_checkinteger(L, 3);
     int gx = (int)luaL_checkinteger(L, 4), gy = (int)luaL_checkinteger(L, 5);
     opt_table(L, 6);
-    static const char *const keys[] = {"slope_weight", "unknown_cost", "clearance_weight", NULL};
+    static const char *const keys[] = {"slope_weight", "unknown_cost", "clearance_weight", "roughness_weight", NULL};
     check_keys(L, 6, 6, keys);
     tycho_terrain_plan_opts o;
     tycho_terrain_plan_defaults(&o);
     o.slope_weight = tycho_l_optfield_number(L, 6, 6, "slope_weight", o.slope_weight);
     o.unknown_cost = tycho_l_optfield_number(L, 6, 6, "unknown_cost", o.unknown_cost);
     o.clearance_weight = tycho_l_optfield_number(L, 6, 6, "clearance_weight", o.clearance_weight);
-    luaL_argcheck(L, o.slope_weight >= 0 && o.clearance_weight >= 0 && !isnan(o.unknown_cost), 6,
-                  "slope_weight and clearance_weight >= 0 expected");
+    o.roughness_weight = tycho_l_optfield_number(L, 6, 6, "roughness_weight", o.roughness_weight);
+    luaL_argcheck(L, o.slope_weight >= 0 && o.clearance_weight >= 0 && o.roughness_weight >= 0 && !isnan(o.unknown_cost),
+                  6, "slope_weight, clearance_weight and roughness_weight >= 0 expected");
     size_t cap = (size_t)tycho_terrain_width(t) * (size_t)tycho_terrain_height(t);
     int *cells = malloc(2 * cap * sizeof *cells);
     if (!cells) return luaL_error(L, "out of memory");

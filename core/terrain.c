@@ -266,6 +266,7 @@ void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o)
     o->slope_weight = 1.0;
     o->unknown_cost = -1;
     o->clearance_weight = 0;
+    o->roughness_weight = 0;
 }
 
 int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
@@ -283,7 +284,7 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
     /* passable[TRAV_*]: unknown cells only when the caller prices them */
     const uint8_t passable[3] = {0, 1, o->unknown_cost >= 1};
     const double unknown_cost = o->unknown_cost >= 1 ? o->unknown_cost : 1, slope_weight = o->slope_weight;
-    const double clearance_weight = o->clearance_weight / 255.0;
+    const double clearance_weight = o->clearance_weight / 255.0, rough_weight = o->roughness_weight / t->res;
     if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= t->w || gx >= t->w || sy >= t->h || gy >= t->h) return 0;
     if (!passable[t->trav[sy * t->w + sx]] || !passable[t->trav[gy * t->w + gx]]) return 0;
     int w = t->w;
@@ -318,7 +319,9 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
             if (closed[q]) continue;
             double dist = (DX[d] && DY[d]) ? M_SQRT2 : 1.0;
             double grad = 0.5 * (t->slope[e.k] + t->slope[q]);
-            double step = dist * t->res * (1 + slope_weight * grad);
+            /* roughness: the height range inside the entered cell, per metre of cell */
+            double rough = t->count[q] ? (double)(t->zmax[q] - t->zmin[q]) : 0;
+            double step = dist * t->res * (1 + slope_weight * grad + rough_weight * rough);
             if (trav[q] == TRAV_UNKNOWN) step *= unknown_cost;
             step *= 1 + clearance_weight * t->penalty[q];
             double ng = g[e.k] + step;

@@ -11,7 +11,7 @@
 --   robot = {kind = "diff" | "mecanum", speed, half_length, half_width, wheel_radius, max_wheel, max_step, ...}
 --   lidar = {lines = 16 | 32 | 64, columns, range_max, rate (Hz), mount = {x, y, z, roll, pitch, yaw}}
 --   start = {x, y, yaw}, goal = {x, y}
---   params = {step_coef, slope_coef, barrier, slope_weight, unknown_cost}
+--   params = {step_coef, slope_coef, barrier, margin, slope_weight, unknown_cost, clearance_weight, roughness_weight}
 --   timeout = seconds
 return {
   name = "terrain_rough",

@@ -80,7 +80,8 @@ function M.run(w, opts)
     if not ox then return nil, "the robot is boxed in by untraversable cells" end
     local t0 = tycho.clock.monotonic()
     local c, cost = map:plan(ox, oy, gx, gy, { slope_weight = P.slope_weight or 2, unknown_cost = unknown_cost,
-                                                 clearance_weight = P.clearance_weight or 3 })
+                                                 clearance_weight = P.clearance_weight or 3,
+                                                 roughness_weight = P.roughness_weight or 1 })
     res.plan_time = res.plan_time + (tycho.clock.monotonic() - t0)
     if not c then return nil, cost end
     local pts = { { x = bot.x, y = bot.y } }

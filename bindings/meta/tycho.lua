@@ -578,6 +578,7 @@ function terrain_map:traversability(o) end
 function terrain_map:traversable(cx, cy) end
 ---@return number|nil slope, number roughness
 function terrain_map:plane_fit(cx, cy, radius) end
+---@param o? {slope_weight?: number, unknown_cost?: number, clearance_weight?: number, roughness_weight?: number}
 ---@return {[1]: integer, [2]: integer}[]|nil path, number|string cost_or_reason
 function terrain_map:plan(sx, sy, gx, gy, o) end
 

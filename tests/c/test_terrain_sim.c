@@ -184,8 +184,42 @@ static void test_plan_through_unknown(void)
     tycho_terrain_free(t);
 }
 
+/* Roughness as cost: a band of rough (but climbable) cells across the way,
+ * smooth only near its top end: ignored at weight 0, avoided at weight 5. */
+static void test_roughness_cost(void)
+{
+    tycho_terrain *t = tycho_terrain_new(40, 20, 0.1, 0, 0, NULL);
+    for (int cy = 0; cy < 20; cy++)
+        for (int cx = 0; cx < 40; cx++) {
+            bool rough = cx >= 18 && cx <= 21 && cy < 16;
+            double p[6] = {(cx + 0.3) * 0.1, (cy + 0.5) * 0.1, 0, (cx + 0.7) * 0.1, (cy + 0.5) * 0.1, rough ? 0.06 : 0};
+            tycho_terrain_add_points(t, p, 2);
+        }
+    tycho_trav_params tp;
+    tycho_trav_defaults(&tp);
+    tp.slope_coef = 1.0; /* the band's mid heights step by 3 cm: within the slope limit */
+    tycho_err err = {0};
+    CHECK(tycho_terrain_traversability(t, &tp, &err) == TYCHO_OK);
+    CHECK(tycho_terrain_traversable(t, 19, 5)); /* rough, yet traversable */
+    int cells[2 * 800];
+    double cost;
+    tycho_terrain_plan_opts o;
+    tycho_terrain_plan_defaults(&o);
+    int n = tycho_terrain_plan_opt(t, 2, 5, 37, 5, &o, cells, 800, &cost);
+    int top = 0;
+    for (int i = 0; i < n; i++) top = cells[2 * i + 1] > top ? cells[2 * i + 1] : top;
+    CHECK_MSG(n > 0 && top <= 6, "weight 0: straight through the band (highest row %d)", top);
+    o.roughness_weight = 5;
+    n = tycho_terrain_plan_opt(t, 2, 5, 37, 5, &o, cells, 800, &cost);
+    top = 0;
+    for (int i = 0; i < n; i++) top = cells[2 * i + 1] > top ? cells[2 * i + 1] : top;
+    CHECK_MSG(n > 0 && top >= 16, "weight 5: round the band's smooth end (highest row %d)", top);
+    tycho_terrain_free(t);
+}
+
 int main(void)
 {
+    test_roughness_cost();
     test_rests_on_slopes();
     test_steps();
     test_mecanum_and_limits();

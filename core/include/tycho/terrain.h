@@ -74,6 +74,7 @@ typedef struct {
     double slope_weight; /* default 1 */
     double unknown_cost; /* < 1 (default -1): unknown cells are walls; >= 1: crossable, each step's cost times this */
     double clearance_weight; /* each step's cost times (1 + this * the cell's clearance penalty), default 0 */
+    double roughness_weight; /* adds this * (zmax - zmin) / res of the entered cell to the (1 + ...) factor, default 0 */
 } tycho_terrain_plan_opts;
 void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o);
 int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy, const tycho_terrain_plan_opts *o,
