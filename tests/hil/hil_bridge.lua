@@ -111,13 +111,16 @@ local function launcher_lines()
       if off == ARM and v ~= level[ARM] then sim:launcher_spin(v == 1) end
       if off == FEEDER then
         if v == 1 then rose[FEEDER] = t
-        elseif rose[FEEDER] then
+        elseif rose[FEEDER] and t - rose[FEEDER] < 0.005 then
+          -- a servo pulse (1-2 ms); a longer "high" is a line claimed or
+          -- released between frames, not a pulse
           local width = t - rose[FEEDER]
           if width >= 0.0015 then
             if narrow_run >= 2 then wide_run = 0 end
             narrow_run = 0
             wide_run = wide_run + 1
             if wide_run == 3 then -- a push: a ball goes
+              io.stderr:write(("bridge: feeder push at %.2f s (arming line %s)\n"):format(sim.time, tostring(level[ARM])))
               local shot, why = sim:launcher_feed()
               launches[#launches + 1] = shot and { t = sim.time, engaged = shot.engaged or false, reason = shot.reason }
                 or { t = sim.time, fired = false, reason = why }
