@@ -71,6 +71,7 @@ local wall = tycho.clock.monotonic() - wall0
 local bad = mission.untraversable_entered(res, w, res.trav)
 local dev = mission.deviation(res)
 local length = mission.length(res.trajectory)
+local ground = mission.ground_along(res, w)
 
 -- outputs --------------------------------------------------------------------
 os.execute(("mkdir -p '%s'"):format(opt.out:gsub("'", "'\\''")))
@@ -82,7 +83,7 @@ local summary = {
   world = opt.world, kind = kind, reached = res.reached, failure = res.failure or false,
   time_s = res.time, path_length_m = length, replans = res.replans, plans = plans, events = res.events,
   max_pitch_deg = math.deg(res.max_pitch), max_roll_deg = math.deg(res.max_roll),
-  deviation_m = dev, untraversable_entered = #bad, bumps = res.bumps,
+  deviation_m = dev, untraversable_entered = #bad, bumps = res.bumps, ground_along_path = ground,
   sweeps = res.sweeps, sweep_ms = 1000 * res.sweep_time / math.max(1, res.sweeps),
   plan_ms = 1000 * res.plan_time / math.max(1, #res.plans),
   wall_time_s = wall, speedup = res.time / math.max(wall, 1e-6),
@@ -118,5 +119,7 @@ print(("summary: %s, %s robot, %.1f s sim / %.2f s wall (%.0fx real time)"):form
 print(("summary: driven %.1f m, %d plans (%d re-plans), max pitch %.1f deg, max roll %.1f deg, deviation from plan mean %.3f m max %.3f m, %d untraversable cells entered, %d bumps")
   :format(length, #res.plans, res.replans, summary.max_pitch_deg, summary.max_roll_deg, dev.mean, dev.max, #bad,
     res.bumps))
+print(("summary: ground along the path as mapped (plane fits): max slope %.1f deg, roughness mean %.1f mm, max %.1f mm")
+  :format(ground.max_slope_deg, ground.mean_roughness_m * 1000, ground.max_roughness_m * 1000))
 print("summary: wrote " .. opt.out .. "/{summary.json,terrain.png,trajectory.csv,plans.csv}")
 return (res.reached and #bad == 0) and 0 or 1

@@ -175,6 +175,27 @@ function M.deviation(res)
   return { mean = n > 0 and sum / n or 0, max = worst }
 end
 
+--- The ground under the driven path, as the robot mapped it: slope and
+-- roughness from a plane fit over the 5 x 5 cells round each cell driven.
+function M.ground_along(res, w)
+  local seen, n, slope_max, rough_sum, rough_max = {}, 0, 0, 0, 0
+  for _, p in ipairs(res.trajectory) do
+    local cx, cy = cell_of(w, p.x, p.y)
+    local k = cy * 100000 + cx
+    if not seen[k] then
+      seen[k] = true
+      local slope, rough = res.map:plane_fit(cx, cy, 2)
+      if slope then
+        n = n + 1
+        slope_max, rough_max = math.max(slope_max, slope), math.max(rough_max, rough)
+        rough_sum = rough_sum + rough
+      end
+    end
+  end
+  return { cells = n, max_slope_deg = math.deg(slope_max), mean_roughness_m = n > 0 and rough_sum / n or 0,
+           max_roughness_m = rough_max }
+end
+
 --- Cells of the driven trajectory that the ground truth (the whole height
 -- field seen at once, same criteria, no barrier) calls untraversable.
 function M.untraversable_entered(res, w, trav)

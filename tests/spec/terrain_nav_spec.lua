@@ -136,6 +136,8 @@ describe("terrain mission", function()
     assert.is_true(s.replans >= 2 and s.path_length_m > 17 and s.speedup > 1)
     assert.is_number(s.deviation_m.mean)
     assert.is_number(s.max_pitch_deg)
+    assert.is_true(s.ground_along_path.cells > 100)
+    assert.is_true(s.ground_along_path.max_slope_deg < 5) -- a flat floor
     local png = assert(io.open(out .. "/terrain.png", "rb"))
     assert.are.equal("\137PNG", png:read(4))
     png:close()
