@@ -8,8 +8,8 @@
 -- Writes DIR/summary.json, DIR/terrain.png (height map shaded, what the
 -- robot knew, every plan, the driven path), DIR/trajectory.csv and
 -- DIR/plans.csv (compare them with behaviors/traj_compare.lua). Exits 0
--- when the goal was reached without entering an untraversable cell, 1
--- otherwise, 2 on bad arguments.
+-- when the goal was reached without entering an untraversable cell or
+-- touching a moving obstacle, 1 otherwise, 2 on bad arguments.
 local tycho = require "tycho"
 local logmod = require "log"
 local worldmod = require "terrain.world"
@@ -84,6 +84,7 @@ local summary = {
   time_s = res.time, path_length_m = length, replans = res.replans, plans = plans, events = res.events,
   max_pitch_deg = math.deg(res.max_pitch), max_roll_deg = math.deg(res.max_roll),
   deviation_m = dev, untraversable_entered = #bad, bumps = res.bumps, ground_along_path = ground,
+  moving_obstacle_contacts = res.mover_contacts,
   sweeps = res.sweeps, sweep_ms = 1000 * res.sweep_time / math.max(1, res.sweeps),
   plan_ms = 1000 * res.plan_time / math.max(1, #res.plans),
   wall_time_s = wall, speedup = res.time / math.max(wall, 1e-6),
@@ -116,10 +117,10 @@ pic:save(opt.out .. "/terrain.png")
 
 print(("summary: %s, %s robot, %.1f s sim / %.2f s wall (%.0fx real time)"):format(
   res.reached and "goal reached" or ("FAILED: " .. tostring(res.failure)), kind, res.time, wall, summary.speedup))
-print(("summary: driven %.1f m, %d plans (%d re-plans), max pitch %.1f deg, max roll %.1f deg, deviation from plan mean %.3f m max %.3f m, %d untraversable cells entered, %d bumps")
+print(("summary: driven %.1f m, %d plans (%d re-plans), max pitch %.1f deg, max roll %.1f deg, deviation from plan mean %.3f m max %.3f m, %d untraversable cells entered, %d bumps, %d moving-obstacle contacts")
   :format(length, #res.plans, res.replans, summary.max_pitch_deg, summary.max_roll_deg, dev.mean, dev.max, #bad,
-    res.bumps))
+    res.bumps, res.mover_contacts))
 print(("summary: ground along the path as mapped (plane fits): max slope %.1f deg, roughness mean %.1f mm, max %.1f mm")
   :format(ground.max_slope_deg, ground.mean_roughness_m * 1000, ground.max_roughness_m * 1000))
 print("summary: wrote " .. opt.out .. "/{summary.json,terrain.png,trajectory.csv,plans.csv}")
-return (res.reached and #bad == 0) and 0 or 1
+return (res.reached and #bad == 0 and res.mover_contacts == 0) and 0 or 1

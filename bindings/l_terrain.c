@@ -15,6 +15,8 @@
  *   map:to_grid() -> occupancy grid (free, lethal, inscribed barrier, unknown)
  *   map:blocked(cx, cy)  map:known(cx, cy)  map:first_blocked(path [, from]) -> index | nil
  *   hf:sweep(robot, opts, map) sweeps straight into a map and returns the points added
+ *       (opts.refresh: the sweep replaces what the map had in every cell it hits)
+ *   hf:copy()  hf:restore(src, x0, y0, x1, y1) (src's heights back over a rectangle)
  *   tycho.terrain.mecanum_inverse(vx, vy, wz [, {r =, l1 =, l2 =}]) -> w1, w2, w3, w4
  *   tycho.terrain.mecanum_forward(w1, w2, w3, w4 [, geometry]) -> vx, vy, wz */
 #include "largs.h"
@@ -77,6 +79,30 @@ static int l_heightfield(lua_State *L)
     tycho_err err = {0};
     if (!(b->f = tycho_heightfield_new(w, h, res, ox, oy, &err))) return luaL_argerror(L, 1, err.msg);
     return 1;
+}
+
+static int l_hf_copy(lua_State *L)
+{
+    tycho_heightfield *f = check_hf(L);
+    lhf *b = tycho_newuserdata(L, sizeof *b);
+    b->f = NULL;
+    luaL_getmetatable(L, HF_MT);
+    lua_setmetatable(L, -2);
+    tycho_err err = {0};
+    if (!(b->f = tycho_heightfield_copy(f, &err))) return luaL_error(L, "%s", err.msg);
+    return 1;
+}
+
+/* hf:restore(src, x0, y0, x1, y1): src's heights back over the rectangle */
+static int l_hf_restore(lua_State *L)
+{
+    tycho_heightfield *f = check_hf(L);
+    lhf *src = luaL_checkudata(L, 2, HF_MT);
+    if (!src->f) return luaL_argerror(L, 2, "height field has been freed");
+    if (!tycho_heightfield_restore(f, src->f, luaL_checknumber(L, 3), luaL_checknumber(L, 4), luaL_checknumber(L, 5),
+                                   luaL_checknumber(L, 6)))
+        return luaL_argerror(L, 2, "a height field of the same size expected");
+    return 0;
 }
 
 static int l_hf_set(lua_State *L)
@@ -195,7 +221,7 @@ static int l_hf_sweep(lua_State *L)
         lmap *b = luaL_checkudata(L, 4, TMAP_MT);
         if (!(into = b->t)) luaL_argerror(L, 4, "terrain map has been freed");
     }
-    static const char *const keys[] = {"lines", "columns", "range_max", "mount", "self", NULL};
+    static const char *const keys[] = {"lines", "columns", "range_max", "mount", "self", "refresh", NULL};
     check_keys(L, 3, 3, keys);
     tycho_lidar3d_model m;
     tycho_err err = {0};
@@ -231,7 +257,8 @@ static int l_hf_sweep(lua_State *L)
     int n = tycho_lidar3d_sweep(&m, f, robot, mount, selfp, r, pts, (int)beams);
     if (into) {
         /* straight into the map: no Lua table of tens of thousands of numbers */
-        lua_pushinteger(L, (lua_Integer)tycho_terrain_add_points(into, pts, (size_t)(n > 0 ? n : 0)));
+        bool refresh = tycho_l_optfield_boolean(L, 3, 3, "refresh", false);
+        lua_pushinteger(L, (lua_Integer)tycho_terrain_add_batch(into, pts, (size_t)(n > 0 ? n : 0), refresh));
     } else {
         lua_createtable(L, n * 3, 0);
         for (int i = 0; i < 3 * n; i++) {
@@ -513,7 +540,8 @@ void tycho_l_open_terrain(lua_State *L, int module, int methods)
     (void)methods;
     static const luaL_Reg hf[] = {{"set", l_hf_set}, {"at", l_hf_at}, {"box", l_hf_box}, {"roughness", l_hf_roughness},
                                   {"stairs", l_hf_stairs}, {"prisms", l_hf_prisms}, {"bump", l_hf_bump},
-                                  {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep}, {NULL, NULL}};
+                                  {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep},
+                                  {"copy", l_hf_copy}, {"restore", l_hf_restore}, {NULL, NULL}};
     tycho_la_new_class(L, HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL);
     static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
                                   {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {"blocked", l_map_blocked},

@@ -44,6 +44,28 @@ void tycho_heightfield_box(tycho_heightfield *f, double x0, double y0, double x1
             if (f->z[(size_t)cy * f->w + cx] < top) tycho_heightfield_set(f, cx, cy, top);
 }
 
+tycho_heightfield *tycho_heightfield_copy(const tycho_heightfield *f, tycho_err *err)
+{
+    tycho_heightfield *c = tycho_heightfield_new(f->w, f->h, f->res, f->ox, f->oy, err);
+    if (!c) return NULL;
+    memcpy(c->z, f->z, (size_t)f->w * f->h * sizeof *f->z);
+    c->zmax = f->zmax;
+    return c;
+}
+
+bool tycho_heightfield_restore(tycho_heightfield *f, const tycho_heightfield *src, double x0, double y0, double x1,
+                               double y1)
+{
+    if (src->w != f->w || src->h != f->h) return false;
+    int cx0 = (int)ceil((x0 - f->ox) / f->res - 0.5), cx1 = (int)floor((x1 - f->ox) / f->res - 0.5);
+    int cy0 = (int)ceil((y0 - f->oy) / f->res - 0.5), cy1 = (int)floor((y1 - f->oy) / f->res - 0.5);
+    for (int cy = cy0 < 0 ? 0 : cy0; cy <= cy1 && cy < f->h; cy++)
+        for (int cx = cx0 < 0 ? 0 : cx0; cx <= cx1 && cx < f->w; cx++)
+            f->z[(size_t)cy * f->w + cx] = src->z[(size_t)cy * f->w + cx];
+    if (src->zmax > f->zmax) f->zmax = src->zmax;
+    return true;
+}
+
 float tycho_heightfield_at(const tycho_heightfield *f, double x, double y)
 {
     double u = (x - f->ox) / f->res, v = (y - f->oy) / f->res;

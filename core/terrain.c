@@ -20,6 +20,8 @@ struct tycho_terrain {
     double res, ox, oy;
     float *zmin, *zmax;
     int32_t *count;
+    uint32_t *batch_of; /* the refreshing batch that last touched a cell (0: none) */
+    uint32_t batch;
     uint8_t *trav;    /* TRAV_* below */
     uint8_t *penalty; /* clearance penalty 0..255 (see spread) */
     float *slope;
@@ -39,11 +41,12 @@ tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy,
         t->zmin = malloc(n * sizeof *t->zmin);
         t->zmax = malloc(n * sizeof *t->zmax);
         t->count = calloc(n, sizeof *t->count);
+        t->batch_of = calloc(n, sizeof *t->batch_of);
         t->trav = calloc(n, 1);
         t->penalty = calloc(n, 1);
         t->slope = calloc(n, sizeof *t->slope);
     }
-    if (!t || !t->zmin || !t->zmax || !t->count || !t->trav || !t->penalty || !t->slope) {
+    if (!t || !t->zmin || !t->zmax || !t->count || !t->batch_of || !t->trav || !t->penalty || !t->slope) {
         tycho_terrain_free(t);
         tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
         return NULL;
@@ -59,6 +62,7 @@ void tycho_terrain_free(tycho_terrain *t)
     free(t->zmin);
     free(t->zmax);
     free(t->count);
+    free(t->batch_of);
     free(t->trav);
     free(t->penalty);
     free(t->slope);
@@ -70,7 +74,16 @@ int tycho_terrain_height(const tycho_terrain *t) { return t->h; }
 
 size_t tycho_terrain_add_points(tycho_terrain *t, const double *p, size_t n)
 {
+    return tycho_terrain_add_batch(t, p, n, false);
+}
+
+size_t tycho_terrain_add_batch(tycho_terrain *t, const double *p, size_t n, bool refresh)
+{
     size_t added = 0;
+    if (refresh && ++t->batch == 0) { /* wrapped after 4e9 batches: forget the old marks */
+        memset(t->batch_of, 0, (size_t)t->w * t->h * sizeof *t->batch_of);
+        t->batch = 1;
+    }
     for (size_t i = 0; i < n; i++, p += 3) {
         double fx = (p[0] - t->ox) / t->res, fy = (p[1] - t->oy) / t->res;
         if (!(fx >= 0 && fy >= 0 && fx < t->w && fy < t->h) || !isfinite(p[2])) {
@@ -79,6 +92,11 @@ size_t tycho_terrain_add_points(tycho_terrain *t, const double *p, size_t n)
         }
         size_t k = (size_t)(int)fy * (size_t)t->w + (size_t)(int)fx;
         float z = (float)p[2];
+        if (refresh && t->batch_of[k] != t->batch) {
+            /* first point of this batch in the cell: the batch replaces what was there */
+            t->batch_of[k] = t->batch;
+            t->zmin[k] = INFINITY, t->zmax[k] = -INFINITY, t->count[k] = 0;
+        }
         if (z < t->zmin[k]) t->zmin[k] = z;
         if (z > t->zmax[k]) t->zmax[k] = z;
         t->count[k]++;

@@ -61,15 +61,20 @@ function M.run(w, opts)
   local unknown_cost = P.unknown_cost or 1.5
 
   local hf = worldmod.build(w)
+  -- the world without its moving obstacles: what a moving box leaves behind,
+  -- and the ground truth the driven path is checked against
+  local base = hf:copy()
+  local movers = {}
   local due = worldmod.events(w)
   local bot = robot_of(w, kind)
   assert(bot:place(hf, w.start.x, w.start.y, w.start.yaw))
   local map = tycho.terrain.map { width = hf.width, height = hf.height, resolution = w.resolution }
   local lidar = { lines = w.lidar.lines, columns = w.lidar.columns, range_max = w.lidar.range_max, mount = w.lidar.mount,
+                  refresh = P.refresh ~= false,
                   self = { xmin = -0.35, xmax = 0.35, ymin = -0.3, ymax = 0.3, zmin = -0.5, zmax = 0.8 } }
   local follower = follow.new(kind, { mode = opts.mode, speed = w.robot.speed })
 
-  local res = { kind = kind, trav = trav, plans = {}, trajectory = {}, events = {}, replans = 0, reached = false,
+  local res = { kind = kind, trav = trav, base = base, mover_contacts = 0, plans = {}, trajectory = {}, events = {}, replans = 0, reached = false,
                 max_pitch = 0, max_roll = 0, sweeps = 0, sweep_time = 0, plan_time = 0 }
   local path, cells -- current plan: world points and cells
   local gx, gy = cell_of(w, w.goal.x, w.goal.y)
@@ -109,13 +114,32 @@ function M.run(w, opts)
   while t < timeout do
     for _, e in ipairs(due(t, bot.x, bot.y)) do
       worldmod.draw(hf, e)
-      res.events[#res.events + 1] = { t = t, type = e.type, note = e.note }
-      say("info", "t=%.1f s an obstacle appears (%s%s)", t, e.type, e.note and (": " .. e.note) or "")
+      if e.velocity then
+        movers[#movers + 1] = { x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1, top = e.top, vx = e.velocity.x,
+                                vy = e.velocity.y, stop = t + e.duration }
+      else
+        worldmod.draw(base, e)
+      end
+      res.events[#res.events + 1] = { t = t, type = e.type, note = e.note, moving = e.velocity ~= nil }
+      say("info", "t=%.1f s an obstacle %s (%s%s)", t, e.velocity and "starts moving" or "appears", e.type,
+        e.note and (": " .. e.note) or "")
+    end
+    for _, m in ipairs(movers) do
+      if t < m.stop then
+        hf:restore(base, m.x0, m.y0, m.x1, m.y1)
+        m.x0, m.x1, m.y0, m.y1 = m.x0 + m.vx * DT, m.x1 + m.vx * DT, m.y0 + m.vy * DT, m.y1 + m.vy * DT
+        hf:box(m.x0, m.y0, m.x1, m.y1, m.top)
+      end
+      -- the robot's footprint (its wheel base) overlapping a moving box: a collision
+      local r = 0.3
+      if bot.x + r > m.x0 and bot.x - r < m.x1 and bot.y + r > m.y0 and bot.y - r < m.y1 then
+        res.mover_contacts = res.mover_contacts + 1
+      end
     end
     if t >= next_sweep then
       next_sweep = next_sweep + period
       local t0 = tycho.clock.monotonic()
-      hf:sweep(bot.pose, lidar, map)
+      hf:sweep(bot.pose, lidar, map) -- lidar.refresh: each sweep's look at a cell replaces the last
       map:traversability(trav)
       res.sweep_time = res.sweep_time + (tycho.clock.monotonic() - t0)
       res.sweeps = res.sweeps + 1
@@ -197,11 +221,12 @@ function M.ground_along(res, w)
 end
 
 --- Cells of the driven trajectory that the ground truth (the whole height
--- field seen at once, same criteria, no barrier) calls untraversable.
+-- field seen at once, same criteria, no barrier; without the moving
+-- obstacles, which are checked against the robot as they move) calls
+-- untraversable.
 function M.untraversable_entered(res, w, trav)
-  local truth = tycho.terrain.map { width = res.heightfield.width, height = res.heightfield.height,
-                                    resolution = w.resolution }
-  truth:add(res.heightfield)
+  local truth = tycho.terrain.map { width = res.base.width, height = res.base.height, resolution = w.resolution }
+  truth:add(res.base)
   truth:traversability { step_coef = trav.step_coef, slope_coef = trav.slope_coef, barrier = 0 }
   local bad, seen = {}, {}
   for _, p in ipairs(res.trajectory) do

@@ -50,7 +50,7 @@ local function check_obstacle(path, where, o)
     fail(path, where, ("'type' must be one of %s (got %s)"):format(table.concat(kinds, ", "), tostring(o.type)))
   end
   where = ("%s (%s)"):format(where, o.type)
-  local allowed = { "type", "after", "near", "note" }
+  local allowed = { "type", "after", "near", "note", "velocity", "duration" }
   for _, k in ipairs(fields) do
     allowed[#allowed + 1] = k
     num(path, where, o, k, (k == "seed") and 1 or nil)
@@ -98,6 +98,14 @@ function M.check(w, path)
     check_obstacle(path, where, e)
     if e.after == nil and e.near == nil then fail(path, where, "needs 'after' (seconds) or 'near' ({x =, y =, r =})") end
     if e.after ~= nil then num(path, where, e, "after", nil, 0) end
+    if e.velocity ~= nil then
+      if e.type ~= "box" then fail(path, where, "only a box can move ('velocity')") end
+      if type(e.velocity) ~= "table" then fail(path, where, "'velocity' must be {x =, y =} (m/s)") end
+      only(path, where .. ".velocity", e.velocity, { "x", "y" })
+      e.velocity = { x = num(path, where .. ".velocity", e.velocity, "x", 0),
+                     y = num(path, where .. ".velocity", e.velocity, "y", 0) }
+      num(path, where, e, "duration", nil, 0)
+    end
     if e.near ~= nil then
       if type(e.near) ~= "table" then fail(path, where, "'near' must be {x =, y =, r =}") end
       only(path, where .. ".near", e.near, { "x", "y", "r" })

@@ -551,10 +551,14 @@ function heightfield:prisms(x0, y0, x1, y1, period, height) end
 function heightfield:bump(cx, y0, y1, r, base_h) end
 function heightfield:bell(cx, cy, r, height) end
 function heightfield:gravel(x0, y0, x1, y1, count, size, height, seed) end
+---@return tycho.heightfield
+function heightfield:copy() end
+---Puts back src's heights over the cells whose centre is in the rectangle.
+function heightfield:restore(src, x0, y0, x1, y1) end
 ---A 3D LiDAR sweep: world points as a flat list x, y, z, ..., and the beam count;
 ---with a terrain map as `into`, the points go straight into it and their count is returned instead.
 ---@param robot {x?: number, y?: number, z?: number, roll?: number, pitch?: number, yaw?: number}
----@param o? {lines?: 16|32|64, columns?: integer, range_max?: number, mount?: table, self?: table}
+---@param o? {lines?: 16|32|64, columns?: integer, range_max?: number, mount?: table, self?: table, refresh?: boolean}
 ---@param into? tycho.terrain_map
 ---@return number[]|integer points, integer beams
 function heightfield:sweep(robot, o, into) end

@@ -12,11 +12,13 @@ local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
 local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
 
 --- A flat 12 m x 6 m floor from (1, 3) to (11, 3), with the given events.
-local function corridor(events)
+local function corridor(events, params)
+  params = params or {}
+  params.barrier = params.barrier or 0.35
   return worldmod.check({
     name = "corridor", size = { width = 12, height = 6 }, resolution = 0.1, events = events or {},
     robot = { kind = "diff", speed = 0.4 }, lidar = { columns = 720, range_max = 12 },
-    start = { x = 1, y = 3, yaw = 0 }, goal = { x = 11, y = 3 }, params = { barrier = 0.35 }, timeout = 120,
+    start = { x = 1, y = 3, yaw = 0 }, goal = { x = 11, y = 3 }, params = params, timeout = 120,
   }, "corridor")
 end
 
@@ -46,8 +48,9 @@ describe("terrain mission", function()
       on_tick = function(_, bot) sideways = math.max(sideways, math.abs(bot.vy)) end })
     assert.is_true(res.reached, res.failure)
     assert.are.equal(0, #bad)
-    assert.are.equal(2, #res.events)
+    assert.are.equal(3, #res.events)          -- two walls and a cart
     assert.is_true(res.replans >= 2)          -- one per wall at least
+    assert.are.equal(0, res.mover_contacts)
     assert.is_true(sideways > 0.2)            -- it used the sideways motion
     local last = res.trajectory[#res.trajectory]
     assert.is_true(math.abs(last.yaw) < 0.05) -- strafe mode kept the heading
@@ -85,6 +88,21 @@ describe("terrain mission", function()
     assert.is_true(bx > 6 - 0.5 and bx < 6.3 + 0.5 and by > 2.2 - 0.5 and by < 3.8 + 0.5, p.reason)
     assert.is_true(checks > 20)
     assert.are.equal(0, blocked_after)        -- after every sweep the path in force is clear
+  end)
+
+  it("forgets a cart that crossed its way once it sees the floor there again", function()
+    -- a cart crosses the corridor at x = 7 from top to bottom and leaves
+    local cart = { { type = "box", x0 = 6.8, y0 = 5.4, x1 = 7.3, y1 = 5.9, top = 0.5, after = 0,
+                     velocity = { x = 0, y = -0.5 }, duration = 12 } }
+    local trail = { 70, 30 } -- a cell it went through, on the robot's straight line
+    local res = run(corridor(cart))
+    assert.is_true(res.reached, res.failure)
+    assert.are.equal(0, res.mover_contacts)
+    assert.is_false(res.map:blocked(trail[1], trail[2]))
+    -- without refreshing, its trail stays on the map as a wall across the corridor
+    res = run(corridor(cart, { refresh = false }))
+    assert.is_true(res.map:blocked(trail[1], trail[2]))
+    assert.is_false(res.reached)
   end)
 
   it("reports a goal it cannot reach", function()

@@ -31,6 +31,12 @@ void tycho_heightfield_free(tycho_heightfield *f);
 void tycho_heightfield_set(tycho_heightfield *f, int cx, int cy, float z);
 /* Raises every cell whose centre is in [x0, x1] x [y0, y1] to at least top. */
 void tycho_heightfield_box(tycho_heightfield *f, double x0, double y0, double x1, double y1, float top);
+tycho_heightfield *tycho_heightfield_copy(const tycho_heightfield *f, tycho_err *err);
+/* Puts back src's heights (a field of the same size) over the cells whose
+ * centre is in [x0, x1] x [y0, y1]: what a moving obstacle leaves behind.
+ * zmax keeps the larger of the two (it only bounds the casting). */
+bool tycho_heightfield_restore(tycho_heightfield *f, const tycho_heightfield *src, double x0, double y0, double x1,
+                               double y1);
 /* Height under a world point (the cell's), -INFINITY outside. */
 float tycho_heightfield_at(const tycho_heightfield *f, double x, double y);
 

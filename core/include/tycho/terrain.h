@@ -32,6 +32,11 @@ int tycho_terrain_width(const tycho_terrain *t);
 int tycho_terrain_height(const tycho_terrain *t);
 /* Adds points (x, y, z triples); points outside the grid are counted and skipped. */
 size_t tycho_terrain_add_points(tycho_terrain *t, const double *xyz, size_t n);
+/* The same, as one observation (a sweep). With refresh, every cell the batch
+ * touches keeps only this batch's points: the latest look at a cell wins,
+ * so an obstacle that moved away is forgotten once the ground where it
+ * stood is seen again (cells the batch does not reach keep what they had). */
+size_t tycho_terrain_add_batch(tycho_terrain *t, const double *xyz, size_t n, bool refresh);
 /* min, max (NAN when unknown) and count of a cell. */
 bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax, int *count);
 /* Slope and roughness around a cell, for reporting: a least-squares plane
