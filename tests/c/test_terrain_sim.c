@@ -217,8 +217,38 @@ static void test_roughness_cost(void)
     tycho_terrain_free(t);
 }
 
+/* A batch with refresh replaces what the cells it touches held; others keep theirs. */
+static void test_refresh(void)
+{
+    tycho_terrain *t = tycho_terrain_new(4, 1, 0.1, 0, 0, NULL);
+    double box[6] = {0.05, 0.05, 0.5, 0.15, 0.05, 0.5}; /* a box top in cells 0 and 1 */
+    tycho_terrain_add_batch(t, box, 2, true);
+    double floor[3] = {0.05, 0.05, 0.0};                /* the floor seen again in cell 0 only */
+    tycho_terrain_add_batch(t, floor, 1, true);
+    double lo, hi;
+    int n;
+    tycho_terrain_cell(t, 0, 0, &lo, &hi, &n);
+    CHECK(n == 1 && hi == 0 && lo == 0);
+    tycho_terrain_cell(t, 1, 0, &lo, &hi, &n);
+    CHECK(n == 1 && fabs(hi - 0.5) < 1e-6);
+    tycho_terrain_add_batch(t, floor, 1, false);        /* without refresh: accumulate */
+    tycho_terrain_add_batch(t, box, 1, false);
+    tycho_terrain_cell(t, 0, 0, &lo, &hi, &n);
+    CHECK(n == 3 && lo == 0 && fabs(hi - 0.5) < 1e-6);
+    tycho_terrain_free(t);
+    /* a height field's copy restores what a moving box covered */
+    tycho_heightfield *f = plane(0, 0), *ground = tycho_heightfield_copy(f, NULL);
+    tycho_heightfield_box(f, 1, 1, 1.5, 1.5, 0.4);
+    CHECK(tycho_heightfield_at(f, 1.25, 1.25) > 0.39f);
+    CHECK(tycho_heightfield_restore(f, ground, 1, 1, 1.5, 1.5));
+    CHECK(tycho_heightfield_at(f, 1.25, 1.25) == 0.0f);
+    tycho_heightfield_free(ground);
+    tycho_heightfield_free(f);
+}
+
 int main(void)
 {
+    test_refresh();
     test_roughness_cost();
     test_rests_on_slopes();
     test_steps();
