@@ -75,8 +75,16 @@ tycho_status tycho_launcher_fire(tycho_launcher *l, int n, double now, tycho_err
         return tycho_fail(err, TYCHO_EINVAL, "launcher: in fault (%s)", l->fault);
     if (l->state == TYCHO_LAUNCHER_DISARMED)
         return tycho_fail(err, TYCHO_EINVAL, "launcher: not armed");
-    if (l->state != TYCHO_LAUNCHER_ARMED && l->state != TYCHO_LAUNCHER_SPIN_DOWN)
-        return tycho_fail(err, TYCHO_EINVAL, "launcher: busy (%s)", tycho_launcher_state_name(l->state));
+    if (l->state == TYCHO_LAUNCHER_SPIN_UP || l->state == TYCHO_LAUNCHER_FEED ||
+        l->state == TYCHO_LAUNCHER_FEED_GAP) {
+        /* a volley under way: the balls join it (a behaviour that feeds one
+         * ball at a time faster than a volley lasts loses none) */
+        if (l->balls_left + n > l->p.max_balls)
+            return tycho_fail(err, TYCHO_EINVAL, "launcher: %d balls already pending, at most %d", l->balls_left,
+                              l->p.max_balls);
+        l->balls_left += n;
+        return TYCHO_OK;
+    }
     l->balls_left = n;
     /* still spinning from the last command: no need to spin up again */
     if (l->state == TYCHO_LAUNCHER_SPIN_DOWN) go(l, TYCHO_LAUNCHER_FEED_GAP, now - l->p.feed_interval_s);

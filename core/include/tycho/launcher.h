@@ -52,7 +52,9 @@ tycho_status tycho_launcher_init(tycho_launcher *l, const tycho_launcher_params 
 
 tycho_status tycho_launcher_arm(tycho_launcher *l, double now, tycho_err *err);
 void tycho_launcher_disarm(tycho_launcher *l, double now);
-/* n balls; refused unless armed and idle. */
+/* n balls; refused unless armed. During a volley (spinning up, feeding)
+ * they join it, up to max_balls pending; during the spin-down the flywheels
+ * are still at speed and feeding starts again at once. */
 tycho_status tycho_launcher_fire(tycho_launcher *l, int n, double now, tycho_err *err);
 /* The driver lost the hardware (or the runtime is in safe stop): safe
  * outputs now, state FAULT with the reason until disarmed. */
