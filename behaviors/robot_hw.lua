@@ -24,8 +24,10 @@ end
 
 local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
 
---- M.open(config_path, {log =}) -> robot (raises with the device's message
--- when a required device cannot be opened)
+--- M.open(config_path, {log =, sim =}) -> robot (raises with the device's
+-- message when a required device cannot be opened). With a tycho.sim, devices
+-- whose driver is "sim" are the simulator's twins (sim_twins.lua), the clock
+-- is the simulator's and step(dt) advances it.
 function M.open(path, o)
   o = o or {}
   local cfg = load_config(path)
@@ -41,7 +43,13 @@ function M.open(path, o)
     if type(spec) ~= "table" or type(spec.driver) ~= "string" then
       error(("%s: %s: {driver =, settings =} expected"):format(path, name), 0)
     end
-    local dev, err = tycho.device.open(kind, spec.driver, spec.settings or {})
+    local dev, err
+    if spec.driver == "sim" then
+      if not o.sim then error(("%s: %s: driver 'sim' needs the simulator (robot_hw.open(path, {sim =}))"):format(path, name), 0) end
+      dev, err = require("sim_twins").open(o.sim, kind, spec.settings)
+    else
+      dev, err = tycho.device.open(kind, spec.driver, spec.settings or {})
+    end
     if not dev then
       if spec.optional then note("%s: %s not available: %s", path, name, err) return nil end
       for _, d in ipairs(opened) do d:close() end
@@ -78,7 +86,8 @@ function M.open(path, o)
     end
   end
 
-  function robot.step()
+  function robot.step(dt)
+    if o.sim and dt then o.sim:step(dt) end
     local s = poll("base", base)
     while s do
       odom = s
@@ -89,7 +98,7 @@ function M.open(path, o)
     if lidar then pending.scan = poll("lidar", lidar) or pending.scan end
     for i, c in ipairs(cams) do pending.thermal[i] = poll("camera " .. i, c) or pending.thermal[i] end
   end
-  function robot.time() return tycho.clock.monotonic() end
+  function robot.time() return o.sim and o.sim.time or tycho.clock.monotonic() end
   function robot.pose() return odom.x, odom.y, odom.yaw end
   function robot.pose_at(t)
     local newer
