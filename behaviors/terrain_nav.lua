@@ -12,8 +12,11 @@
 -- touching a moving obstacle, 1 otherwise, 2 on bad arguments.
 local tycho = require "tycho"
 local logmod = require "log"
+local params = require "params"
 local worldmod = require "terrain.world"
 local mission = require "terrain.mission"
+local P = require "terrain.params"
+local Session = require "session"
 
 local USAGE = [[
 usage: tycho run behaviors/terrain_nav.lua --world WORLD.lua [options]
@@ -22,8 +25,14 @@ usage: tycho run behaviors/terrain_nav.lua --world WORLD.lua [options]
   --mode M        mecanum follower: strafe (hold the heading, go sideways) or face (default strafe)
   --timeout S     give up after S simulated seconds (default: the world's, else 600)
   --out DIR       output folder (default out/<world name>[-mecanum])
+  --set NAME=V    set a tunable (repeatable; --params lists them; overrides the world's params)
+  --params        list the tunables with defaults, ranges and docs
+  --realtime      pace the simulation at wall-clock speed (attachable: `tycho attach`)
+  --repl          open the console beside the running mission (:params, :set, :pause, :stop ...)
+  --speed X       with --realtime or --repl: simulated seconds per wall second (default 1)
   --quiet         only warnings and the summary
-]]
+attach (on by default with --realtime or --repl):
+]] .. Session.USAGE
 
 local function fail_usage(msg)
   io.stderr:write("terrain_nav: ", msg, "\n", USAGE)
@@ -31,13 +40,27 @@ local function fail_usage(msg)
 end
 
 local opt = {}
+local argv = {}
+for i = 1, #arg do argv[i] = arg[i] end
+local ok_set, problems, rest = params.apply_args(argv, P) -- --set, checked against the declared ranges
+if not ok_set then return fail_usage(table.concat(problems, "; ")) end
 do
   local i = 1
+  local arg = rest
   while i <= #arg do
     local a = arg[i]
-    if a == "-h" or a == "--help" then io.write(USAGE) return 0
-    elseif a == "--quiet" then opt.quiet = true; i = i + 1
-    elseif a == "--world" or a == "--kind" or a == "--mode" or a == "--timeout" or a == "--out" then
+    local nexti, serr = Session.take_arg(arg, i, opt)
+    if serr then return fail_usage(serr) end
+    if nexti then i = nexti
+    elseif a == "-h" or a == "--help" then io.write(USAGE) return 0
+    elseif a == "--params" then
+      for _, e in ipairs(P:list()) do
+        print(("%-18s %-6s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
+          e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
+      end
+      return 0
+    elseif a == "--quiet" or a == "--realtime" or a == "--repl" then opt[a:sub(3)] = true; i = i + 1
+    elseif a == "--world" or a == "--kind" or a == "--mode" or a == "--timeout" or a == "--out" or a == "--speed" then
       if arg[i + 1] == nil then return fail_usage(a .. " needs a value") end
       opt[a:sub(3)] = arg[i + 1]; i = i + 2
     else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
@@ -49,11 +72,31 @@ if opt.mode and opt.mode ~= "strafe" and opt.mode ~= "face" then return fail_usa
 if opt.timeout and not (tonumber(opt.timeout) and tonumber(opt.timeout) > 0) then
   return fail_usage("--timeout expects a number > 0")
 end
+if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
+  return fail_usage("--speed expects a number > 0")
+end
 
 local ok, w = pcall(worldmod.load, opt.world)
 if not ok then
   io.stderr:write("terrain_nav: ", tostring(w), "\n")
   return 2
+end
+-- the world's params, then --set on top (already applied: keep those)
+do
+  local from_cli = {}
+  for _, a in ipairs(arg) do
+    local n = tostring(a):match("^([%w_]+)=") or tostring(a):match("^%-%-set=([%w_]+)=")
+    if n then from_cli[n] = true end
+  end
+  for name, value in pairs(w.params) do
+    if not from_cli[name] then
+      local ok, err = P:set(name, value)
+      if not ok then
+        io.stderr:write(("terrain_nav: %s: params.%s: %s\n"):format(opt.world, name, tostring(err)))
+        return 2
+      end
+    end
+  end
 end
 local kind = opt.kind or w.robot.kind or "diff"
 opt.out = opt.out or ("out/" .. w.name .. (kind == "mecanum" and "-mecanum" or ""))
@@ -64,9 +107,51 @@ log:info("world %s: %g x %g m at %g m, %d obstacles, %d scripted, %s robot from 
   opt.world, w.size.width, w.size.height, w.resolution, #w.obstacles, #w.events, kind, w.start.x, w.start.y,
   w.goal.x, w.goal.y)
 
+-- the console and `tycho attach`: the mission's state and tunables, live
+local live = { paused = false, stop = false }
+local host = {
+  params = P, log_tail = function(n) return log:recent(n) end,
+  safe_stop = function() live.stop = true end,
+  pause = function() live.paused = true end,
+  resume = function() live.paused = false end,
+}
+local env = setmetatable({ tycho = tycho, P = P, world = w, log = log, clock = clock, live = live },
+                         { __index = _G })
+local session
+do
+  local ok, s = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = opt.repl,
+                                     socket_default = (opt.repl or opt.realtime) and true or false,
+                                     name = "terrain_nav" })
+  if not ok then
+    io.stderr:write("terrain_nav: ", tostring(s), "\n")
+    return 1
+  end
+  session = s
+end
+local paced = opt.repl or opt.realtime
+local speed = tonumber(opt.speed) or 1
+
 local wall0 = tycho.clock.monotonic()
-local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = tonumber(opt.timeout),
-                             on_tick = function(r) clock:advance(r.trajectory[#r.trajectory].t - clock:now()) end })
+local ticks = 0
+local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = tonumber(opt.timeout), params = P,
+  on_sweep = function(r, map) env.res, env.map = r, map end,
+  on_tick = function(r, bot)
+    env.bot = bot
+    clock:advance(r.trajectory[#r.trajectory].t - clock:now())
+    ticks = ticks + 1
+    if paced then
+      -- wait for the wall clock (serving the console and clients meanwhile)
+      repeat
+        local ahead = clock:now() / speed - (tycho.clock.monotonic() - wall0)
+        if live.paused then ahead = 0.1 end
+        if ahead > 0 then session.wait(math.min(ahead, 0.1)) end
+      until (ahead <= 0 and not live.paused) or live.stop or session:quitting()
+    elseif session.server and ticks % 10 == 0 then
+      session:service()
+    end
+    if live.stop or session:quitting() then return "stop" end
+  end })
+session:close()
 local wall = tycho.clock.monotonic() - wall0
 local bad = mission.untraversable_entered(res, w, res.trav)
 local dev = mission.deviation(res)
@@ -80,7 +165,7 @@ for i, p in ipairs(res.plans) do
   plans[i] = { t = p.t, reason = p.reason, cost = p.cost, length = mission.length(p.points) }
 end
 local summary = {
-  world = opt.world, kind = kind, reached = res.reached, failure = res.failure or false,
+  world = opt.world, kind = kind, params = P:to_table(), reached = res.reached, failure = res.failure or false,
   time_s = res.time, path_length_m = length, replans = res.replans, plans = plans, events = res.events,
   max_pitch_deg = math.deg(res.max_pitch), max_roll_deg = math.deg(res.max_roll),
   deviation_m = dev, untraversable_entered = #bad, bumps = res.bumps, ground_along_path = ground,

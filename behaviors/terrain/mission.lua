@@ -49,16 +49,22 @@ end
 --- M.run(world, opts) -> result
 -- opts: kind ("diff" | "mecanum", default the world's robot.kind or "diff"),
 -- mode (mecanum follower "strafe" | "face"), log (a tycho log, optional),
--- on_tick(state) called every control step (tests), timeout (s).
+-- params (a params group or table; default the world's params), on_tick(res,
+-- bot) called every control step (returning "stop" ends the run), on_sweep(res,
+-- map, cells) after every sweep, timeout (s).
 function M.run(w, opts)
   opts = opts or {}
   local log = opts.log
   local function say(level, fmt, ...) if log then log[level](log, fmt, ...) end end
   local kind = opts.kind or w.robot.kind or "diff"
-  local P = w.params
-  local trav = { step_coef = P.step_coef or 1.0, slope_coef = P.slope_coef or 0.35, barrier = P.barrier or 0.3,
-                 margin = P.margin or 0.4 }
-  local unknown_cost = P.unknown_cost or 1.5
+  -- the tunables: a params group (terrain/params.lua, live from the console)
+  -- or a plain table (the world's `params`); read afresh at every sweep
+  local P = opts.params or w.params
+  local function trav_now()
+    return { step_coef = P.step_coef or 1.0, slope_coef = P.slope_coef or 0.35, barrier = P.barrier or 0.3,
+             margin = P.margin or 0.4 }
+  end
+  local trav = trav_now()
 
   local hf = worldmod.build(w)
   -- the world without its moving obstacles: what a moving box leaves behind,
@@ -70,7 +76,7 @@ function M.run(w, opts)
   assert(bot:place(hf, w.start.x, w.start.y, w.start.yaw))
   local map = tycho.terrain.map { width = hf.width, height = hf.height, resolution = w.resolution }
   local lidar = { lines = w.lidar.lines, columns = w.lidar.columns, range_max = w.lidar.range_max, mount = w.lidar.mount,
-                  refresh = P.refresh ~= false,
+                  refresh = true,
                   self = { xmin = -0.35, xmax = 0.35, ymin = -0.3, ymax = 0.3, zmin = -0.5, zmax = 0.8 } }
   local follower = follow.new(kind, { mode = opts.mode, speed = w.robot.speed })
 
@@ -84,7 +90,7 @@ function M.run(w, opts)
     local ox, oy = nearest_open(map, sx, sy, 6)
     if not ox then return nil, "the robot is boxed in by untraversable cells" end
     local t0 = tycho.clock.monotonic()
-    local c, cost = map:plan(ox, oy, gx, gy, { slope_weight = P.slope_weight or 2, unknown_cost = unknown_cost,
+    local c, cost = map:plan(ox, oy, gx, gy, { slope_weight = P.slope_weight or 2, unknown_cost = P.unknown_cost or 1.5,
                                                  clearance_weight = P.clearance_weight or 3,
                                                  roughness_weight = P.roughness_weight or 1 })
     res.plan_time = res.plan_time + (tycho.clock.monotonic() - t0)
@@ -140,6 +146,9 @@ function M.run(w, opts)
       next_sweep = next_sweep + period
       local t0 = tycho.clock.monotonic()
       hf:sweep(bot.pose, lidar, map) -- lidar.refresh: each sweep's look at a cell replaces the last
+      trav = trav_now()
+      res.trav = trav
+      lidar.refresh = P.refresh ~= false
       map:traversability(trav)
       res.sweep_time = res.sweep_time + (tycho.clock.monotonic() - t0)
       res.sweeps = res.sweeps + 1
@@ -166,7 +175,10 @@ function M.run(w, opts)
     bot:step(hf, vx, vy, wz, DT)
     t = t + DT
     record()
-    if opts.on_tick then opts.on_tick(res, bot) end
+    if opts.on_tick and opts.on_tick(res, bot) == "stop" then
+      res.failure = res.failure or ("stopped at t=%.1f s"):format(t)
+      break
+    end
   end
   res.time = t
   res.bumps = bot.bumps

@@ -112,6 +112,43 @@ describe("terrain mission", function()
     assert.matches("re%-plan failed", res.failure)
   end)
 
+  it("takes its tunables from the world, --set, and live over tycho attach", function()
+    local function sh(cmd)
+      local p = io.popen(("cd '%s' && %s 2>&1; echo \"rc=$?\""):format(SRC, cmd))
+      local text = p:read("*a")
+      p:close()
+      return text
+    end
+    local text = sh(("'%s' run behaviors/terrain_nav.lua --params"):format(EXE))
+    assert.matches("clearance_weight%s+3", text)
+    text = sh(("'%s' run behaviors/terrain_nav.lua --world maps/terrain_flat.lua --set clearance_weight=500"):format(EXE))
+    assert.matches("clearance_weight: 500 is out of range 0..100", text)
+    assert.matches("rc=2", text)
+    -- paced at 10x real time, attachable: tune slope_coef while it drives
+    local out, sock = os.tmpname(), os.tmpname()
+    os.remove(out)
+    os.remove(sock)
+    local run = io.popen(("cd '%s' && '%s' run behaviors/terrain_nav.lua --world maps/terrain_flat.lua --realtime --speed 10 --socket '%s' --out '%s' --quiet --set margin=0.5 > /dev/null 2>&1"):format(
+      SRC, EXE, sock, out), "r")
+    local attached
+    for _ = 1, 100 do
+      attached = sh(("'%s' attach '%s' -e ':set slope_coef=0.3' -e 'P.slope_coef' -e 'P.barrier'"):format(EXE, sock))
+      if attached:match("rc=0") then break end
+      os.execute("sleep 0.05")
+    end
+    run:read("*a")
+    run:close()
+    assert.matches("slope_coef = 0.3", attached)
+    assert.matches("\n0%.35\n", attached)  -- barrier from the world's params
+    local f = assert(io.open(out .. "/summary.json"))
+    local s = json.decode(f:read("*a"))
+    f:close()
+    assert.are.equal(0.3, s.params.slope_coef) -- tuned live
+    assert.are.equal(0.5, s.params.margin)     -- from --set
+    assert.is_true(s.reached)
+    os.execute("rm -rf '" .. out .. "'")
+  end)
+
   it("checks world files and names the file and the field", function()
     local dir = os.tmpname()
     os.remove(dir)
