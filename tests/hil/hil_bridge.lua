@@ -99,12 +99,21 @@ local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
 -- the launcher's lines, from the fake libgpiod's log
 local gpio = assert(io.open(dir .. "/gpio.log", "r"))
 local level, rose = {}, {}
--- a push is three or more wide feeder pulses in a row (one wide pulse is the
--- pulse thread woken late); two rest pulses end it
+-- A push is the feeder at 2000 us (rest 1000 us) for the feed time, 12
+-- frames at 50 Hz. Software PWM on a loaded machine wakes late, so a rest
+-- pulse can read 1.5 ms or more for a while (CI once saw such a stretch
+-- counted as two pushes with the arming line low): a push needs six pulses
+-- in a row of at least 1.75 ms; two narrower ones end it.
 local wide_run, narrow_run = 0, 99
 local launches = {}
+local partial = ""
 local function launcher_lines()
-  for line in gpio:lines() do
+  -- whole lines only: the log's writer may be half way through a line
+  local chunk = gpio:read("a") or ""
+  local text = partial .. chunk
+  local cut = text:match("^.*()\n") or 0
+  partial = text:sub(cut + 1)
+  for line in text:sub(1, cut):gmatch("[^\n]+") do
     local t, off, v = line:match("^(%S+) (%d+) (%d)$")
     t, off, v = tonumber(t), tonumber(off), tonumber(v)
     if t then
@@ -115,11 +124,11 @@ local function launcher_lines()
           -- a servo pulse (1-2 ms); a longer "high" is a line claimed or
           -- released between frames, not a pulse
           local width = t - rose[FEEDER]
-          if width >= 0.0015 then
+          if width >= 0.00175 then
             if narrow_run >= 2 then wide_run = 0 end
             narrow_run = 0
             wide_run = wide_run + 1
-            if wide_run == 3 then -- a push: a ball goes
+            if wide_run == 6 then -- a push: a ball goes
               io.stderr:write(("bridge: feeder push at %.2f s (arming line %s)\n"):format(sim.time, tostring(level[ARM])))
               local shot, why = sim:launcher_feed()
               launches[#launches + 1] = shot and { t = sim.time, engaged = shot.engaged or false, reason = shot.reason }
