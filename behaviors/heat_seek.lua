@@ -60,10 +60,7 @@ do
     if nexti then i = nexti
     elseif a == "-h" or a == "--help" then io.write(USAGE) return 0
     elseif a == "--params" then
-      for _, e in ipairs(P:list()) do
-        print(("%-24s %-8s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
-          e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
-      end
+      print(P:describe())
       return 0
     elseif a == "--realtime" or a == "--quiet" or a == "--repl" or a == "--watch" then opt[a:sub(3)] = true; i = i + 1
     elseif a == "--world" or a == "--robot" or a == "--out" or a == "--seed" or a == "--speed" or a == "--params-file" then

@@ -349,6 +349,17 @@ function Params:list()
   return out
 end
 
+--- p:describe() -> the group as text, a line per parameter: name, value,
+-- unit, range, doc (what a mission's --params prints).
+function Params:describe()
+  local lines = {}
+  for _, e in ipairs(self:list()) do
+    lines[#lines + 1] = ("%-24s %-8s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
+      e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or "")
+  end
+  return table.concat(lines, "\n")
+end
+
 --- p:spec(name) -> the checked declaration of one parameter.
 function Params:spec(name) return state(self).specs[name] end
 

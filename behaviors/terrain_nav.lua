@@ -54,10 +54,7 @@ do
     if nexti then i = nexti
     elseif a == "-h" or a == "--help" then io.write(USAGE) return 0
     elseif a == "--params" then
-      for _, e in ipairs(P:list()) do
-        print(("%-18s %-6s %s%s  %s"):format(e.name, tostring(e.value), e.unit and (e.unit .. " ") or "",
-          e.min and ("[" .. tostring(e.min) .. ".." .. tostring(e.max) .. "]") or "", e.doc or ""))
-      end
+      print(P:describe())
       return 0
     elseif a == "--quiet" or a == "--realtime" or a == "--repl" then opt[a:sub(3)] = true; i = i + 1
     elseif a == "--world" or a == "--kind" or a == "--mode" or a == "--timeout" or a == "--out" or a == "--speed" then

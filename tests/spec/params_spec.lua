@@ -19,6 +19,16 @@ local function declare(group)
 end
 
 describe("params", function()
+  it("describes a group a line per parameter, with value, unit, range and doc", function()
+    local p = params.declare("describe_test", {
+      { name = "speed", type = "number", default = 0.2, min = 0, max = 1, unit = "m/s", doc = "cruise speed" },
+      { name = "loud", type = "boolean", default = false, doc = "beep" },
+    })
+    local text = p:describe()
+    assert.matches("^speed%s+0%.2%s+m/s %[0%.%.1%]  cruise speed\nloud%s+false%s+beep$", text)
+    params.release("describe_test")
+  end)
+
   it("reads declared values and lists them with their declarations", function()
     local p = declare()
     assert.are.equal(40, p.temperature_threshold)
