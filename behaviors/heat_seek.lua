@@ -20,6 +20,7 @@ local Nav = require "nav"
 local ThermalSweep = require "thermal_sweep"
 local Reloader = require "reload"
 local Session = require "session"
+local Report = require "heat_seek_report"
 
 local USAGE = [[
 usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
@@ -118,6 +119,8 @@ local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
 local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
 local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.detection_max_distance }
+-- ground truth for the summary's per-source verdicts (simulator only)
+local report = Report.new { sim = robot.sim, cameras = robot.cameras }
 local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
                                      abs_threshold = P.pitch_threshold }
 if robot.world then
@@ -188,6 +191,7 @@ local function fast_tick()
       end
     end
   end
+  if report then report:observe() end
   local p = robot.imu()
   bb.max_pitch = math.max(bb.max_pitch, math.abs(p))
   local anomaly = pitch:push(now(), p)
@@ -355,6 +359,7 @@ local summary = {
   engaged = engaged, coverage = coverage, collisions = sim and sim.collisions or false,
   ramp = { detected = bb.ramp ~= nil, climbed = bb.climbed == true, events = bb.ramp_events },
   nav = nav.stats,
+  sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
   sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
 }
 local f = assert(io.open(opt.out .. "/summary.json", "w"))
@@ -395,5 +400,11 @@ print(("summary: %d detections, %d targets (%d not confirmed when faced, not fir
   :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, (coverage or 0) * 100,
     sim and sim.collisions or 0,
     tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
+for i, src in ipairs(summary.sources or {}) do
+  if not src.engaged then
+    print(("summary: heat source %d at (%.2f, %.2f), %.1f C missed: %s (closest %.2f m, %d detections near)"):format(
+      i, src.x, src.y, src.temp, src.missed_because, src.closest_approach_m or -1, src.detections_near))
+  end
+end
 print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm}")
 return summary.completed and 0 or 1

@@ -139,6 +139,18 @@ static int l_crop(lua_State *L)
     return 1;
 }
 
+/* grid:paste(src, cx, cy) -> cells copied (src's cell 0,0 at cx, cy; clipped) */
+static int l_paste(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    const tycho_grid *src = tycho_l_checkgrid(L, 2);
+    lua_Integer cx = luaL_checkinteger(L, 3), cy = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, cx > -(1 << 28) && cx < (1 << 28), 3, "cell x out of range");
+    luaL_argcheck(L, cy > -(1 << 28) && cy < (1 << 28), 4, "cell y out of range");
+    lua_pushinteger(L, (lua_Integer)tycho_grid_paste(g, src, (int)cx, (int)cy));
+    return 1;
+}
+
 static int l_stats(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -311,6 +323,7 @@ static const luaL_Reg grid_methods[] = {
     {"cell_to_world", l_cell_to_world},
     {"copy", l_copy},
     {"crop", l_crop},
+    {"paste", l_paste},
     {"stats", l_stats},
     {"grow_to", l_grow_to},
     {"observe", l_observe},

@@ -111,6 +111,19 @@ static tycho_pose2 corner_of(const tycho_grid *g, int cx, int cy)
     return p;
 }
 
+long tycho_grid_paste(tycho_grid *dst, const tycho_grid *src, int cx, int cy)
+{
+    int x0 = cx < 0 ? -cx : 0, y0 = cy < 0 ? -cy : 0;
+    int x1 = src->width, y1 = src->height;
+    if (cx + x1 > dst->width) x1 = dst->width - cx;
+    if (cy + y1 > dst->height) y1 = dst->height - cy;
+    if (x1 <= x0 || y1 <= y0) return 0;
+    for (int y = y0; y < y1; y++)
+        memcpy(dst->cost + (size_t)(y + cy) * dst->width + (x0 + cx),
+               src->cost + (size_t)y * src->width + x0, (size_t)(x1 - x0));
+    return (long)(x1 - x0) * (y1 - y0);
+}
+
 tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h,
                             tycho_err *err)
 {

@@ -37,6 +37,12 @@ function grid:fill(cost) end
 function grid:copy() end
 ---@return tycho.grid
 function grid:crop(cx, cy, w, h) end
+---Copies src's cells with its cell (0, 0) at (cx, cy), clipped to this grid.
+---@param src tycho.grid
+---@param cx integer
+---@param cy integer
+---@return integer cells_copied
+function grid:paste(src, cx, cy) end
 ---Grows the grid (keeping cells) so the world rectangle fits.
 function grid:grow_to(xmin, ymin, xmax, ymax) end
 ---@return integer cx, integer cy

@@ -82,6 +82,23 @@ static void test_copy_crop_grow(void)
     tycho_grid_free(k);
     tycho_err err;
     CHECK(tycho_grid_crop(g, 20, 20, 2, 2, &err) == NULL && err.code == TYCHO_ERANGE);
+    /* paste: clipped at every edge, cells land where asked */
+    {
+        tycho_grid *dst = tycho_grid_new(6, 5, 0.05, (tycho_pose2){0, 0, 0}, 7, NULL);
+        tycho_grid *src = tycho_grid_new(3, 3, 0.05, (tycho_pose2){0, 0, 0}, 0, NULL);
+        tycho_grid_set(src, 2, 2, 254);
+        CHECK(tycho_grid_paste(dst, src, 1, 1) == 9);
+        CHECK(tycho_grid_get(dst, 3, 3) == 254 && tycho_grid_get(dst, 1, 1) == 0);
+        CHECK(tycho_grid_get(dst, 0, 0) == 7 && tycho_grid_get(dst, 4, 4) == 7);
+        CHECK(tycho_grid_paste(dst, src, 4, 3) == 4);  /* 2x2 fits */
+        CHECK(tycho_grid_get(dst, 5, 4) == 0);
+        CHECK(tycho_grid_paste(dst, src, -2, -2) == 1); /* only src (2,2) */
+        CHECK(tycho_grid_get(dst, 0, 0) == 254);
+        CHECK(tycho_grid_paste(dst, src, 6, 0) == 0);
+        CHECK(tycho_grid_paste(dst, src, -3, 0) == 0);
+        tycho_grid_free(src);
+        tycho_grid_free(dst);
+    }
 
     /* grow to the lower left: the lethal cell keeps its world position */
     CHECK(tycho_grid_grow_to(g, -3.0, -2.0, 2, NULL) == TYCHO_OK);

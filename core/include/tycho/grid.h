@@ -46,6 +46,11 @@ tycho_grid *tycho_grid_copy(const tycho_grid *g, tycho_err *err);
  * its origin is moved so every kept cell stays at the same world place. */
 tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h,
                             tycho_err *err);
+/* Copies src's costs into dst with src cell (0, 0) at dst cell (cx, cy),
+ * clipped to dst (a contact sheet of maps, a map pasted into a larger one);
+ * cells only, resolutions and origins are not checked. Returns the number
+ * of cells copied. */
+long tycho_grid_paste(tycho_grid *dst, const tycho_grid *src, int cx, int cy);
 
 int tycho_grid_width(const tycho_grid *g);
 int tycho_grid_height(const tycho_grid *g);

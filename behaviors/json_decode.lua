@@ -1,4 +1,4 @@
---- A small JSON decoder for the specs (summary.json): objects, arrays,
+--- A small JSON decoder (summary.json, campaign results): objects, arrays,
 -- strings with the common escapes, numbers, true/false/null (null -> nil).
 -- Errors name the byte offset.
 local M = {}

@@ -1,0 +1,149 @@
+--- Why a heat source was missed, from the simulator's ground truth after
+-- (and, for the camera views, during) a run of the heat-seeking mission.
+--
+-- During the run, `Report:observe(t)` follows the robot's true pose: for
+-- every source the closest approach and the best camera view (the nearest
+-- true pose with the source inside a camera's horizontal field of view and
+-- nothing solid on the line between them). At the end,
+-- `Report:sources(...)` gives one entry per true source, in world order:
+--   { x, y, temp, engaged, missed_because, closest_approach_m,
+--     best_view = { distance_m, angle_deg } | false, detections_near,
+--     target = index | false, launch = { x, y, yaw, distance_m,
+--     bearing_error_deg, line_of_sight } | false }
+-- and `missed_because` (for a missed source) is the first stage of the
+-- pipeline that let it down:
+--   not_explored          the free space in front of the source is unknown in the final map
+--   never_seen            mapped, but no detection on its side of the wall
+--   seen_not_targeted     detected, but no target made near it
+--   targeted_not_fired    a target near it, but no launch at it
+--   fired_out_of_range    the launch aimed at it was beyond the judge's range
+--   fired_off_angle       ... was more than the judge's angle off
+--   fired_wrong_side      ... was from behind the wall the source is on
+--   fired_no_line_of_sight ... was blocked by some other wall
+local Report = {}
+Report.__index = Report
+
+local NEAR = 0.5 -- m: a detection or target this close to a source is about it
+
+local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
+local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
+
+--- Report.new{sim=, cameras=} -> report (nil without a simulator)
+function Report.new(o)
+  if not o.sim then return nil end
+  local self = setmetatable({ sim = o.sim, truth = o.sim:truth(), cameras = o.cameras,
+                              world = o.sim:world(), per = {} }, Report)
+  local res = self.truth.resolution
+  for i, s in ipairs(self.world.heat_sources) do
+    -- the face the source sits on: the shortest of 16 rays from its centre
+    -- points into the wall; the normal is the other way
+    local best, ba = math.huge, 0
+    for k = 0, 15 do
+      local a = k * math.pi / 8
+      local r = self.truth:raycast(s.x, s.y, a, 1.0)
+      if r < best then best, ba = r, a end
+    end
+    local nx, ny = 0, 0
+    if best < math.huge then nx, ny = -math.cos(ba), -math.sin(ba) end
+    self.per[i] = { closest = math.huge, view_d = math.huge, view_a = 0, nx = nx, ny = ny,
+                    radius = s.radius or 0.1, res = res }
+  end
+  return self
+end
+
+-- Whether nothing solid lies between (x, y) and source s (to its surface).
+function Report:clear(x, y, s, radius)
+  local d = dist(x, y, s.x, s.y)
+  local reach = d - radius - 1.5 * self.truth.resolution
+  if reach <= 0 then return true end
+  return self.truth:raycast(x, y, math.atan(s.y - y, s.x - x), reach) >= reach
+end
+
+--- Follows the true pose (call at the camera rate).
+function Report:observe()
+  local x, y, yaw = self.sim:pose()
+  for i, s in ipairs(self.world.heat_sources) do
+    local p = self.per[i]
+    local d = dist(x, y, s.x, s.y)
+    if d < p.closest then p.closest = d end
+    if d < p.view_d then
+      local b = math.atan(s.y - y, s.x - x)
+      for _, cam in ipairs(self.cameras) do
+        local off = math.abs(wrap(b - yaw - cam.yaw))
+        if off <= cam.fov / 2 and self:clear(x, y, s, p.radius) then
+          p.view_d, p.view_a = d, off
+          break
+        end
+      end
+    end
+  end
+end
+
+-- Whether (x, y) is on the free side of source i's wall face.
+function Report:same_side(i, x, y)
+  local s, p = self.world.heat_sources[i], self.per[i]
+  return (x - s.x) * p.nx + (y - s.y) * p.ny > -0.02
+end
+
+--- One entry per true source. `bb` is the mission's blackboard
+-- (detections with the robot position rx, ry; targets; launches with the
+-- target index), `map` the final occupancy map, `judge` the launcher
+-- judge's limits {range=, angle=}.
+function Report:sources(bb, map, judge)
+  local engaged = self.sim:engaged()
+  local launches = self.sim:launches()
+  local out = {}
+  for i, s in ipairs(self.world.heat_sources) do
+    local p = self.per[i]
+    local e = { x = s.x, y = s.y, temp = s.temp, engaged = engaged[i] == true,
+                closest_approach_m = p.closest < math.huge and p.closest or false,
+                best_view = p.view_d < math.huge and { distance_m = p.view_d, angle_deg = math.deg(p.view_a) } or false }
+    -- detections about this source: near it, taken from its side of the wall
+    local near = 0
+    for _, d in ipairs(bb.detections) do
+      if dist(d.x, d.y, s.x, s.y) < NEAR and self:same_side(i, d.rx, d.ry) then near = near + 1 end
+    end
+    e.detections_near = near
+    -- the target about it (nearest within NEAR)
+    local ti, td = false, NEAR
+    for k, t in ipairs(bb.targets) do
+      local d = dist(t.x, t.y, s.x, s.y)
+      if d < td then ti, td = k, d end
+    end
+    e.target = ti
+    -- the launch aimed at it: at its target, or the nearest launch pose
+    -- facing it within twice the judge's angle
+    local best
+    for k, l in ipairs(launches) do
+      local ml = bb.launches[k]
+      local d = dist(l.x, l.y, s.x, s.y)
+      local err = wrap(math.atan(s.y - l.y, s.x - l.x) - l.yaw)
+      local aimed = (ti and ml and ml.target == ti) or (math.abs(err) <= 2 * judge.angle and d <= 2 * judge.range)
+      if aimed and (not best or d < best.distance_m) then
+        best = { x = l.x, y = l.y, yaw = l.yaw, distance_m = d, bearing_error_deg = math.deg(err),
+                 line_of_sight = self:clear(l.x, l.y, s, p.radius), wrong_side = not self:same_side(i, l.x, l.y) }
+      end
+    end
+    e.launch = best or false
+    if not e.engaged then
+      local cx, cy, inside = map:world_to_cell(s.x + p.nx * 0.15, s.y + p.ny * 0.15)
+      local mapped = inside and map:get(cx, cy) ~= 255
+      if best then
+        if best.wrong_side then e.missed_because = "fired_wrong_side"
+        elseif not best.line_of_sight then e.missed_because = "fired_no_line_of_sight"
+        elseif best.distance_m > judge.range then e.missed_because = "fired_out_of_range"
+        else e.missed_because = "fired_off_angle" end
+      elseif ti then e.missed_because = "targeted_not_fired"
+      elseif near > 0 then e.missed_because = "seen_not_targeted"
+      elseif not mapped then e.missed_because = "not_explored"
+      else e.missed_because = "never_seen" end
+    end
+    out[i] = e
+  end
+  return out
+end
+
+Report.CATEGORIES = { "not_explored", "never_seen", "seen_not_targeted", "targeted_not_fired",
+                      "fired_out_of_range", "fired_off_angle", "fired_no_line_of_sight", "fired_wrong_side" }
+
+return Report
