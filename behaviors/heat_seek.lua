@@ -195,7 +195,13 @@ local function fast_tick()
   local p = robot.imu()
   bb.max_pitch = math.max(bb.max_pitch, math.abs(p))
   local anomaly = pitch:push(now(), p)
-  if anomaly and not bb.climbing and not bb.pitch_alarm and bb.machine
+  local on_known_ramp = false
+  if anomaly then
+    local x, y = robot.pose()
+    local _, d = mapping:nearest_keepout(x, y, "ramp")
+    on_known_ramp = d < P.ramp_block_size * 1.5 + P.robot_radius + P.footprint_padding + 0.3
+  end
+  if anomaly and not on_known_ramp and not bb.climbing and not bb.pitch_alarm and bb.machine
      and bb.machine.state ~= "ImuInterrupt" then
     bb.pitch_alarm = true
     bb.alarm_pitch = p

@@ -96,6 +96,8 @@ return params.declare("heat_seek", {
     doc = "anomaly when the short average of |pitch| exceeds this, whatever the baseline" },
   { name = "ramp_block_size", type = "number", default = 0.35, min = 0.05, max = 3, unit = "m",
     doc = "half-size of the square marked blocked ahead of a detected ramp" },
+  { name = "ramp_cost", type = "integer", default = 240, min = 1, max = 254,
+    doc = "costmap cost of a detected ramp's square: under 253 it stays passable (crossed only when it is the only way); 254 seals it" },
   { name = "safe_pose_age", type = "number", default = 2.0, min = 0.2, max = 30, unit = "s",
     doc = "back off to where the robot was this long before the anomaly" },
   -- ramp attempt

@@ -8,6 +8,7 @@
 local tycho = require "tycho"
 local tasks = require "tasks"
 local fsm = require "fsm"
+local Targets = require "targets"
 
 return function(ctx)
   local robot, nav, mapping, sweep, pitch = ctx.robot, ctx.nav, ctx.mapping, ctx.sweep, ctx.pitch
@@ -65,6 +66,7 @@ return function(ctx)
   -- the robot over the detections near it. A source on a wall is engaged
   -- from the side of the wall where it was seen, never through the wall.
   local function seen_from(t)
+    if t.side then return t.side end
     local sx, sy = 0, 0
     for _, d in ipairs(bb.detections) do
       if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then
@@ -77,12 +79,8 @@ return function(ctx)
     return math.atan(sy, sx)
   end
 
-  local function count_near(t)
-    local n = 0
-    for _, d in ipairs(bb.detections) do
-      if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then n = n + 1 end
-    end
-    return n
+  local function count_near(t, since)
+    return Targets.count_near(bb.detections, t, P.target_merge_distance, since)
   end
 
   -- Standoff poses around a target: on the side it was seen from, not in the
@@ -177,35 +175,19 @@ return function(ctx)
           bb.failure = ("no heat source detected (temperature_threshold %.1f °C)"):format(P.temperature_threshold)
           return "Aborted"
         end
-        local kspec = P.cluster_k > 0 and P.cluster_k or { k_max = P.cluster_k_max, radius = P.cluster_radius }
-        local cents = tycho.kmeans(bb.detections, kspec, { seed = 1 })
-        -- a source on a wall smears its detections along the wall: clusters
-        -- closer than target_merge_distance are one target (weighted mean)
-        local merged = {}
-        for _, c in ipairs(cents) do
-          local into
-          for _, m in ipairs(merged) do
-            if dist(m.x, m.y, c.x, c.y) < P.target_merge_distance then into = m break end
-          end
-          if into then
-            local n = into.count + c.count
-            into.x = (into.x * into.count + c.x * c.count) / n
-            into.y = (into.y * into.count + c.y * c.count) / n
-            into.count = n
-          else
-            merged[#merged + 1] = { x = c.x, y = c.y, count = c.count }
-          end
-        end
-        table.sort(merged, function(a, b) return a.count > b.count end)
+        -- k-means in C, split at walls, merged on the same face (targets.lua)
+        local merged = Targets.build(bb.detections, P, mapping.map)
         bb.targets = {}
         for _, c in ipairs(merged) do
           if c.count >= P.min_cluster_detections then
-            bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count }
-            log:info("target %d at (%.2f, %.2f) from %d detections", #bb.targets, c.x, c.y, c.count)
+            bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count, side = c.side,
+                                            ux = c.ux, uy = c.uy }
+            log:info("target %d at (%.2f, %.2f) from %d detections, seen from %.0f deg", #bb.targets, c.x, c.y,
+              c.count, math.deg(c.side or 0))
           elseif c.count >= P.confirm_min_detections then
             -- little evidence: a source glimpsed once, or noise. Take a
             -- second look from a standoff and keep it if the heat is there.
-            local t = { x = c.x, y = c.y }
+            local t = { x = c.x, y = c.y, side = c.side, ux = c.ux, uy = c.uy }
             local before = count_near(t)
             local looked = false
             for i, v in ipairs(standoffs(t)) do
@@ -218,7 +200,8 @@ return function(ctx)
             end
             local seen = count_near(t) - before
             if looked and seen >= P.confirm_min_detections then
-              bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count + seen }
+              bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count + seen, side = c.side,
+                                              ux = c.ux, uy = c.uy }
               log:info("target %d at (%.2f, %.2f) confirmed by a second look (%d + %d detections)",
                 #bb.targets, c.x, c.y, c.count, seen)
             else
@@ -264,14 +247,7 @@ return function(ctx)
         -- one), so the target must show up again, from here, within a moment
         if P.confirm_time > 0 then
           local since = now()
-          local seen = tasks.wait_until(function()
-            for i = #bb.detections, 1, -1 do
-              local d = bb.detections[i]
-              if d.t < since then break end
-              if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then return true end
-            end
-            return false
-          end, P.confirm_time)
+          local seen = tasks.wait_until(function() return count_near(t, since) > 0 end, P.confirm_time)
           if not seen then
             log:warn("target %d at (%.2f, %.2f): no heat seen when facing it for %.1f s, not firing",
               bb.ti, t.x, t.y, P.confirm_time)
@@ -299,8 +275,24 @@ return function(ctx)
           if now() - h.t >= P.safe_pose_age then safe = h break end
         end
         local h = P.ramp_block_size
-        local rx, ry = x + (h + 0.05) * math.cos(yaw), y + (h + 0.05) * math.sin(yaw)
-        mapping:add_keepout(rx, ry, h, "ramp")
+        -- the way the robot was going (it may have been turning on the spot
+        -- when the alarm came): the last half second's displacement
+        for i = #bb.pose_history, 1, -1 do
+          local hp = bb.pose_history[i]
+          if now() - hp.t >= 0.5 then
+            if dist(x, y, hp.x, hp.y) > 0.05 then yaw = math.atan(y - hp.y, x - hp.x) end
+            break
+          end
+        end
+        -- the sealed square grows by the robot's band: its centre goes far
+        -- enough ahead that the robot itself stays outside it
+        local band = P.robot_radius + P.footprint_padding
+        local ahead = h + band + 0.05
+        local rx, ry = x + ahead * math.cos(yaw), y + ahead * math.sin(yaw)
+        -- known from now on: passable at a price (the planner goes round
+        -- when it can, over it when it is the only way into part of the
+        -- maze), and no alarm when the robot drives onto it again
+        mapping:add_keepout(rx, ry, h, "ramp", P.ramp_cost)
         mapping:refresh()
         if not bb.ramp then
           -- nose up: we were climbing, the foot of the ramp is behind us;
@@ -317,10 +309,14 @@ return function(ctx)
         log:warn("imu: ramp ahead at (%.2f, %.2f): marked blocked, backing off to (%.2f, %.2f)",
           rx, ry, safe.x, safe.y)
         bb.backoff = safe
+        -- the sealed square (grown by the robot's band) must end up ahead
+        -- of the robot, or every plan would start inside it: back off at
+        -- least far enough to clear it, however slowly the robot came
+        bb.backoff_min = 0.15
       end,
       run = function()
         local x, y, yaw = robot.pose()
-        local d = dist(x, y, bb.backoff.x, bb.backoff.y)
+        local d = math.max(dist(x, y, bb.backoff.x, bb.backoff.y), bb.backoff_min or 0)
         await(nav:straight(-0.1, yaw, function(s) return s >= d end, 20))
         tasks.sleep(0.5)
         pitch:reset()

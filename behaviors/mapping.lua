@@ -25,9 +25,21 @@ function M:insert_scan(pose, scan)
   self.scans = self.scans + 1
 end
 
---- A square of half-size h around (x, y) that is blocked from now on.
-function M:add_keepout(x, y, h, name)
-  self.keepouts[#self.keepouts + 1] = { x = x, y = y, h = h, name = name }
+--- A square of half-size h around (x, y) that is blocked from now on, or
+-- with `cost` (< 253) passable at that price (a known ramp: the planner goes
+-- round when it can and over it when it is the only way).
+function M:add_keepout(x, y, h, name, cost)
+  self.keepouts[#self.keepouts + 1] = { x = x, y = y, h = h, name = name, cost = cost }
+end
+
+--- The keep-out named `name` nearest to (x, y) and its distance.
+function M:nearest_keepout(x, y, name)
+  local best, bd = nil, math.huge
+  for _, k in ipairs(self.keepouts) do
+    local d = math.sqrt((k.x - x) ^ 2 + (k.y - y) ^ 2)
+    if (not name or k.name == name) and d < bd then best, bd = k, d end
+  end
+  return best, bd
 end
 
 function M:remove_keepouts(name)
@@ -53,7 +65,7 @@ function M:refresh()
   -- keep-outs go in after inflation, grown by the robot's band, so the
   -- robot's centre stays out of the square plus its own radius
   for _, k in ipairs(self.keepouts) do
-    cm:seal_line(k.x, k.y, k.x, k.y, { world = true,
+    cm:seal_line(k.x, k.y, k.x, k.y, { world = true, cost = k.cost,
       thickness = math.max(1, math.floor(2 * (k.h + band) / m.resolution)) })
   end
   self.costmap = cm

@@ -106,8 +106,9 @@ static int l_seal_region(lua_State *L)
     return 1;
 }
 
-/* grid:seal_line(x0, y0, x1, y1, {world = false, thickness = 1}) -> cells sealed.
- * Cells (integers) by default; world = true takes metres. */
+/* grid:seal_line(x0, y0, x1, y1, {world = false, thickness = 1, cost = 254}) -> cells sealed.
+ * Cells (integers) by default; world = true takes metres. A cost under 254
+ * (world coordinates only) raises cells to it instead (a soft keep-out). */
 static int l_seal_line(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -116,13 +117,18 @@ static int l_seal_line(lua_State *L)
     lua_Integer t = tycho_l_optfield_integer(L, 6, 6, "thickness", 1);
     if (t < 1 || t > 256)
         return luaL_error(L, "bad field 'thickness' in argument #6 (cells 1..256 expected)");
+    lua_Integer cost = tycho_l_optfield_integer(L, 6, 6, "cost", TYCHO_COST_LETHAL);
+    if (cost < 1 || cost > TYCHO_COST_LETHAL)
+        return luaL_error(L, "bad field 'cost' in argument #6 (1..254 expected)");
+    if (cost != TYCHO_COST_LETHAL && !world)
+        return luaL_error(L, "bad field 'cost' in argument #6 (a cost needs world = true)");
     tycho_err err = {0};
     size_t sealed = 0;
     tycho_status st;
     if (world) {
         double v[4];
         for (int i = 0; i < 4; i++) v[i] = luaL_checknumber(L, 2 + i);
-        st = tycho_seal_line_world(g, v[0], v[1], v[2], v[3], (int)t, &sealed, &err);
+        st = tycho_stamp_line_world(g, v[0], v[1], v[2], v[3], (int)t, (uint8_t)cost, &sealed, &err);
     } else {
         tycho_cell a = tycho_l_checkcell(L, 2), b = tycho_l_checkcell(L, 4);
         st = tycho_seal_line(g, a, b, (int)t, &sealed, &err);

@@ -232,6 +232,7 @@ typedef struct {
     tycho_grid *g;
     int thickness;
     int pad; /* the traversal runs on a grid padded by this many cells */
+    uint8_t cost; /* cells below it are raised to it */
     size_t sealed;
 } seal_ctx;
 
@@ -243,15 +244,19 @@ static void seal_cell(void *vctx, int px, int py)
     for (int dy = lo; dy <= hi; dy++)
         for (int dx = lo; dx <= hi; dx++) {
             int x = cx + dx, y = cy + dy;
-            if (tycho_grid_in_bounds(c->g, x, y) &&
-                tycho_grid_get(c->g, x, y) != TYCHO_COST_LETHAL &&
-                tycho_grid_set(c->g, x, y, TYCHO_COST_LETHAL))
+            if (tycho_grid_in_bounds(c->g, x, y)) {
+                uint8_t v = tycho_grid_get(c->g, x, y);
+                /* unknown (255) counts as below a soft cost, as above lethal */
+                bool below = c->cost == TYCHO_COST_LETHAL ? v != TYCHO_COST_LETHAL
+                                                          : (v < c->cost || v == TYCHO_COST_UNKNOWN);
+                if (below && tycho_grid_set(c->g, x, y, c->cost)) c->sealed++;
+            }
                 c->sealed++;
         }
 }
 
 static tycho_status seal_map_line(tycho_grid *g, double mx0, double my0, double mx1, double my1,
-                                  int thickness, size_t *sealed, tycho_err *err)
+                                  int thickness, uint8_t cost, size_t *sealed, tycho_err *err)
 {
     if (sealed) *sealed = 0;
     if (thickness < 1 || thickness > MAX_THICKNESS)
@@ -262,7 +267,7 @@ static tycho_status seal_map_line(tycho_grid *g, double mx0, double my0, double 
     /* A thick line whose centre runs just outside the grid still covers
      * cells inside it, so the traversal is clipped to a padded grid. */
     int pad = thickness == 1 ? 0 : thickness / 2 + 1;
-    seal_ctx c = {g, thickness, pad, 0};
+    seal_ctx c = {g, thickness, pad, cost, 0};
     tycho_supercover(mx0 + pad, my0 + pad, mx1 + pad, my1 + pad, tycho_grid_width(g) + 2 * pad,
                      tycho_grid_height(g) + 2 * pad, seal_cell, &c);
     if (sealed) *sealed = c.sealed;
@@ -272,16 +277,23 @@ static tycho_status seal_map_line(tycho_grid *g, double mx0, double my0, double 
 tycho_status tycho_seal_line(tycho_grid *g, tycho_cell a, tycho_cell b, int thickness,
                              size_t *sealed, tycho_err *err)
 {
-    return seal_map_line(g, a.x + 0.5, a.y + 0.5, b.x + 0.5, b.y + 0.5, thickness, sealed, err);
+    return seal_map_line(g, a.x + 0.5, a.y + 0.5, b.x + 0.5, b.y + 0.5, thickness,
+                         TYCHO_COST_LETHAL, sealed, err);
 }
 
 tycho_status tycho_seal_line_world(tycho_grid *g, double x0, double y0, double x1, double y1,
                                    int thickness, size_t *sealed, tycho_err *err)
 {
+    return tycho_stamp_line_world(g, x0, y0, x1, y1, thickness, TYCHO_COST_LETHAL, sealed, err);
+}
+
+tycho_status tycho_stamp_line_world(tycho_grid *g, double x0, double y0, double x1, double y1,
+                                    int thickness, uint8_t cost, size_t *sealed, tycho_err *err)
+{
     double mx0, my0, mx1, my1;
     tycho_grid_world_to_map(g, x0, y0, &mx0, &my0);
     tycho_grid_world_to_map(g, x1, y1, &mx1, &my1);
-    return seal_map_line(g, mx0, my0, mx1, my1, thickness, sealed, err);
+    return seal_map_line(g, mx0, my0, mx1, my1, thickness, cost, sealed, err);
 }
 
 /* --- connected components ---------------------------------------------------- */

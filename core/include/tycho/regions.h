@@ -60,6 +60,11 @@ tycho_status tycho_seal_line(tycho_grid *g, tycho_cell a, tycho_cell b, int thic
                              size_t *sealed, tycho_err *err);
 tycho_status tycho_seal_line_world(tycho_grid *g, double x0, double y0, double x1, double y1,
                                    int thickness, size_t *sealed, tycho_err *err);
+/* The same with any cost: cells below `cost` (and unknown ones) are raised
+ * to it, higher ones kept. A soft keep-out (a known ramp: passable at a
+ * price) is a cost under the inscribed band. */
+tycho_status tycho_stamp_line_world(tycho_grid *g, double x0, double y0, double x1, double y1,
+                                    int thickness, uint8_t cost, size_t *sealed, tycho_err *err);
 
 /* --- connected components -------------------------------------------------- */
 

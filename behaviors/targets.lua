@@ -1,0 +1,151 @@
+--- Targets from thermal detections: k-means (C) into clusters, clusters on
+-- the same face of a wall merged, clusters that straddle a wall split.
+--
+-- A detection is a point on a wall face plus where the robot stood when it
+-- saw it (rx, ry). Two sources on the two faces of one thin wall are 5-30
+-- cm apart, closer than any sensible merge distance, so position alone
+-- cannot tell them apart; the side they were seen from can. Within each
+-- cluster the detections are split in two by viewing direction (the unit
+-- vector from the point back to the robot), and the split is kept when the
+-- map has a wall between the two groups (each group's mean point moved
+-- 15 cm towards its own viewers): one source seen from two sides of a room
+-- has no wall between its groups, a source pair on a thin wall does.
+local tycho = require "tycho"
+
+local M = {}
+
+local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
+
+-- Mean point and mean viewing direction of a list of detections.
+local function summarise(dets)
+  local x, y, ux, uy = 0, 0, 0, 0
+  for _, d in ipairs(dets) do
+    x, y = x + d.x, y + d.y
+    local vx, vy = d.rx - d.x, d.ry - d.y
+    local n = math.sqrt(vx * vx + vy * vy)
+    if n > 1e-6 then ux, uy = ux + vx / n, uy + vy / n end
+  end
+  local n = #dets
+  local un = math.sqrt(ux * ux + uy * uy)
+  return { x = x / n, y = y / n, count = n, dets = dets,
+           side = un > 1e-6 and math.atan(uy, ux) or nil, ux = un > 1e-6 and ux / un or 0,
+           uy = un > 1e-6 and uy / un or 0 }
+end
+
+-- Whether a wall in `map` lies between the faces groups a and b were seen on.
+local function wall_between(map, a, b)
+  local ax, ay = a.x + 0.15 * a.ux, a.y + 0.15 * a.uy
+  local bx, by = b.x + 0.15 * b.ux, b.y + 0.15 * b.uy
+  local d = dist(ax, ay, bx, by)
+  if d < 1e-6 then return false end
+  return map:raycast(ax, ay, math.atan(by - ay, bx - ax), d) < d
+end
+
+-- Splits a cluster's detections by viewing direction when a wall divides
+-- them; returns one or two groups.
+local function split_by_side(dets, map, min_group)
+  if #dets < 2 then return { summarise(dets) } end
+  -- the two most opposed viewing directions seed a 2-means on directions
+  local all = summarise(dets)
+  local ga, gb = {}, {}
+  -- direction of largest spread: the detection least aligned with the mean
+  local worst, wx, wy = math.huge, 0, 0
+  for _, d in ipairs(dets) do
+    local vx, vy = d.rx - d.x, d.ry - d.y
+    local n = math.sqrt(vx * vx + vy * vy)
+    if n > 1e-6 then
+      local c = (vx * all.ux + vy * all.uy) / n
+      if c < worst then worst, wx, wy = c, vx / n, vy / n end
+    end
+  end
+  if worst > 0.2 then return { all } end -- everything seen from one side
+  for _ = 1, 4 do
+    ga, gb = {}, {}
+    local s_a = summarise(dets)
+    local ax, ay = wx, wy
+    local bx, by = s_a.ux, s_a.uy
+    for _, d in ipairs(dets) do
+      local vx, vy = d.rx - d.x, d.ry - d.y
+      if vx * ax + vy * ay > vx * bx + vy * by then ga[#ga + 1] = d else gb[#gb + 1] = d end
+    end
+    if #ga == 0 or #gb == 0 then return { all } end
+    local A, B = summarise(ga), summarise(gb)
+    wx, wy = A.ux, A.uy
+    if _ == 4 or (A.ux * B.ux + A.uy * B.uy) < -0.2 then
+      if #ga >= min_group and #gb >= min_group and wall_between(map, A, B) then return { A, B } end
+      return { all }
+    end
+  end
+  return { all }
+end
+
+--- M.build(detections, P, map) -> clusters {x, y, count, side, dets},
+-- biggest first. P: cluster_k, cluster_k_max, cluster_radius,
+-- target_merge_distance, confirm_min_detections.
+function M.build(detections, P, map)
+  if #detections == 0 then return {} end
+  local kspec = P.cluster_k > 0 and P.cluster_k or { k_max = P.cluster_k_max, radius = P.cluster_radius }
+  local cents = tycho.kmeans(detections, kspec, { seed = 1 })
+  -- detections to their nearest centroid
+  local groups = {}
+  for i = 1, #cents do groups[i] = {} end
+  for _, d in ipairs(detections) do
+    local best, bi = math.huge, nil
+    for i, c in ipairs(cents) do
+      local dd = (c.x - d.x) ^ 2 + (c.y - d.y) ^ 2
+      if dd < best then best, bi = dd, i end
+    end
+    local g = groups[bi]
+    g[#g + 1] = d
+  end
+  -- split each by side of a wall, then merge what is close and on the
+  -- same side (a source on a wall smears its detections along the wall)
+  local parts = {}
+  for _, g in ipairs(groups) do
+    if #g > 0 then
+      for _, p in ipairs(split_by_side(g, map, P.confirm_min_detections)) do parts[#parts + 1] = p end
+    end
+  end
+  table.sort(parts, function(a, b) return a.count > b.count end)
+  local merged = {}
+  for _, p in ipairs(parts) do
+    local into
+    for _, m in ipairs(merged) do
+      if dist(m.x, m.y, p.x, p.y) < P.target_merge_distance and not wall_between(map, m, p) then
+        into = m
+        break
+      end
+    end
+    if into then
+      for _, d in ipairs(p.dets) do into.dets[#into.dets + 1] = d end
+      local s = summarise(into.dets)
+      into.x, into.y, into.count, into.side, into.ux, into.uy = s.x, s.y, s.count, s.side, s.ux, s.uy
+    else
+      merged[#merged + 1] = p
+    end
+  end
+  table.sort(merged, function(a, b) return a.count > b.count end)
+  return merged
+end
+
+--- Detections about a target: near it and seen from its side (when known).
+function M.count_near(detections, t, radius, since)
+  local n = 0
+  for i = #detections, 1, -1 do
+    local d = detections[i]
+    if since and d.t < since then break end
+    if dist(d.x, d.y, t.x, t.y) < radius then
+      if not t.ux or t.ux == 0 and t.uy == 0 then n = n + 1
+      else
+        local vx, vy = d.rx - d.x, d.ry - d.y
+        if vx * t.ux + vy * t.uy > 0 then n = n + 1 end
+      end
+    end
+  end
+  return n
+end
+
+M.wall_between = wall_between
+M.summarise = summarise
+
+return M
