@@ -75,6 +75,8 @@ return params.declare("heat_seek", {
   -- engagement
   { name = "confirm_time", type = "number", default = 2, min = 0, max = 30, unit = "s",
     doc = "facing a target, wait this long for a fresh detection on it before firing (0 = fire blind)" },
+  { name = "confirm_views", type = "integer", default = 2, min = 1, max = 10,
+    doc = "standoffs tried for a target whose heat does not show when faced, before it is given up" },
   { name = "standoff_distance", type = "number", default = 0.75, min = 0.2, max = 1.45, unit = "m",
     doc = "distance from a target to the firing pose" },
   { name = "align_tolerance", type = "number", default = 4, min = 0.5, max = 14, unit = "deg",

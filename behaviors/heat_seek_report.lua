@@ -104,11 +104,13 @@ function Report:sources(bb, map, judge)
       if dist(d.x, d.y, s.x, s.y) < NEAR and self:same_side(i, d.rx, d.ry) then near = near + 1 end
     end
     e.detections_near = near
-    -- the target about it (nearest within NEAR)
+    -- the target about it: nearest within NEAR, seen from its side of the
+    -- wall when the target knows the side it was seen from
     local ti, td = false, NEAR
     for k, t in ipairs(bb.targets) do
       local d = dist(t.x, t.y, s.x, s.y)
-      if d < td then ti, td = k, d end
+      local facing = not t.ux or (t.ux == 0 and t.uy == 0) or (t.ux * p.nx + t.uy * p.ny) > 0
+      if d < td and facing then ti, td = k, d end
     end
     e.target = ti
     -- the launch aimed at it: at its target, or the nearest launch pose
@@ -118,7 +120,10 @@ function Report:sources(bb, map, judge)
       local ml = bb.launches[k]
       local d = dist(l.x, l.y, s.x, s.y)
       local err = wrap(math.atan(s.y - l.y, s.x - l.x) - l.yaw)
-      local aimed = (ti and ml and ml.target == ti) or (math.abs(err) <= 2 * judge.angle and d <= 2 * judge.range)
+      local at_ramp = ml and ml.target == "ramp"
+      local aimed = (ti and ml and ml.target == ti)
+        or (not at_ramp and math.abs(err) <= 2 * judge.angle and d <= 2 * judge.range
+            and self:same_side(i, l.x, l.y))
       if aimed and (not best or d < best.distance_m) then
         best = { x = l.x, y = l.y, yaw = l.yaw, distance_m = d, bearing_error_deg = math.deg(err),
                  line_of_sight = self:clear(l.x, l.y, s, p.radius), wrong_side = not self:same_side(i, l.x, l.y) }

@@ -226,8 +226,15 @@ return function(ctx)
         while bb.ti <= #bb.targets do
           local t = bb.targets[bb.ti]
           for _, c in ipairs(standoffs(t)) do
-            local ok, why = await(nav:go_to(c.x, c.y, c.yaw))
-            if ok then return "Launching" end
+            -- not again from where the heat did not show
+            local fresh = true
+            for _, f in ipairs(t.tried or {}) do
+              if dist(f.x, f.y, c.x, c.y) < 0.3 then fresh = false end
+            end
+            local ok, why = true, nil
+            if fresh then ok, why = await(nav:go_to(c.x, c.y, c.yaw)) end
+            if fresh and ok then return "Launching" end
+            if not fresh then ok, why = false, "tried before" end
             log:info("goal: standoff (%.2f, %.2f) for target %d failed: %s", c.x, c.y, bb.ti, tostring(why))
           end
           log:warn("goal: target %d unreachable, skipping", bb.ti)
@@ -247,10 +254,22 @@ return function(ctx)
         -- one), so the target must show up again, from here, within a moment
         if P.confirm_time > 0 then
           local since = now()
-          local seen = tasks.wait_until(function() return count_near(t, since) > 0 end, P.confirm_time)
+          -- any side: from the standoff only this face is in view anyway
+          local seen = tasks.wait_until(function()
+            return Targets.count_near(bb.detections, { x = t.x, y = t.y }, P.target_merge_distance, since) > 0
+          end, P.confirm_time)
           if not seen then
-            log:warn("target %d at (%.2f, %.2f): no heat seen when facing it for %.1f s, not firing",
-              bb.ti, t.x, t.y, P.confirm_time)
+            local fx, fy, fyaw = robot.pose()
+            t.tried = t.tried or {}
+            t.tried[#t.tried + 1] = { x = fx, y = fy }
+            if #t.tried < P.confirm_views then
+              -- a second look from another standoff before giving it up
+              log:info("target %d at (%.2f, %.2f): no heat seen from (%.2f, %.2f), trying another standoff",
+                bb.ti, t.x, t.y, fx, fy)
+              return "GoalNavigation"
+            end
+            log:warn("target %d at (%.2f, %.2f): no heat seen when facing it for %.1f s from %d standoffs, not firing",
+              bb.ti, t.x, t.y, P.confirm_time, #t.tried)
             t.unconfirmed = true
             bb.ti = bb.ti + 1
             return "GoalNavigation"

@@ -418,7 +418,7 @@ local function place_ramp(k, rng, open)
   else
     if rng.int(1, 10) <= 7 then r = doorway() or corridor() else r = corridor() or doorway() end
   end
-  if not r then error(("no place for a %s ramp in this maze"):format(want), 0) end
+  if not r then error(("no place for the ramp (--ramp %s) in this maze"):format(want), 0) end
   r.pitch = k.ramp_pitch
   return r
 end
