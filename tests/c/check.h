@@ -40,11 +40,15 @@ static inline int check_summary(const char *name)
     return check_failed ? 1 : 0;
 }
 
-/* Path of a file in ../shared/data (TYCHO_SHARED_DATA set by ctest). */
-static inline const char *shared_data(char *buf, size_t n, const char *rel)
+/* Path of a file in the test data (tests/data/README.md): TYCHO_TEST_DATA
+ * (set by ctest and the bench target), else tests/data under TYCHO_SOURCE_DIR,
+ * else under the working directory. */
+static inline const char *test_data(char *buf, size_t n, const char *rel)
 {
-    const char *d = getenv("TYCHO_SHARED_DATA");
-    snprintf(buf, n, "%s/%s", d ? d : "../shared/data", rel);
+    const char *d = getenv("TYCHO_TEST_DATA");
+    const char *src = getenv("TYCHO_SOURCE_DIR");
+    if (d && *d) snprintf(buf, n, "%s/%s", d, rel);
+    else snprintf(buf, n, "%s/tests/data/%s", src && *src ? src : ".", rel);
     return buf;
 }
 

@@ -48,7 +48,7 @@ int main(void)
 
     /* the warehouse, 32 robots, goal set 0 */
     char path[4096];
-    tycho_grid *map = tycho_map_load(shared_data(path, sizeof path, "warehouse/map.yaml"), NULL, &err);
+    tycho_grid *map = tycho_map_load(test_data(path, sizeof path, "warehouse/map.yaml"), NULL, &err);
     CHECK(map != NULL);
     if (!map) return check_summary("fleet_io");
     tycho_grid *cost = tycho_grid_copy(map, &err);
@@ -61,10 +61,10 @@ int main(void)
     size_t len;
     tycho_fleet_pose *st, *gl;
     int ns, ng;
-    CHECK(tycho_read_text_file(shared_data(path, sizeof path, "warehouse/stage.world"), &text, &len, &err) == TYCHO_OK);
+    CHECK(tycho_read_text_file(test_data(path, sizeof path, "warehouse/stage.world"), &text, &len, &err) == TYCHO_OK);
     CHECK(tycho_stage_poses(text, len, "stage.world", &st, &ns, &err) == TYCHO_OK && ns == 32);
     free(text);
-    CHECK(tycho_read_text_file(shared_data(path, sizeof path, "warehouse/goals032/goals000.txt"), &text, &len, &err) == TYCHO_OK);
+    CHECK(tycho_read_text_file(test_data(path, sizeof path, "warehouse/goals032/goals000.txt"), &text, &len, &err) == TYCHO_OK);
     CHECK(tycho_goal_file(text, len, "goals000.txt", &gl, &ng, &err) == TYCHO_OK && ng >= 32);
     free(text);
     double s[64], g[64];

@@ -144,8 +144,7 @@ static void test_no_crossing_diagonals(void)
 static void test_warehouse_on_sparse_graph(void)
 {
     char path[1024];
-    const char *data = getenv("TYCHO_SHARED_DATA");
-    snprintf(path, sizeof path, "%s/warehouse/map.yaml", data ? data : "../shared/data");
+    test_data(path, sizeof path, "warehouse/map.yaml");
     tycho_err err = {0};
     tycho_grid *map = tycho_map_load(path, NULL, &err);
     if (!map) {
@@ -164,13 +163,13 @@ static void test_warehouse_on_sparse_graph(void)
     tycho_mapf *m = tycho_mapf_new_graph(s, NULL, &err);
     char *text;
     size_t len;
-    snprintf(path, sizeof path, "%s/warehouse/stage.world", data ? data : "../shared/data");
+    test_data(path, sizeof path, "warehouse/stage.world");
     tycho_fleet_pose *starts = NULL, *goals = NULL;
     int ns = 0, ng = 0;
     CHECK(tycho_read_text_file(path, &text, &len, &err) == TYCHO_OK);
     CHECK(tycho_stage_poses(text, len, path, &starts, &ns, &err) == TYCHO_OK);
     free(text);
-    snprintf(path, sizeof path, "%s/warehouse/goals032/goals002.txt", data ? data : "../shared/data");
+    test_data(path, sizeof path, "warehouse/goals032/goals002.txt");
     CHECK(tycho_read_text_file(path, &text, &len, &err) == TYCHO_OK);
     CHECK(tycho_goal_file(text, len, path, &goals, &ng, &err) == TYCHO_OK);
     free(text);

@@ -445,16 +445,16 @@ static void test_save_and_atomic(void)
     CHECK(tycho_image_init(&img, 5, 5, 5, &err) == TYCHO_EINVAL);
 }
 
-static void test_shared_png(void)
+static void test_raycast_pngs(void)
 {
     char p[512];
     tycho_image img;
     tycho_err err = {0};
-    CHECK(tycho_image_load(shared_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
+    CHECK(tycho_image_load(test_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
                            &err) == TYCHO_OK);
     CHECK(img.width == 1200 && img.height == 1200 && img.channels == 1);
     tycho_image_free(&img);
-    CHECK(tycho_image_load(shared_data(p, sizeof p, "raycast/synthetic.map.png"), &img, &err) ==
+    CHECK(tycho_image_load(test_data(p, sizeof p, "raycast/synthetic.map.png"), &img, &err) ==
           TYCHO_OK);
     CHECK(img.width == 1024 && img.height == 1024 && img.channels == 1);
     size_t black = 0, other = 0; /* a 1-bit file expands to 0 and 255 only */
@@ -523,7 +523,7 @@ int main(void)
     test_png_flavours();
     test_png_errors();
     test_save_and_atomic();
-    test_shared_png();
+    test_raycast_pngs();
     test_data_pngs();
     rm_rf(tmpdir);
     return check_summary("test_image");
