@@ -30,6 +30,24 @@ static int check_passed, check_failed;
         }                                                                                \
     } while (0)
 
+/* A check the caller can stop on: records like CHECK (with `detail`,
+ * e.g. err.msg, when not NULL) and yields the condition, for
+ *     if (!CHECKED(st == TYCHO_OK, err.msg)) return;
+ * so a test whose input file is missing fails instead of using a NULL or
+ * empty result. */
+#define CHECKED(cond, detail) check_checked((cond) ? 1 : 0, __FILE__, __LINE__, #cond, (detail))
+
+static inline int check_checked(int ok, const char *file, int line, const char *what, const char *detail)
+{
+    if (ok) {
+        check_passed++;
+        return 1;
+    }
+    check_failed++;
+    fprintf(stderr, "%s:%d: CHECK failed: %s%s%s\n", file, line, what, detail ? ": " : "", detail ? detail : "");
+    return 0;
+}
+
 #define CHECK_NEAR(a, b, tol)                                                            \
     CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol), "%.9g vs %.9g (tol %g)",         \
               (double)(a), (double)(b), (double)(tol))

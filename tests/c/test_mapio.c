@@ -533,8 +533,10 @@ static void test_data_set_maps(void)
         tycho_grid_free(g);
     }
     tycho_image img;
-    CHECK(tycho_image_load(test_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
-                           &err) == TYCHO_OK);
+    if (!CHECKED(tycho_image_load(test_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
+                                  &err) == TYCHO_OK,
+                 err.msg))
+        return;
     tycho_map_meta_defaults(&m);
     g = tycho_map_from_image(&img, &m, &err);
     tycho_image_free(&img);
