@@ -5,9 +5,9 @@
 -- ahead, or a deadlock) and re-plan from where everyone is, and write
 -- DIR/summary.json and DIR/routes.png.
 --
---   tycho run behaviors/fleet.lua --map ../shared/data/warehouse/map.yaml
---       --starts ../shared/data/warehouse/stage.world
---       --goals ../shared/data/warehouse/goals032/goals000.txt [--delays 0.1] [--seed 1]
+--   tycho run behaviors/fleet.lua --map tests/data/warehouse/map.yaml
+--       --starts tests/data/warehouse/stage.world
+--       --goals tests/data/warehouse/goals032/goals000.txt [--delays 0.1] [--seed 1]
 --   tycho run behaviors/fleet.lua --fleet maps/fleet_small.lua
 --
 -- Exits 0 when every robot reached its goal with no collision, 1 otherwise,

@@ -82,9 +82,13 @@ static int l_new(lua_State *L)
         luaL_argcheck(L, n <= MAX_OFF, 1, "bad field 'off_in' (at most 16 states)");
         for (int i = 1; i <= n; i++) {
             lua_rawgeti(L, -1, i);
-            const char *name = lua_tostring(L, -1);
-            luaL_argcheck(L, name != NULL, 1, "bad field 'off_in' (state names expected)");
-            snprintf(s->off[s->n_off++], sizeof s->off[0], "%s", name);
+            size_t len;
+            const char *name = lua_tolstring(L, -1, &len);
+            /* stored whole or refused: a name cut to fit would never equal the
+             * state it names, and avoidance would silently stay on */
+            if (!name || len >= sizeof s->off[0] || strlen(name) != len)
+                return luaL_argerror(L, 1, "bad field 'off_in' (state names of at most 31 characters expected)");
+            memcpy(s->off[s->n_off++], name, len + 1);
             lua_pop(L, 1);
         }
     }

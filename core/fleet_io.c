@@ -125,6 +125,7 @@ tycho_status tycho_goal_file(const char *text, size_t len, const char *name,
         line++;
         const char *s = buf;
         while (*s == ' ' || *s == '\t') s++;
+        if (!*s) continue; /* blank line */
         if (strncmp(s, "robot_", 6) != 0) continue;
         char *end;
         long r = strtol(s + 6, &end, 10);

@@ -1,4 +1,4 @@
-/* Fleet planning benchmark: the 32-robot warehouse (../shared/data/warehouse):
+/* Fleet planning benchmark: the 32-robot warehouse (tests/data/warehouse):
  * starts from stage.world, every goal set in goals032 (robots 0..31), a 1 m
  * grid graph on the map inflated for a 0.3 m robot radius. Prints the time
  * to plan all 32 robots per goal set (prioritized space-time A*), the orders
@@ -27,10 +27,10 @@ static double now(void)
 
 static void data_path(char *buf, size_t n, const char *rel)
 {
-    const char *d = getenv("TYCHO_SHARED_DATA");
+    const char *d = getenv("TYCHO_TEST_DATA");
     const char *src = getenv("TYCHO_SOURCE_DIR");
-    if (d) snprintf(buf, n, "%s/%s", d, rel);
-    else snprintf(buf, n, "%s/../shared/data/%s", src ? src : ".", rel);
+    if (d && *d) snprintf(buf, n, "%s/%s", d, rel);
+    else snprintf(buf, n, "%s/tests/data/%s", src && *src ? src : ".", rel);
 }
 
 static int conflicts(const tycho_mapf *m, int n)

@@ -106,7 +106,7 @@ int main(void)
     /* real data: the basement map's top-left 1000x1000 cells */
     char path[4096];
     tycho_image img;
-    if (tycho_image_load(shared_data(path, sizeof path, "raycast/basement_hallways_5cm.png"), &img,
+    if (tycho_image_load(test_data(path, sizeof path, "raycast/basement_hallways_5cm.png"), &img,
                          &err) == TYCHO_OK) {
         tycho_map_meta meta;
         tycho_map_meta_defaults(&meta);

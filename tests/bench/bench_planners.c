@@ -7,8 +7,8 @@
  * writing into a reused tycho_path (no allocation per query). Each algorithm
  * runs the whole scenario file `reps` times (env TYCHO_BENCH_REPS, default
  * 3) and the best mean is kept, which filters noise from other processes on
- * a shared machine. Data: TYCHO_SHARED_DATA, default ../shared/data relative
- * to the repository root (TYCHO_SOURCE_DIR, else the working directory). */
+ * a shared machine. Data: TYCHO_TEST_DATA, default tests/data in the
+ * repository (TYCHO_SOURCE_DIR, else the working directory). */
 #include "tycho/movingai.h"
 #include "tycho/planner.h"
 
@@ -41,13 +41,13 @@ static int failures;
 
 static void data_path(char *buf, size_t n, const char *rel)
 {
-    const char *d = getenv("TYCHO_SHARED_DATA");
-    if (d) {
+    const char *d = getenv("TYCHO_TEST_DATA");
+    if (d && *d) {
         snprintf(buf, n, "%s/%s", d, rel);
         return;
     }
     const char *src = getenv("TYCHO_SOURCE_DIR");
-    snprintf(buf, n, "%s/../shared/data/%s", src ? src : ".", rel);
+    snprintf(buf, n, "%s/tests/data/%s", src && *src ? src : ".", rel);
 }
 
 static void run_algo(tycho_planner *pl, const char *name, tycho_plan_algorithm algo,

@@ -46,7 +46,7 @@ static double rnd01(void)
 static tycho_grid *load_map(const char *rel)
 {
     char path[4096];
-    shared_data(path, sizeof path, rel);
+    test_data(path, sizeof path, rel);
     tycho_image img;
     tycho_err err = {0};
     if (tycho_image_load(path, &img, &err) != TYCHO_OK) {
@@ -151,7 +151,7 @@ static void bench_insert(void)
      * (205) surroundings read as unknown, so the robot drives inside the
      * building; rays still pass through unknown (free by default). */
     char path[4096];
-    shared_data(path, sizeof path, "raycast/basement_hallways_5cm.png");
+    test_data(path, sizeof path, "raycast/basement_hallways_5cm.png");
     tycho_image img;
     if (tycho_image_load(path, &img, NULL) != TYCHO_OK) return;
     tycho_map_meta meta;

@@ -1,7 +1,7 @@
 /* Simulator speed: one LiDAR scan (360 beams, the sim's ray map), one
  * thermal frame, and whole-mission throughput (sim seconds per wall second)
  * from C and through the Lua binding, on the mission-size maze
- * (maps/maze_small.yaml) and a large map (shared warehouse, 40 x 40 m). */
+ * (maps/maze_small.yaml) and a large map (the warehouse in tests/data, 40 x 40 m). */
 #include "check.h"
 #include "tycho/mapio.h"
 #include "tycho/sim.h"
@@ -225,7 +225,7 @@ int main(void)
 {
     char maze[1024], ware[1024], world[1024];
     source_path(maze, sizeof maze, "maps/maze_small.yaml");
-    shared_data(ware, sizeof ware, "warehouse/map.yaml");
+    test_data(ware, sizeof ware, "warehouse/map.yaml");
     source_path(world, sizeof world, "tests/data/worlds/basic.lua");
     bench_sensors("maze_small", maze);
     bench_sensors("warehouse", ware);

@@ -48,9 +48,8 @@ int main(void)
 
     /* the warehouse, 32 robots, goal set 0 */
     char path[4096];
-    tycho_grid *map = tycho_map_load(shared_data(path, sizeof path, "warehouse/map.yaml"), NULL, &err);
-    CHECK(map != NULL);
-    if (!map) return check_summary("fleet_io");
+    tycho_grid *map = tycho_map_load(test_data(path, sizeof path, "warehouse/map.yaml"), NULL, &err);
+    if (!CHECKED(map != NULL, err.msg)) return check_summary("fleet_io");
     tycho_grid *cost = tycho_grid_copy(map, &err);
     tycho_inflation *ws = tycho_inflation_new();
     tycho_inflation_params ip;
@@ -59,14 +58,28 @@ int main(void)
     CHECK(tycho_inflate(ws, map, cost, &ip, &err) == TYCHO_OK);
     char *text;
     size_t len;
-    tycho_fleet_pose *st, *gl;
-    int ns, ng;
-    CHECK(tycho_read_text_file(shared_data(path, sizeof path, "warehouse/stage.world"), &text, &len, &err) == TYCHO_OK);
-    CHECK(tycho_stage_poses(text, len, "stage.world", &st, &ns, &err) == TYCHO_OK && ns == 32);
-    free(text);
-    CHECK(tycho_read_text_file(shared_data(path, sizeof path, "warehouse/goals032/goals000.txt"), &text, &len, &err) == TYCHO_OK);
-    CHECK(tycho_goal_file(text, len, "goals000.txt", &gl, &ng, &err) == TYCHO_OK && ng >= 32);
-    free(text);
+    tycho_fleet_pose *st = NULL, *gl = NULL;
+    int ns = 0, ng = 0;
+    if (CHECKED(tycho_read_text_file(test_data(path, sizeof path, "warehouse/stage.world"), &text, &len, &err) ==
+                    TYCHO_OK,
+                err.msg)) {
+        CHECK_MSG(tycho_stage_poses(text, len, "stage.world", &st, &ns, &err) == TYCHO_OK, "%s", err.msg);
+        free(text);
+    }
+    if (CHECKED(tycho_read_text_file(test_data(path, sizeof path, "warehouse/goals032/goals000.txt"), &text, &len,
+                                     &err) == TYCHO_OK,
+                err.msg)) {
+        CHECK_MSG(tycho_goal_file(text, len, "goals000.txt", &gl, &ng, &err) == TYCHO_OK, "%s", err.msg);
+        free(text);
+    }
+    if (!CHECKED(ns == 32 && ng >= 32, NULL)) {
+        free(st);
+        free(gl);
+        tycho_inflation_free(ws);
+        tycho_grid_free(cost);
+        tycho_grid_free(map);
+        return check_summary("fleet_io");
+    }
     double s[64], g[64];
     for (int i = 0; i < 32; i++) s[2 * i] = st[i].x, s[2 * i + 1] = st[i].y, g[2 * i] = gl[i].x, g[2 * i + 1] = gl[i].y;
     tycho_mapf *m = tycho_mapf_new(cost, NULL, &err);

@@ -144,14 +144,10 @@ static void test_no_crossing_diagonals(void)
 static void test_warehouse_on_sparse_graph(void)
 {
     char path[1024];
-    const char *data = getenv("TYCHO_SHARED_DATA");
-    snprintf(path, sizeof path, "%s/warehouse/map.yaml", data ? data : "../shared/data");
+    test_data(path, sizeof path, "warehouse/map.yaml");
     tycho_err err = {0};
     tycho_grid *map = tycho_map_load(path, NULL, &err);
-    if (!map) {
-        fprintf(stderr, "skipping the warehouse: %s\n", err.msg);
-        return;
-    }
+    if (!CHECKED(map != NULL, err.msg)) return;
     tycho_grid *cost = tycho_grid_new(tycho_grid_width(map), tycho_grid_height(map), tycho_grid_resolution(map),
                                       tycho_grid_origin(map), 0, NULL);
     tycho_inflation_params ip;
@@ -164,18 +160,28 @@ static void test_warehouse_on_sparse_graph(void)
     tycho_mapf *m = tycho_mapf_new_graph(s, NULL, &err);
     char *text;
     size_t len;
-    snprintf(path, sizeof path, "%s/warehouse/stage.world", data ? data : "../shared/data");
+    test_data(path, sizeof path, "warehouse/stage.world");
     tycho_fleet_pose *starts = NULL, *goals = NULL;
     int ns = 0, ng = 0;
-    CHECK(tycho_read_text_file(path, &text, &len, &err) == TYCHO_OK);
-    CHECK(tycho_stage_poses(text, len, path, &starts, &ns, &err) == TYCHO_OK);
-    free(text);
-    snprintf(path, sizeof path, "%s/warehouse/goals032/goals002.txt", data ? data : "../shared/data");
-    CHECK(tycho_read_text_file(path, &text, &len, &err) == TYCHO_OK);
-    CHECK(tycho_goal_file(text, len, path, &goals, &ng, &err) == TYCHO_OK);
-    free(text);
+    if (CHECKED(tycho_read_text_file(path, &text, &len, &err) == TYCHO_OK, err.msg)) {
+        CHECK(tycho_stage_poses(text, len, path, &starts, &ns, &err) == TYCHO_OK);
+        free(text);
+    }
+    test_data(path, sizeof path, "warehouse/goals032/goals002.txt");
+    if (CHECKED(tycho_read_text_file(path, &text, &len, &err) == TYCHO_OK, err.msg)) {
+        CHECK(tycho_goal_file(text, len, path, &goals, &ng, &err) == TYCHO_OK);
+        free(text);
+    }
     CHECK_MSG(ns >= 32 && ng >= 32, "%d starts, %d goals", ns, ng);
-    if (ns < 32 || ng < 32) return;
+    if (ns < 32 || ng < 32) {
+        free(starts);
+        free(goals);
+        tycho_mapf_free(m); /* owns the graph */
+        tycho_inflation_free(ws);
+        tycho_grid_free(cost);
+        tycho_grid_free(map);
+        return;
+    }
     double sxy[64], gxy[64];
     for (int i = 0; i < 32; i++) {
         CHECK(starts[i].robot == i && goals[i].robot == i);

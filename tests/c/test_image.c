@@ -445,18 +445,25 @@ static void test_save_and_atomic(void)
     CHECK(tycho_image_init(&img, 5, 5, 5, &err) == TYCHO_EINVAL);
 }
 
-static void test_shared_png(void)
+static void test_raycast_pngs(void)
 {
     char p[512];
     tycho_image img;
     tycho_err err = {0};
-    CHECK(tycho_image_load(shared_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
-                           &err) == TYCHO_OK);
+    if (!CHECKED(tycho_image_load(test_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
+                                  &err) == TYCHO_OK,
+                 err.msg))
+        return;
     CHECK(img.width == 1200 && img.height == 1200 && img.channels == 1);
     tycho_image_free(&img);
-    CHECK(tycho_image_load(shared_data(p, sizeof p, "raycast/synthetic.map.png"), &img, &err) ==
-          TYCHO_OK);
-    CHECK(img.width == 1024 && img.height == 1024 && img.channels == 1);
+    if (!CHECKED(tycho_image_load(test_data(p, sizeof p, "raycast/synthetic.map.png"), &img, &err) ==
+                     TYCHO_OK,
+                 err.msg))
+        return;
+    if (!CHECKED(img.width == 1024 && img.height == 1024 && img.channels == 1, NULL)) {
+        tycho_image_free(&img);
+        return;
+    }
     size_t black = 0, other = 0; /* a 1-bit file expands to 0 and 255 only */
     for (size_t i = 0; i < (size_t)1024 * 1024; i++) {
         black += img.pixels[i] == 0;
@@ -473,13 +480,15 @@ static void test_data_pngs(void)
     char p[512];
     tycho_image img;
     tycho_err err = {0};
-    CHECK(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/palette_trns.png"), &img,
-                           &err) == TYCHO_OK);
-    CHECK(img.width == 6 && img.height == 3 && img.channels == 4);
-    const uint8_t *q = img.pixels + (6 + 3) * 4; /* (3,1): palette gray 205 */
-    CHECK(q[0] == 205 && q[3] == 255);
-    q += 4; /* (4,1): the transparent entry */
-    CHECK(q[0] == 255 && q[3] == 0);
+    CHECK_MSG(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/palette_trns.png"), &img,
+                               &err) == TYCHO_OK,
+              "%s", err.msg);
+    if (CHECKED(img.width == 6 && img.height == 3 && img.channels == 4, NULL)) {
+        const uint8_t *q = img.pixels + (6 + 3) * 4; /* (3,1): palette gray 205 */
+        CHECK(q[0] == 205 && q[3] == 255);
+        q += 4; /* (4,1): the transparent entry */
+        CHECK(q[0] == 255 && q[3] == 0);
+    }
     tycho_image_free(&img);
     CHECK(tycho_image_load(source_path(p, sizeof p, "tests/data/maps/gray16.png"), &img, &err) ==
           TYCHO_OK);
@@ -523,7 +532,7 @@ int main(void)
     test_png_flavours();
     test_png_errors();
     test_save_and_atomic();
-    test_shared_png();
+    test_raycast_pngs();
     test_data_pngs();
     rm_rf(tmpdir);
     return check_summary("test_image");

@@ -516,12 +516,12 @@ static void test_save_round_trip(void)
     tycho_grid_free(g);
 }
 
-static void test_shared_maps(void)
+static void test_data_set_maps(void)
 {
     char p[512];
     tycho_err err = {0};
     tycho_map_meta m;
-    tycho_grid *g = tycho_map_load(shared_data(p, sizeof p, "warehouse/map.yaml"), &m, &err);
+    tycho_grid *g = tycho_map_load(test_data(p, sizeof p, "warehouse/map.yaml"), &m, &err);
     CHECK_MSG(g != NULL, "%s", err.msg);
     if (g) {
         CHECK(tycho_grid_width(g) == 600 && tycho_grid_height(g) == 600);
@@ -533,8 +533,10 @@ static void test_shared_maps(void)
         tycho_grid_free(g);
     }
     tycho_image img;
-    CHECK(tycho_image_load(shared_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
-                           &err) == TYCHO_OK);
+    if (!CHECKED(tycho_image_load(test_data(p, sizeof p, "raycast/basement_hallways_5cm.png"), &img,
+                                  &err) == TYCHO_OK,
+                 err.msg))
+        return;
     tycho_map_meta_defaults(&m);
     g = tycho_map_from_image(&img, &m, &err);
     tycho_image_free(&img);
@@ -568,7 +570,7 @@ int main(void)
     test_yaml_parse();
     test_load_paths();
     test_save_round_trip();
-    test_shared_maps();
+    test_data_set_maps();
     rm_rf(tmpdir);
     return check_summary("test_mapio");
 }

@@ -16,9 +16,9 @@ static void check_map(const char *name, size_t step)
 {
     char mp[512], sp[512], rel[128];
     snprintf(rel, sizeof rel, "movingai/%s", name);
-    shared_data(mp, sizeof mp, rel);
+    test_data(mp, sizeof mp, rel);
     snprintf(rel, sizeof rel, "movingai/%s.scen", name);
-    shared_data(sp, sizeof sp, rel);
+    test_data(sp, sizeof sp, rel);
     tycho_err err = {0};
     tycho_grid *g = tycho_movingai_load_map(mp, &err);
     CHECK_MSG(g != NULL, "%s", err.msg);

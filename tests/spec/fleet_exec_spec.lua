@@ -8,7 +8,7 @@ local Distributor = require "fleet.route_distributor"
 
 local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
 local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
-local DATA = (os.getenv("TYCHO_SHARED_DATA") or "../shared/data") .. "/warehouse/"
+local DATA = (os.getenv("TYCHO_TEST_DATA") or (SRC .. "/tests/data")) .. "/warehouse/"
 
 local function run(args)
   local out = os.tmpname()

@@ -1,7 +1,8 @@
 -- Fleet route planning from Lua: the warehouse, 32 robots, goal set 1.
 local tycho = require "tycho"
 
-local DATA = (os.getenv("TYCHO_SHARED_DATA") or "../shared/data") .. "/warehouse/"
+local DATA = (os.getenv("TYCHO_TEST_DATA") or ((os.getenv("TYCHO_SOURCE_DIR") or ".") .. "/tests/data"))
+  .. "/warehouse/"
 
 describe("tycho.fleet", function()
   it("loads the warehouse, plans 32 robots and gives routes with preconditions", function()

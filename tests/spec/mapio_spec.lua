@@ -1,7 +1,7 @@
 local tycho = require "tycho"
 
 local src = os.getenv("TYCHO_SOURCE_DIR") or "."
-local shared = os.getenv("TYCHO_SHARED_DATA") or "../shared/data"
+local data = os.getenv("TYCHO_TEST_DATA") or (src .. "/tests/data")
 local maps = src .. "/tests/data/maps/"
 
 local function tmpdir()
@@ -107,12 +107,12 @@ describe("tycho.map", function()
       "unknown image format")
   end)
 
-  it("loads the shared warehouse map and basement image", function()
-    local g = tycho.map.load(shared .. "/warehouse/map.yaml")
+  it("loads the warehouse map and basement image from tests/data", function()
+    local g = tycho.map.load(data .. "/warehouse/map.yaml")
     assert.are.same({ 600, 600 }, { g.width, g.height })
     local s = g:stats()
     assert.is_true(s.free > 100000 and s.lethal > 10000)
     assert.are.same({ 1200, 1200, 1 },
-      { tycho.image.load(shared .. "/raycast/basement_hallways_5cm.png") })
+      { tycho.image.load(data .. "/raycast/basement_hallways_5cm.png") })
   end)
 end)

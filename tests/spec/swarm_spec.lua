@@ -28,6 +28,17 @@ describe("tycho.swarm", function()
     assert.are.equal("off", why)
   end)
 
+  it("keeps off_in names whole, or refuses them", function()
+    local long = string.rep("W", 31) -- the longest name kept
+    local s = tycho.swarm.new { off_in = { "Docking", long } }
+    assert.are.same({ nil, "off" }, { s:command(0, { x = 0, y = 0 }, { x = 1, y = 0 }, {}, long) })
+    assert.is_number((s:command(0, { x = 0, y = 0 }, { x = 1, y = 0 }, {}, long:sub(1, 30))))
+    -- a name cut to fit would never match its state: avoidance would stay on
+    assert.error_matches(function() tycho.swarm.new { off_in = { long .. "X" } } end, "off_in")
+    assert.error_matches(function() tycho.swarm.new { off_in = { "a\0b" } } end, "off_in")
+    assert.error_matches(function() tycho.swarm.new { off_in = { {} } } end, "off_in")
+  end)
+
   it("names bad parameters", function()
     assert.error_matches(function() tycho.swarm.new { dist_attract = 1 } end, "dist_attract")
     assert.error_matches(function() tycho.swarm.new { repulse_shape = "cubic" } end, "repulse_shape")
