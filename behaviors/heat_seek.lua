@@ -118,7 +118,7 @@ end
 local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
 local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
-local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.detection_max_distance }
+local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.sweep_check_distance }
 -- ground truth for the summary's per-source verdicts (simulator only)
 local report = Report.new { sim = robot.sim, cameras = robot.cameras }
 local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,

@@ -119,6 +119,17 @@ return function(ctx)
     Exploring = {
       run = function()
         while true do
+          -- wall faces close by that no camera has looked at from near
+          -- enough: look now, on the way, rather than come back for them
+          if P.thermal_sweep and P.sweep_while_exploring > 0 then
+            local x, y = robot.pose()
+            local v = sweep:next_view(mapping.map, mapping.costmap, x, y, P.sweep_standoff, P.sweep_while_exploring)
+            if v then
+              local ok = await(nav:go_to(v.x, v.y, v.yaw))
+              if ok then tasks.sleep(P.sweep_dwell) end
+              sweep:give_up(v.face)
+            end
+          end
           local f = pick_frontier()
           if not f then
             log:info("explore: no reachable frontier left")
@@ -217,6 +228,23 @@ return function(ctx)
           bb.failure = "detections were all noise (no cluster reached min_cluster_detections)"
           return "Aborted"
         end
+        -- visit them in a nearest-next tour from here, not by evidence
+        do
+          local x, y = robot.pose()
+          local left, tour = {}, {}
+          for i, t in ipairs(bb.targets) do left[i] = t end
+          while #left > 0 do
+            local bi, bd = 1, math.huge
+            for i, t in ipairs(left) do
+              local d = dist(x, y, t.x, t.y)
+              if d < bd then bi, bd = i, d end
+            end
+            local t = table.remove(left, bi)
+            tour[#tour + 1] = t
+            x, y = t.x, t.y
+          end
+          bb.targets = tour
+        end
         bb.ti = 1
         return "GoalNavigation"
       end,
@@ -274,6 +302,24 @@ return function(ctx)
             bb.ti = bb.ti + 1
             return "GoalNavigation"
           end
+          -- aim at what the cameras see from here, not at the cluster's
+          -- mean (smeared along the wall from far views): the fresh
+          -- detections' mean, moved off the wall face towards the robot by
+          -- a source's radius, then turn to it
+          tasks.sleep(P.aim_dwell)
+          local ax, ay, n = 0, 0, 0
+          for i = #bb.detections, 1, -1 do
+            local d = bb.detections[i]
+            if d.t < since then break end
+            if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then ax, ay, n = ax + d.x, ay + d.y, n + 1 end
+          end
+          if n > 0 then
+            ax, ay = ax / n, ay / n
+            local rx, ry = robot.pose()
+            local r = dist(rx, ry, ax, ay)
+            if r > 0.2 then ax, ay = ax + 0.1 * (rx - ax) / r, ay + 0.1 * (ry - ay) / r end
+            await(nav:face(math.atan(ay - ry, ax - rx), math.rad(P.align_tolerance)))
+          end
         end
         fire(P.balls_per_target, bb.ti)
         t.engaged = true
@@ -323,7 +369,10 @@ return function(ctx)
             local d = h + P.ramp_approach_distance
             approach = { x = rx + d * math.cos(yaw), y = ry + d * math.sin(yaw), yaw = yaw + math.pi }
           end
-          bb.ramp = { x = rx, y = ry, yaw = approach.yaw, approach = approach }
+          -- where the robot stood before the slope, facing it: reachable
+          -- by construction, the way in when the foot is not
+          local back = { x = safe.x, y = safe.y, yaw = yaw }
+          bb.ramp = { x = rx, y = ry, yaw = approach.yaw, approach = approach, back = back }
         end
         log:warn("imu: ramp ahead at (%.2f, %.2f): marked blocked, backing off to (%.2f, %.2f)",
           rx, ry, safe.x, safe.y)
@@ -347,7 +396,14 @@ return function(ctx)
       run = function()
         if not P.attempt_ramp or not bb.ramp then return "Done" end
         local r = bb.ramp
-        local ok, why = await(nav:go_to(r.approach.x, r.approach.y, r.yaw))
+        local approach, climb_yaw = r.approach, r.yaw
+        local ok, why = await(nav:go_to(approach.x, approach.y, climb_yaw))
+        if not ok and r.back then
+          log:info("ramp: approach (%.2f, %.2f) not reached (%s); from where the ramp was met instead",
+            approach.x, approach.y, tostring(why))
+          approach, climb_yaw = r.back, r.back.yaw
+          ok, why = await(nav:go_to(approach.x, approach.y, climb_yaw))
+        end
         if not ok then
           log:warn("ramp: cannot reach the ramp approach: %s", tostring(why))
           return "Done"
@@ -361,9 +417,9 @@ return function(ctx)
         -- onto the ramp along a planned path (it keeps to the middle of the
         -- passage), to just past its far edge ...
         local h = P.ramp_block_size
-        local over = { x = r.x + (h + 0.1) * math.cos(r.yaw), y = r.y + (h + 0.1) * math.sin(r.yaw) }
-        log:info("ramp: climbing from (%.2f, %.2f) over (%.2f, %.2f)", r.approach.x, r.approach.y, over.x, over.y)
-        ok, why = await(nav:go_to(over.x, over.y, r.yaw))
+        local over = { x = r.x + (h + 0.1) * math.cos(climb_yaw), y = r.y + (h + 0.1) * math.sin(climb_yaw) }
+        log:info("ramp: climbing from (%.2f, %.2f) over (%.2f, %.2f)", approach.x, approach.y, over.x, over.y)
+        ok, why = await(nav:go_to(over.x, over.y, climb_yaw))
         if not ok then log:warn("ramp: could not drive over the ramp: %s", tostring(why)) end
         -- ... then on, holding the heading, until the wall at the top
         if ok then

@@ -70,9 +70,10 @@ end
 
 --- Next viewpoint {x, y, yaw, face} facing the unchecked wall face nearest
 -- to (rx, ry), at `standoff` metres along its normal (or as far as the
--- costmap is free), or nil when every reachable face is checked or tried.
-function TS:next_view(map, costmap, rx, ry, standoff)
-  local best, bd
+-- costmap is free), or nil when every reachable face is checked or tried
+-- (or, with `within`, none is that close to (rx, ry)).
+function TS:next_view(map, costmap, rx, ry, standoff, within)
+  local best, bd = nil, within and within * within or nil
   for _, f in ipairs(self:faces(map)) do
     if not f.checked and not self.tried[key(self, f.x, f.y)] then
       local d = (f.x - rx) ^ 2 + (f.y - ry) ^ 2
@@ -90,7 +91,7 @@ function TS:next_view(map, costmap, rx, ry, standoff)
   end
   if not vx then
     self:give_up(best)
-    return self:next_view(map, costmap, rx, ry, standoff)
+    return self:next_view(map, costmap, rx, ry, standoff, within)
   end
   return { x = vx, y = vy, yaw = math.atan(best.y - vy, best.x - vx), face = best }
 end
