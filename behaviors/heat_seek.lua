@@ -216,6 +216,12 @@ local function control_tick()
   robot.step(control_dt)
   local t = now()
   local x, y, yaw = robot.pose()
+  local sim = robot.sim
+  if sim and sim.collisions ~= (bb.collisions_seen or 0) then
+    bb.collisions_seen = sim.collisions
+    log:warn("sim: collision at (%.2f, %.2f, %.0f deg) in state %s", x, y, math.deg(yaw),
+      tostring(bb.machine and bb.machine.state))
+  end
   local last = bb.trail[#bb.trail]
   if not last or dist(last.x, last.y, x, y) > 0.05 then bb.trail[#bb.trail + 1] = { x = x, y = y } end
   local h = bb.pose_history
