@@ -83,6 +83,8 @@ return params.declare("heat_seek", {
     doc = "standoffs tried for a target whose heat does not show when faced, before it is given up" },
   { name = "aim_dwell", type = "number", default = 0.5, min = 0, max = 10, unit = "s",
     doc = "once the target shows when faced, gather this long of fresh detections to aim at" },
+  { name = "engage_on_the_way", type = "number", default = 1.5, min = 0, max = 10, unit = "m",
+    doc = "while exploring and sweeping, engage a well-seen source (min_cluster_detections) this close at once (0: only after the sweep)" },
   { name = "standoff_distance", type = "number", default = 0.75, min = 0.2, max = 1.45, unit = "m",
     doc = "distance from a target to the firing pose" },
   { name = "align_tolerance", type = "number", default = 4, min = 0.5, max = 14, unit = "deg",

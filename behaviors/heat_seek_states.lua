@@ -106,6 +106,83 @@ return function(ctx)
     return cands
   end
 
+  -- Faces target t from where the robot is, waits for its heat to show
+  -- again, aims at the fresh detections and fires; "fired" or "unseen".
+  local function engage(t, label)
+    local x, y = robot.pose()
+    await(nav:face(math.atan(t.y - y, t.x - x), math.rad(P.align_tolerance)))
+    -- look before firing: a cluster can be a ghost (a hot pixel column
+    -- spanning a near wall and a far one puts the fused point on the far
+    -- one), so the target must show up again, from here, within a moment
+    if P.confirm_time > 0 then
+      local since = now()
+      -- any side: from the standoff only this face is in view anyway
+      local seen = tasks.wait_until(function()
+        return Targets.count_near(bb.detections, { x = t.x, y = t.y }, P.target_merge_distance, since) > 0
+      end, P.confirm_time)
+      if not seen then return "unseen" end
+      -- aim at what the cameras see from here, not at the cluster's mean
+      -- (smeared along the wall from far views): the fresh detections'
+      -- mean, moved off the wall face towards the robot by a source's
+      -- radius, then turn to it
+      tasks.sleep(P.aim_dwell)
+      local ax, ay, n = 0, 0, 0
+      for i = #bb.detections, 1, -1 do
+        local d = bb.detections[i]
+        if d.t < since then break end
+        if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then ax, ay, n = ax + d.x, ay + d.y, n + 1 end
+      end
+      if n > 0 then
+        ax, ay = ax / n, ay / n
+        local rx, ry = robot.pose()
+        local r = dist(rx, ry, ax, ay)
+        if r > 0.2 then ax, ay = ax + 0.1 * (rx - ax) / r, ay + 0.1 * (ry - ay) / r end
+        await(nav:face(math.atan(ay - ry, ax - rx), math.rad(P.align_tolerance)))
+      end
+    end
+    fire(P.balls_per_target, label)
+    t.engaged = true
+    return "fired"
+  end
+
+  -- Whether cluster c is a target already engaged (near it, same side of
+  -- any wall).
+  local function engaged_already(c)
+    for _, t in ipairs(bb.targets) do
+      if (t.engaged or t.early_tried) and dist(t.x, t.y, c.x, c.y) < P.target_merge_distance
+         and not Targets.wall_between(mapping.map, t, c) then
+        return true
+      end
+    end
+    return false
+  end
+
+  -- Sources seen well on the way are engaged while the robot is near them,
+  -- rather than driven back to after the sweep.
+  local function engage_nearby()
+    if P.engage_on_the_way <= 0 or #bb.detections < P.min_cluster_detections then return end
+    local x, y = robot.pose()
+    for _, c in ipairs(Targets.build(bb.detections, P, mapping.map)) do
+      if c.count >= P.min_cluster_detections and dist(x, y, c.x, c.y) <= P.engage_on_the_way
+         and not engaged_already(c) then
+        local t = { x = c.x, y = c.y, detections = c.count, side = c.side, ux = c.ux, uy = c.uy,
+                    early_tried = true }
+        bb.targets[#bb.targets + 1] = t
+        local idx = #bb.targets
+        log:info("target %d at (%.2f, %.2f) from %d detections: engaging on the way", idx, t.x, t.y, c.count)
+        for i, v in ipairs(standoffs(t)) do
+          if i > 2 then break end
+          if await(nav:go_to(v.x, v.y, v.yaw)) then
+            if engage(t, idx) == "fired" then break end
+            t.tried = { { x = v.x, y = v.y } }
+          end
+        end
+        if not t.engaged then log:info("target %d: not engaged on the way, left for later", idx) end
+        return
+      end
+    end
+  end
+
   local states = {
     Initialising = {
       run = function()
@@ -130,6 +207,7 @@ return function(ctx)
               sweep:give_up(v.face)
             end
           end
+          engage_nearby()
           local f = pick_frontier()
           if not f then
             log:info("explore: no reachable frontier left")
@@ -173,6 +251,7 @@ return function(ctx)
           if ok then tasks.sleep(P.sweep_dwell)
           else log:debug("sweep: view (%.2f, %.2f) failed: %s", v.x, v.y, tostring(why)) end
           sweep:give_up(v.face)
+          engage_nearby()
         end
         cov, faces = sweep:coverage(mapping.map)
         log:info("sweep: %d views; cameras have checked %.0f%% of %d wall faces", views, cov * 100, faces)
@@ -188,9 +267,22 @@ return function(ctx)
         end
         -- k-means in C, split at walls, merged on the same face (targets.lua)
         local merged = Targets.build(bb.detections, P, mapping.map)
+        -- targets engaged on the way stay (their launches name them)
+        local early = {}
+        for _, t in ipairs(bb.targets) do if t.engaged then early[#early + 1] = t end end
+        local function is_early(c)
+          for _, t in ipairs(early) do
+            if dist(t.x, t.y, c.x, c.y) < P.target_merge_distance and not Targets.wall_between(mapping.map, t, c) then
+              return true
+            end
+          end
+          return false
+        end
         bb.targets = {}
         for _, c in ipairs(merged) do
-          if c.count >= P.min_cluster_detections then
+          if is_early(c) then
+            log:debug("cluster at (%.2f, %.2f): engaged on the way", c.x, c.y)
+          elseif c.count >= P.min_cluster_detections then
             bb.targets[#bb.targets + 1] = { x = c.x, y = c.y, detections = c.count, side = c.side,
                                             ux = c.ux, uy = c.uy }
             log:info("target %d at (%.2f, %.2f) from %d detections, seen from %.0f deg", #bb.targets, c.x, c.y,
@@ -224,7 +316,7 @@ return function(ctx)
               c.x, c.y, c.count, P.confirm_min_detections)
           end
         end
-        if #bb.targets == 0 then
+        if #bb.targets == 0 and #early == 0 then
           bb.failure = "detections were all noise (no cluster reached min_cluster_detections)"
           return "Aborted"
         end
@@ -243,9 +335,10 @@ return function(ctx)
             tour[#tour + 1] = t
             x, y = t.x, t.y
           end
-          bb.targets = tour
+          bb.targets = early
+          for _, t in ipairs(tour) do bb.targets[#bb.targets + 1] = t end
         end
-        bb.ti = 1
+        bb.ti = #early + 1
         return "GoalNavigation"
       end,
     },
@@ -275,54 +368,21 @@ return function(ctx)
     Launching = {
       run = function()
         local t = bb.targets[bb.ti]
-        local x, y = robot.pose()
-        await(nav:face(math.atan(t.y - y, t.x - x), math.rad(P.align_tolerance)))
-        -- look before firing: a cluster can be a ghost (a hot pixel column
-        -- spanning a near wall and a far one puts the fused point on the far
-        -- one), so the target must show up again, from here, within a moment
-        if P.confirm_time > 0 then
-          local since = now()
-          -- any side: from the standoff only this face is in view anyway
-          local seen = tasks.wait_until(function()
-            return Targets.count_near(bb.detections, { x = t.x, y = t.y }, P.target_merge_distance, since) > 0
-          end, P.confirm_time)
-          if not seen then
-            local fx, fy, fyaw = robot.pose()
-            t.tried = t.tried or {}
-            t.tried[#t.tried + 1] = { x = fx, y = fy }
-            if #t.tried < P.confirm_views then
-              -- a second look from another standoff before giving it up
-              log:info("target %d at (%.2f, %.2f): no heat seen from (%.2f, %.2f), trying another standoff",
-                bb.ti, t.x, t.y, fx, fy)
-              return "GoalNavigation"
-            end
-            log:warn("target %d at (%.2f, %.2f): no heat seen when facing it for %.1f s from %d standoffs, not firing",
-              bb.ti, t.x, t.y, P.confirm_time, #t.tried)
-            t.unconfirmed = true
-            bb.ti = bb.ti + 1
+        local result = engage(t, bb.ti)
+        if result == "unseen" then
+          local fx, fy = robot.pose()
+          t.tried = t.tried or {}
+          t.tried[#t.tried + 1] = { x = fx, y = fy }
+          if #t.tried < P.confirm_views then
+            -- a second look from another standoff before giving it up
+            log:info("target %d at (%.2f, %.2f): no heat seen from (%.2f, %.2f), trying another standoff",
+              bb.ti, t.x, t.y, fx, fy)
             return "GoalNavigation"
           end
-          -- aim at what the cameras see from here, not at the cluster's
-          -- mean (smeared along the wall from far views): the fresh
-          -- detections' mean, moved off the wall face towards the robot by
-          -- a source's radius, then turn to it
-          tasks.sleep(P.aim_dwell)
-          local ax, ay, n = 0, 0, 0
-          for i = #bb.detections, 1, -1 do
-            local d = bb.detections[i]
-            if d.t < since then break end
-            if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then ax, ay, n = ax + d.x, ay + d.y, n + 1 end
-          end
-          if n > 0 then
-            ax, ay = ax / n, ay / n
-            local rx, ry = robot.pose()
-            local r = dist(rx, ry, ax, ay)
-            if r > 0.2 then ax, ay = ax + 0.1 * (rx - ax) / r, ay + 0.1 * (ry - ay) / r end
-            await(nav:face(math.atan(ay - ry, ax - rx), math.rad(P.align_tolerance)))
-          end
+          log:warn("target %d at (%.2f, %.2f): no heat seen when facing it for %.1f s from %d standoffs, not firing",
+            bb.ti, t.x, t.y, P.confirm_time, #t.tried)
+          t.unconfirmed = true
         end
-        fire(P.balls_per_target, bb.ti)
-        t.engaged = true
         bb.ti = bb.ti + 1
         return "GoalNavigation"
       end,
