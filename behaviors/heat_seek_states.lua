@@ -335,8 +335,10 @@ return function(ctx)
             tour[#tour + 1] = t
             x, y = t.x, t.y
           end
-          bb.targets = early
-          for _, t in ipairs(tour) do bb.targets[#bb.targets + 1] = t end
+          local all = {}
+          for _, t in ipairs(early) do all[#all + 1] = t end
+          for _, t in ipairs(tour) do all[#all + 1] = t end
+          bb.targets = all
         end
         bb.ti = #early + 1
         return "GoalNavigation"
