@@ -192,7 +192,7 @@ local function fast_tick()
     end
   end
   if report then report:observe() end
-  local p = robot.imu()
+  local p, roll = robot.imu()
   bb.max_pitch = math.max(bb.max_pitch, math.abs(p))
   local anomaly = pitch:push(now(), p)
   local on_known_ramp = false
@@ -204,7 +204,7 @@ local function fast_tick()
   if anomaly and not on_known_ramp and not bb.climbing and not bb.pitch_alarm and bb.machine
      and bb.machine.state ~= "ImuInterrupt" then
     bb.pitch_alarm = true
-    bb.alarm_pitch = p
+    bb.alarm_pitch, bb.alarm_roll = p, roll
     log:warn("imu: pitch anomaly (%.1f deg)", math.deg(p))
   end
 end

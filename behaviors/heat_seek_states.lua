@@ -422,19 +422,21 @@ return function(ctx)
         mapping:add_keepout(rx, ry, h, "ramp", P.ramp_cost)
         mapping:refresh()
         if not bb.ramp then
-          -- nose up: we were climbing, the foot of the ramp is behind us;
-          -- nose down: we came over the top, the foot is ahead, beyond the ramp
-          local approach
-          if bb.alarm_pitch >= 0 then
-            approach = { x = safe.x, y = safe.y, yaw = yaw }
-          else
-            local d = h + P.ramp_approach_distance
-            approach = { x = rx + d * math.cos(yaw), y = ry + d * math.sin(yaw), yaw = yaw + math.pi }
-          end
-          -- where the robot stood before the slope, facing it: reachable
-          -- by construction, the way in when the foot is not
-          local back = { x = safe.x, y = safe.y, yaw = yaw }
-          bb.ramp = { x = rx, y = ry, yaw = approach.yaw, approach = approach, back = back }
+          -- The way up, from the IMU: on a slope rising towards theta, a
+          -- robot heading psi feels pitch = a cos(theta - psi) and roll =
+          -- a sin(theta - psi), so theta = psi + atan2(roll, pitch) (a robot
+          -- that met the ramp from its side feels roll, not pitch). The
+          -- ramp's middle is about half a ramp ahead of where it was met.
+          local _, _, heading = robot.pose()
+          local up = heading + math.atan(bb.alarm_roll or 0, bb.alarm_pitch)
+          local cx, cy = x + h * math.cos(yaw), y + h * math.sin(yaw)
+          local d = h + P.ramp_approach_distance
+          local approach = { x = cx - d * math.cos(up), y = cy - d * math.sin(up), yaw = up }
+          -- from the top, going down, when the foot cannot be reached
+          local back = { x = cx + d * math.cos(up), y = cy + d * math.sin(up), yaw = up + math.pi }
+          bb.ramp = { x = cx, y = cy, yaw = up, approach = approach, back = back }
+          log:info("imu: the ramp rises towards %.0f deg (pitch %.1f, roll %.1f deg)", math.deg(up),
+            math.deg(bb.alarm_pitch), math.deg(bb.alarm_roll or 0))
         end
         log:warn("imu: ramp ahead at (%.2f, %.2f): marked blocked, backing off to (%.2f, %.2f)",
           rx, ry, safe.x, safe.y)
