@@ -73,14 +73,31 @@ end
 -- costmap is free), or nil when every reachable face is checked or tried
 -- (or, with `within`, none is that close to (rx, ry)).
 function TS:next_view(map, costmap, rx, ry, standoff, within)
-  local best, bd = nil, within and within * within or nil
+  local open = {}
   for _, f in ipairs(self:faces(map)) do
     if not f.checked and not self.tried[key(self, f.x, f.y)] then
       local d = (f.x - rx) ^ 2 + (f.y - ry) ^ 2
-      if not bd or d < bd then best, bd = f, d end
+      if not within or d <= within * within then
+        f.d2 = d
+        open[#open + 1] = f
+      end
     end
   end
-  if not best then return nil end
+  if #open == 0 then return nil end
+  -- nearest by path, not by air (in a maze the face behind the next wall
+  -- can be the whole maze away): the 48 nearest by air, then one Dijkstra
+  -- field (C) from the robot to points just off each of them
+  table.sort(open, function(a, b) return a.d2 < b.d2 end)
+  local pts = {}
+  for i = 1, math.min(48, #open) do
+    local f = open[i]
+    pts[i] = { x = f.x + f.nx * 0.3, y = f.y + f.ny * 0.3 }
+  end
+  local d = costmap:path_distances(rx, ry, pts)
+  local best, bd = open[1], math.huge
+  for i = 1, #pts do
+    if d[i] < bd then best, bd = open[i], d[i] end
+  end
   -- walk out along the normal while the costmap stays comfortably free
   local vx, vy
   for s = self.res, standoff + 1e-9, self.res do

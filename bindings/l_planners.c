@@ -10,7 +10,9 @@
 #include "ltycho.h"
 #include "tycho/planner.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PATH_MT "tycho.path"
@@ -115,6 +117,78 @@ static int l_nearest(lua_State *L)
     lua_pushinteger(L, found.y);
     lua_pushnumber(L, d);
     return 3;
+}
+
+/* grid:path_distances(x, y, points [, {allow_unknown = false, blocked_cost = 253}])
+ * -> {metres...}: for each {x=, y=} of `points` (world), the length of the
+ * shortest 8-connected path through passable cells from the world point
+ * (x, y); math.huge where unreachable or outside the grid. One Dijkstra
+ * field for all the points: "which of these is nearest by path". */
+static int l_path_distances(lua_State *L)
+{
+    tycho_grid *g = tycho_l_checkgrid(L, 1);
+    double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
+    luaL_argcheck(L, isfinite(x) && isfinite(y), 2, "x and y must be finite");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
+    tycho_dijkstra_opts o;
+    tycho_dijkstra_opts_default(&o);
+    o.allow_unknown = tycho_l_optfield_boolean(L, 5, 5, "allow_unknown", 0);
+    o.blocked_cost = (int)tycho_l_optfield_integer(L, 5, 5, "blocked_cost", o.blocked_cost);
+    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    double res = tycho_grid_resolution(g);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 4);
+    lua_createtable(L, (int)n, 0);
+    int out = lua_gettop(L);
+    tycho_cell start;
+    if (!tycho_grid_world_to_cell(g, x, y, &start.x, &start.y)) {
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_pushnumber(L, HUGE_VAL);
+            lua_rawseti(L, out, i);
+        }
+        return 1;
+    }
+    float *field = malloc((size_t)w * (size_t)h * sizeof *field);
+    if (!field) return luaL_error(L, "out of memory for a %dx%d distance field", w, h);
+    tycho_err err = {0};
+    /* the start may sit in the inflated band (a robot squeezed by a wall):
+     * passability of the start itself is not asked */
+    uint8_t keep = tycho_grid_get(g, start.x, start.y);
+    tycho_grid_set(g, start.x, start.y, 0);
+    tycho_status st = tycho_distance_field(workspace(L), g, &start, 1, &o, field, &err);
+    tycho_grid_set(g, start.x, start.y, keep);
+    if (st != TYCHO_OK) {
+        free(field);
+        return tycho_l_error(L, &err);
+    }
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 4, i);
+        double d = HUGE_VAL;
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "x");
+            lua_getfield(L, -2, "y");
+            int okx, oky;
+            double px = lua_tonumberx(L, -2, &okx), py = lua_tonumberx(L, -1, &oky);
+            lua_pop(L, 2);
+            int cx, cy;
+            if (!okx || !oky) {
+                free(field);
+                return luaL_error(L, "bad argument #4 to 'path_distances' (points[%d] needs numbers x and y)", (int)i);
+            }
+            if (isfinite(px) && isfinite(py) && tycho_grid_world_to_cell(g, px, py, &cx, &cy)) {
+                float f = field[(size_t)cy * w + cx];
+                if (isfinite(f)) d = f * res;
+            }
+        } else {
+            free(field);
+            return luaL_error(L, "bad argument #4 to 'path_distances' (points[%d] is not a table)", (int)i);
+        }
+        lua_pop(L, 1);
+        lua_pushnumber(L, d);
+        lua_rawseti(L, out, i);
+    }
+    free(field);
+    return 1;
 }
 
 static lpath *checkpath(lua_State *L, int idx) { return luaL_checkudata(L, idx, PATH_MT); }
@@ -231,7 +305,8 @@ void tycho_l_open_planners(lua_State *L, int module, int methods)
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     static const luaL_Reg grid_fns[] = {
-        {"plan", l_plan}, {"plan_world", l_plan_world}, {"nearest", l_nearest}, {NULL, NULL}};
+        {"plan", l_plan}, {"plan_world", l_plan_world}, {"nearest", l_nearest},
+        {"path_distances", l_path_distances}, {NULL, NULL}};
     for (const luaL_Reg *r = grid_fns; r->name; r++) {
         lua_pushvalue(L, ws);
         lua_pushcclosure(L, r->func, 1);

@@ -138,6 +138,13 @@ function grid:inflate_into(dst, o) end
 ---@return tycho.distance_field
 function grid:distance_transform(o) end
 
+---Path lengths (metres, 8-connected through cells below blocked_cost) from the world point
+---(x, y) to each of `points`; math.huge where unreachable. One Dijkstra field for them all.
+---@param points tycho.xy[]
+---@param o? {allow_unknown?: boolean, blocked_cost?: integer}
+---@return number[] metres
+function grid:path_distances(x, y, points, o) end
+
 ---@class tycho.distance_field
 local distance_field = {}
 ---@return number metres   math.huge when no obstacle is within max_distance

@@ -23,6 +23,22 @@ describe("grid planners from Lua", function()
     assert.matches("tycho.path", tostring(p))
   end)
 
+  it("measures path distances to many points with one field", function()
+    local g = corridor()
+    -- origin 0,0, 0.1 m cells: from the centre of cell (0,0) to cell (9,0)
+    -- the path goes up through the gap at y = 4 and back down
+    local d = g:path_distances(0.05, 0.05, { { x = 0.05, y = 0.35 }, { x = 0.95, y = 0.05 },
+                                             { x = 0.55, y = 0.05 }, { x = 50, y = 50 } })
+    assert.near(0.3, d[1], 1e-6)
+    assert.is_true(d[2] > 0.9 + 0.5 and d[2] < 1.6, tostring(d[2]))
+    assert.are.equal(math.huge, d[3]) -- a wall cell
+    assert.are.equal(math.huge, d[4]) -- outside
+    g:set(5, 4, 254)
+    assert.are.equal(math.huge, g:path_distances(0.05, 0.05, { { x = 0.95, y = 0.05 } })[1])
+    assert.has_error(function() g:path_distances(0.05, 0.05, { { x = "a" } }) end)
+    assert.has_error(function() g:path_distances(0.05, 0.05, { 3 }) end)
+  end)
+
   it("returns nil and a reason when there is no path", function()
     local g = corridor()
     g:set(5, 4, 254)
