@@ -356,7 +356,8 @@ for _, e in ipairs(engaged) do if e then n_engaged = n_engaged + 1 end end
 local targets = {}
 local unconfirmed = 0
 for _, t in ipairs(bb.targets) do
-  targets[#targets + 1] = { x = t.x, y = t.y, engaged = t.engaged or false, unconfirmed = t.unconfirmed or false }
+  targets[#targets + 1] = { x = t.x, y = t.y, engaged = t.engaged or false, unconfirmed = t.unconfirmed or false,
+                            retired = t.retired or false }
   if t.unconfirmed then unconfirmed = unconfirmed + 1 end
 end
 local launches = {}
