@@ -54,8 +54,8 @@ int main(void)
     snprintf(exe, sizeof exe, "%s/tycho", dirname(self));
     const char *src = getenv("TYCHO_SOURCE_DIR");
     const char *data = getenv("TYCHO_TEST_DATA");
-    if (!src) src = ".";
-    if (!data) data = "tests/data"; /* the commands run in src */
+    if (!src || !*src) src = ".";
+    if (!data || !*data) data = "tests/data"; /* the commands run in src */
     const int runs = getenv("TYCHO_BENCH_RUNS") ? atoi(getenv("TYCHO_BENCH_RUNS")) : 20;
     int total_home = 0, total_robots = 0, total_collisions = 0, total_replans = 0, failures = 0;
     double total_sim = 0, total_wall = 0, worst_factor = 1e300;
