@@ -267,12 +267,18 @@ return function(ctx)
         end
         -- k-means in C, split at walls, merged on the same face (targets.lua)
         local merged = Targets.build(bb.detections, P, mapping.map)
-        -- targets engaged on the way stay (their launches name them)
+        -- targets tried on the way keep their places (launches name them
+        -- by index); those not engaged are retired, the clusters below
+        -- replace them
         local early = {}
-        for _, t in ipairs(bb.targets) do if t.engaged then early[#early + 1] = t end end
+        for _, t in ipairs(bb.targets) do
+          early[#early + 1] = t
+          if not t.engaged then t.retired = true end
+        end
         local function is_early(c)
           for _, t in ipairs(early) do
-            if dist(t.x, t.y, c.x, c.y) < P.target_merge_distance and not Targets.wall_between(mapping.map, t, c) then
+            if not t.retired and
+               dist(t.x, t.y, c.x, c.y) < P.target_merge_distance and not Targets.wall_between(mapping.map, t, c) then
               return true
             end
           end
@@ -316,7 +322,9 @@ return function(ctx)
               c.x, c.y, c.count, P.confirm_min_detections)
           end
         end
-        if #bb.targets == 0 and #early == 0 then
+        local n_engaged = 0
+        for _, t in ipairs(early) do if t.engaged then n_engaged = n_engaged + 1 end end
+        if #bb.targets == 0 and n_engaged == 0 then
           bb.failure = "detections were all noise (no cluster reached min_cluster_detections)"
           return "Aborted"
         end
