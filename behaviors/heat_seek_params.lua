@@ -11,7 +11,7 @@ return params.declare("heat_seek", {
     doc = "fast task: scan insertion, thermal fusion, IMU pitch watch" },
   { name = "decision_rate", type = "number", default = 5, min = 0.5, max = 50, unit = "Hz",
     doc = "state machine decision tick" },
-  { name = "mission_timeout", type = "number", default = 1200, min = 10, max = 36000, unit = "s",
+  { name = "mission_timeout", type = "number", default = 1800, min = 10, max = 36000, unit = "s",
     doc = "give up (non-zero exit) after this much mission time" },
   -- robot and costmap
   { name = "robot_radius", type = "number", default = 0.105, min = 0.02, max = 1, unit = "m",
@@ -57,6 +57,8 @@ return params.declare("heat_seek", {
     doc = "a wall face counts as looked at when a camera saw it from this close (a source 4 C over the threshold shows at 1 m from every angle, at 1.5 m from some)" },
   { name = "sweep_while_exploring", type = "number", default = 0, min = 0, max = 5, unit = "m",
     doc = "while exploring, first look at unchecked wall faces within this distance (0: only after exploring)" },
+  { name = "sweep_time_limit", type = "number", default = 1000, min = 0, max = 36000, unit = "s",
+    doc = "the thermal sweep ends when the mission has run this long, leaving time to engage and climb" },
   { name = "sweep_standoff", type = "number", default = 0.7, min = 0.2, max = 3, unit = "m",
     doc = "distance of a sweep viewpoint from the wall face it looks at" },
   { name = "sweep_dwell", type = "number", default = 0.3, min = 0, max = 10, unit = "s",

@@ -241,7 +241,7 @@ return function(ctx)
         log:info("sweep: cameras have checked %.0f%% of %d wall faces", cov * 100, faces)
         if not P.thermal_sweep then return "Clustering" end
         local views = 0
-        while views < P.sweep_max_views do
+        while views < P.sweep_max_views and now() < P.sweep_time_limit do
           local x, y = robot.pose()
           local v = sweep:next_view(mapping.map, mapping.costmap, x, y, P.sweep_standoff)
           if not v then break end
