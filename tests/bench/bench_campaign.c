@@ -35,6 +35,8 @@ static int run_campaign(const char *exe, const char *src, int n, int seed0, int 
     char line[4096];
     int got = 0;
     while (fgets(line, sizeof line, p)) {
+        /* every world's line as it finishes (progress), then the totals */
+        if (line[0] == '[') fputs(line, stdout);
         if (strncmp(line, "campaign:", 9) != 0) continue;
         fputs(line, stdout);
         if (sscanf(line, "campaign: %d worlds, %d/%d heat sources engaged (%lf%%), %d/%*d worlds solved (%lf%%), %d collisions",
@@ -55,6 +57,7 @@ static const char *verdict(int ok) { return ok ? "ok" : "MISSED"; }
 int main(int argc, char **argv)
 {
     (void)argc;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     char exe[4096];
     snprintf(exe, sizeof exe, "%s/tycho", dirname(strdup(argv[0])));
     const char *src = getenv("TYCHO_SOURCE_DIR") ? getenv("TYCHO_SOURCE_DIR") : ".";
