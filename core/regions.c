@@ -251,7 +251,6 @@ static void seal_cell(void *vctx, int px, int py)
                                                           : (v < c->cost || v == TYCHO_COST_UNKNOWN);
                 if (below && tycho_grid_set(c->g, x, y, c->cost)) c->sealed++;
             }
-                c->sealed++;
         }
 }
 

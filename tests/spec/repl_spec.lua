@@ -93,7 +93,8 @@ describe("repl", function()
     local function complete(line, word) return r:complete(word, line, #line - #word + 1) end
     local word = src .. "/behaviors/heat_se"
     assert.are.same({ src .. "/behaviors/heat_seek.lua", src .. "/behaviors/heat_seek_params.lua",
-                      src .. "/behaviors/heat_seek_states.lua" }, complete('dofile("' .. word, word))
+                      src .. "/behaviors/heat_seek_report.lua", src .. "/behaviors/heat_seek_states.lua" },
+                    complete('dofile("' .. word, word))
     assert.are.same({ src .. "/behaviors/" }, complete("x = '" .. src .. "/behavio", src .. "/behavio"))
     -- a closed string before the word: back to Lua names
     assert.are.same({ "print" }, complete('x("a", prin', "prin"))
