@@ -240,6 +240,27 @@ static void test_seal_line_blocks_corridor(void)
     tycho_grid_free(g);
 }
 
+/* A soft stamp raises free and unknown cells to its cost and leaves higher
+ * ones (the inscribed band, walls) as they were. */
+static void test_stamp_soft_cost(void)
+{
+    tycho_grid *g = tycho_grid_new(5, 1, 1.0, (tycho_pose2){0, 0, 0}, 0, NULL);
+    tycho_grid_set(g, 1, 0, 253);
+    tycho_grid_set(g, 2, 0, 254);
+    tycho_grid_set(g, 3, 0, 255);
+    tycho_grid_set(g, 4, 0, 241);
+    size_t n = 0;
+    CHECK(tycho_stamp_line_world(g, 0.5, 0.5, 4.5, 0.5, 1, 240, &n, NULL) == TYCHO_OK);
+    CHECK(n == 2);
+    CHECK(tycho_grid_get(g, 0, 0) == 240 && tycho_grid_get(g, 1, 0) == 253);
+    CHECK(tycho_grid_get(g, 2, 0) == 254 && tycho_grid_get(g, 3, 0) == 240);
+    CHECK(tycho_grid_get(g, 4, 0) == 241);
+    /* lethal over the same: everything but the wall */
+    CHECK(tycho_stamp_line_world(g, 0.5, 0.5, 4.5, 0.5, 1, 254, &n, NULL) == TYCHO_OK);
+    CHECK(n == 4);
+    tycho_grid_free(g);
+}
+
 static void test_seal_region_keeps_logodds(void)
 {
     /* a "ramp" of cost 100 inside free space */
@@ -275,6 +296,7 @@ int main(void)
     test_components();
     test_supercover();
     test_seal_line_blocks_corridor();
+    test_stamp_soft_cost();
     test_seal_region_keeps_logodds();
     return check_summary("test_regions");
 }
