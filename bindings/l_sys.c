@@ -5,7 +5,9 @@
  *       $XDG_RUNTIME_DIR/tycho, else /tmp/tycho-<uid>; created if missing and
  *       refused if another user owns it or others may write to it
  *   tycho.sys.list_dir(path) -> {names}  (sorted; folders end in "/")
- *   tycho.sys.alive(pid) -> bool */
+ *   tycho.sys.alive(pid) -> bool
+ *   tycho.sys.nofile([n]) -> soft, hard   the descriptor limit (RLIMIT_NOFILE);
+ *       with n, the soft limit is raised to min(n, hard) first */
 #include "ltycho.h"
 
 #include <dirent.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +29,25 @@ static int l_alive(lua_State *L)
     luaL_argcheck(L, pid > 0, 1, "pid must be > 0");
     lua_pushboolean(L, kill((pid_t)pid, 0) == 0 || errno == EPERM);
     return 1;
+}
+
+static int l_nofile(lua_State *L)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return luaL_error(L, "getrlimit: %s", strerror(errno));
+    if (!lua_isnoneornil(L, 1)) {
+        lua_Integer n = luaL_checkinteger(L, 1);
+        luaL_argcheck(L, n > 0, 1, "descriptor count must be > 0");
+        rlim_t want = (rlim_t)n;
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) want = rl.rlim_max;
+        if (want > rl.rlim_cur) {
+            rl.rlim_cur = want;
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0) return luaL_error(L, "setrlimit: %s", strerror(errno));
+        }
+    }
+    lua_pushinteger(L, rl.rlim_cur == RLIM_INFINITY ? -1 : (lua_Integer)rl.rlim_cur);
+    lua_pushinteger(L, rl.rlim_max == RLIM_INFINITY ? -1 : (lua_Integer)rl.rlim_max);
+    return 2;
 }
 
 static int l_runtime_dir(lua_State *L)
@@ -107,7 +129,7 @@ void tycho_l_open_sys(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg fns[] = {{"pid", l_pid}, {"uid", l_uid}, {"alive", l_alive},
-                                   {"runtime_dir", l_runtime_dir}, {"list_dir", l_list_dir},
+                                   {"runtime_dir", l_runtime_dir}, {"list_dir", l_list_dir}, {"nofile", l_nofile},
                                    {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);

@@ -427,9 +427,10 @@ function tycho.net.listen_tcp(host, port) end
 function tycho.net.connect_unix(path) end
 ---@return tycho.net.conn|nil conn, string? err
 function tycho.net.connect_tcp(host, port) end
+---Any number of descriptors; nil and a message if poll itself fails.
 ---@param fds integer[]
 ---@param wfds? integer[]
----@return table<integer, boolean> ready
+---@return table<integer, boolean>|nil ready, string? err
 function tycho.net.wait(fds, timeout, wfds) end
 ---Constant-time string comparison.
 ---@return boolean
@@ -437,7 +438,9 @@ function tycho.net.equal(a, b) end
 ---Reads a token file; refused unless only its owner can read it.
 ---@return string|nil token, string? err
 function tycho.net.read_secret(path) end
----@return tycho.net.conn|nil
+---nil when nobody is waiting; nil, message, "emfile"|"error" when accepting failed
+---(out of descriptors: the waiting connection was refused)
+---@return tycho.net.conn|nil conn, string? err, string? kind
 function server:accept() end
 function server:close() end
 ---@return integer
@@ -459,6 +462,8 @@ function conn:backlog() end
 ---@return integer|nil uid
 function conn:peer_uid() end
 function conn:set_limit(bytes) end
+---Output that may be queued before send() refuses (the peer is not reading).
+function conn:set_out_limit(bytes) end
 
 tycho.sys = {}
 ---@return integer
@@ -471,6 +476,9 @@ function tycho.sys.alive(pid) end
 function tycho.sys.runtime_dir() end
 ---@return string[]|nil names, string? err
 function tycho.sys.list_dir(path) end
+---The descriptor limit; with n, the soft limit is raised to min(n, hard) first.
+---@return integer soft, integer hard
+function tycho.sys.nofile(n) end
 
 -- devices (driver plugins) --------------------------------------------------------------------
 
