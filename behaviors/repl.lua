@@ -109,7 +109,7 @@ end
 -- runaway loop there would freeze the control loop. It gets the behaviours'
 -- safety net: a CPU-time budget whose hook suspends it (Lua 5.4; a pcall in
 -- the typed code cannot swallow it).
-Repl.EVAL_BUDGET_S = 2
+Repl.EVAL_BUDGET_S = 1
 
 function Repl:_run(f)
   local ok_wd, tycho = pcall(require, "tycho")

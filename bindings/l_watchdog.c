@@ -11,12 +11,19 @@
  * error could be, and a runaway `while true do pcall(f) end` would never
  * stop). The tasks runner sees the trip after resume returns and fails the
  * task. LuaJIT cannot yield from a hook, so there the runner falls back to
- * an error raised from a Lua hook (which a determined pcall loop can catch). */
+ * an error raised from a Lua hook (which a determined pcall loop can catch).
+ *
+ * The same budgets reach C functions that loop for long (the pattern
+ * matcher, l_pattern.c) through budget.h: the timer's signal also records
+ * which coroutine ran out, and per-thread CPU deadlines serve the data
+ * loaders (l_sandbox.c). */
+#include "budget.h"
 #include "ltycho.h"
 
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #define TRIPPED_KEY "tycho.watchdog.tripped"
 
@@ -57,12 +64,18 @@ static void hook(lua_State *L, lua_Debug *ar)
  * hook, even with a huge count, makes Lua 5.4 check every instruction
  * (measured +66 % on a tight loop). */
 static lua_State *volatile timed_co;
+/* the coroutine whose timer fired (until it is disarmed): C loops running
+ * for it stop too */
+static lua_State *volatile fired_co;
 
 static void on_prof(int sig)
 {
     (void)sig;
     lua_State *co = timed_co;
-    if (co) lua_sethook(co, hook, LUA_MASKCOUNT, 1);
+    if (co) {
+        fired_co = co;
+        lua_sethook(co, hook, LUA_MASKCOUNT, 1);
+    }
 }
 
 static int l_arm_time(lua_State *L)
@@ -85,6 +98,7 @@ static int l_arm_time(lua_State *L)
         installed = 1;
     }
     timed_co = co;
+    fired_co = NULL;
     struct itimerval it = {{0, 0}, {(time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6)}};
     if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
     setitimer(ITIMER_PROF, &it, NULL);
@@ -98,6 +112,7 @@ static int l_disarm_time(lua_State *L)
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_PROF, &it, NULL);
     timed_co = NULL;
+    fired_co = NULL;
     lua_State *co = lua_tothread(L, 1);
     if (co) lua_sethook(co, NULL, 0, 0);
     return 0;
@@ -114,6 +129,81 @@ static int l_disarm_time(lua_State *L)
     return 0;
 }
 #endif
+
+/* --- budgets for C loops (budget.h) ------------------------------------------------ */
+
+#define MAX_DEADLINES 8
+
+static struct {
+    lua_State *L;
+    double deadline;
+} deadlines[MAX_DEADLINES];
+static int n_deadlines;
+
+double tycho_thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int tycho_budget_push(lua_State *L, double seconds)
+{
+    if (n_deadlines >= MAX_DEADLINES) return -1;
+    deadlines[n_deadlines].L = L;
+    deadlines[n_deadlines].deadline = tycho_thread_cpu_seconds() + seconds;
+    n_deadlines++;
+    return 0;
+}
+
+void tycho_budget_pop(lua_State *L)
+{
+    for (int i = n_deadlines - 1; i >= 0; i--) {
+        if (deadlines[i].L != L) continue;
+        memmove(&deadlines[i], &deadlines[i + 1], (size_t)(n_deadlines - i - 1) * sizeof deadlines[0]);
+        n_deadlines--;
+        return;
+    }
+}
+
+static int own_deadline_passed(lua_State *L)
+{
+    double now = -1;
+    for (int i = 0; i < n_deadlines; i++) {
+        if (deadlines[i].L != L) continue;
+        if (now < 0) now = tycho_thread_cpu_seconds();
+        if (now > deadlines[i].deadline) return 1;
+    }
+    return 0;
+}
+
+int tycho_budget_expired(lua_State *L)
+{
+#if !TYCHO_LUAJIT
+    /* any thread: a coroutine run by the one that ran out works on its behalf */
+    if (fired_co) return 1;
+#endif
+    return own_deadline_passed(L);
+}
+
+static void mark_tripped(lua_State *L)
+{
+    tripped_table(L);
+    lua_pushthread(L);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+int tycho_budget_stop(lua_State *L)
+{
+    mark_tripped(L);
+#if !TYCHO_LUAJIT
+    int owner = L == fired_co || own_deadline_passed(L);
+    if (owner && lua_isyieldable(L)) return lua_yield(L, 0);
+#endif
+    return luaL_error(L, "stopped: the budget ran out inside a C function (a pattern match?)");
+}
 
 static lua_State *check_co(lua_State *L)
 {

@@ -23,16 +23,11 @@ local function num(v, where)
   return v
 end
 
---- Our own format: a Lua chunk returning a table, run with only `math`.
+--- Our own format: a Lua chunk returning a table, run in tycho's data
+-- sandbox (tycho.load_data: copies of the safe libraries, budgets).
 function inputs.from_lua(path)
-  local m = {}
-  for k, v in pairs(math) do m[k] = v end
-  local env = { math = m }
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then error(err, 0) end
-  if setfenv then setfenv(chunk, env) end -- LuaJIT
-  local ok, t = pcall(chunk)
-  if not ok then error(path .. ": " .. tostring(t), 0) end
+  local t, err = tycho.load_data(path)
+  if err then error(err, 0) end
   if type(t) ~= "table" then error(path .. ": must return a table", 0) end
   if type(t.map) ~= "string" then error(path .. ": map: file name expected", 0) end
   if type(t.robots) ~= "table" or #t.robots == 0 then error(path .. ": robots: a non-empty list expected", 0) end

@@ -66,11 +66,12 @@ local function check_pose(path, where, p, need_yaw)
 end
 
 --- load(path) -> world table (checked, with defaults filled in); raises "path: field: why"
+-- The file runs in tycho's data sandbox (tycho.load_data: private copies of
+-- math, string, table; instruction, CPU-time and memory budgets).
 function M.load(path)
-  local chunk, err = loadfile(path, "t", { math = math })
-  if not chunk then error(err, 0) end -- has file:line
-  local ok, w = pcall(chunk)
-  if not ok then error(("%s: %s"):format(path, tostring(w)), 0) end
+  if type(path) ~= "string" then error("bad argument #1 to 'load' (path expected)", 2) end
+  local w, err = tycho.load_data(path)
+  if err then error(err, 0) end -- names the file (and the line, when Lua knows it)
   return M.check(w, path)
 end
 

@@ -465,6 +465,32 @@ function conn:set_limit(bytes) end
 ---Output that may be queued before send() refuses (the peer is not reading).
 function conn:set_out_limit(bytes) end
 
+---Lua patterns with a step counter the watchdog can stop (bindings/l_pattern.c);
+---under Lua 5.4 they are also string.find/match/gmatch/gsub (LuaJIT keeps its own).
+tycho.pattern = {}
+---@return integer|nil start, integer? finish, any ...
+function tycho.pattern.find(s, pattern, init, plain) end
+---@return any ...
+function tycho.pattern.match(s, pattern, init) end
+---@return fun(): any
+function tycho.pattern.gmatch(s, pattern, init) end
+---@return string text, integer count
+function tycho.pattern.gsub(s, pattern, repl, n) end
+---The string library's own functions, as they were before tycho replaced them.
+tycho.pattern.stock = {}
+function tycho.pattern.stock.find(s, pattern, init, plain) end
+function tycho.pattern.stock.match(s, pattern, init) end
+function tycho.pattern.stock.gmatch(s, pattern, init) end
+function tycho.pattern.stock.gsub(s, pattern, repl, n) end
+
+---Runs a Lua data file (world, terrain world, fleet file, robot config) in the
+---sandbox: private copies of math/string/table/utf8 and the pure base functions,
+---an instruction count, a CPU-time budget (C functions included) and a memory limit.
+---@param path string
+---@param opts? {budget_s?: number, instructions?: number, memory_mb?: number, globals?: table}
+---@return any value, string? err  the file's value, or nil and "path[:line]: message"
+function tycho.load_data(path, opts) end
+
 tycho.sys = {}
 ---@return integer
 function tycho.sys.pid() end
