@@ -73,8 +73,12 @@ if not ok then io.stderr:write("tycho repl: ", tostring(session), "\n") return 1
 session:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
   opt.world and (", simulating " .. opt.world) or opt.robot and (", robot " .. opt.robot) or ""))
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
-sched:run { realtime = 1, wait = session.wait, until_fn = function() return session:quitting() end }
+-- SIGTERM / SIGINT: leave as :quit does (safe stop, socket removed), exit 128 + N
+tycho.sys.catch_signals()
+local function signalled() return tycho.sys.signal_pending() ~= nil end
+sched:run { realtime = 1, wait = session.wait, until_fn = function() return session:quitting() or signalled() end }
 if env.robot then env.robot.safe_stop() end
 if env.robot and env.robot.close then env.robot.close() end
 session:close()
-return 0
+local _, signum = tycho.sys.signal_pending()
+return signum and 128 + signum or 0

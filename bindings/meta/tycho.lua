@@ -505,6 +505,14 @@ function tycho.sys.list_dir(path) end
 ---The descriptor limit; with n, the soft limit is raised to min(n, hard) first.
 ---@return integer soft, integer hard
 function tycho.sys.nofile(n) end
+---SIGINT/SIGTERM noted instead of fatal (a second one while pending is fatal);
+---SIGPIPE and SIGXFSZ ignored (writes fail with EPIPE/EFBIG instead).
+function tycho.sys.catch_signals() end
+---@return string|nil name, integer? number  "SIGTERM", 15 once one arrived
+function tycho.sys.signal_pending() end
+---Creates a folder and its parents (mode 0755), like mkdir -p.
+---@return true|nil ok, string? err
+function tycho.sys.mkdir(path) end
 
 -- devices (driver plugins) --------------------------------------------------------------------
 
