@@ -85,12 +85,16 @@ local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.gete
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
-local ok_in, map, robots = pcall(function()
+local ok_in, map, robots, notes = pcall(function()
   if opt.fleet then return inputs.from_lua(opt.fleet) end
   return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots and math.floor(opt.robots))
 end)
 if not ok_in then io.stderr:write("fleet: ", tostring(map), "\n") return 1 end
 local n = #robots
+if notes then
+  log:info("%d robots in %s%s", notes.robots, opt.starts, notes.unused_goals > 0
+    and (", goals for %d more (%s) in %s unused"):format(notes.unused_goals, notes.unused_range, opt.goals) or "")
+end
 
 -- planning ----------------------------------------------------------------------
 local costmap = map:inflate { inscribed_radius = opt.radius, inflation_radius = opt.radius }
@@ -292,6 +296,7 @@ local summary = report.summary {
   wall_s = tycho.clock.monotonic() - wall0, sim_s = now(), seed = opt.seed, delays = opt.delays, stops = opt.stops,
   end_reason = guard:end_reason(reason),
 }
+summary.inputs = notes or nil
 local okw, werr = report.write(opt.out, summary, map, trails, robots)
 if not okw then io.stderr:write("fleet: ", tostring(werr), "\n") return guard:exit_code(1) end
 local t = summary.totals
