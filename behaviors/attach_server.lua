@@ -105,8 +105,8 @@ function AttachServer.new(o)
     self.sink = function(line) self:broadcast("L", line) end
     self.log:add_sink(self.sink)
   end
-  -- token deadlines and the drop summary are looked at on every poll
-  self.loop:add_idle(function() self:_sweep() end)
+  -- token deadlines, the drop summary and long evaluations on every poll
+  self.loop:add_idle(function(seconds) return self:_sweep(seconds) end)
   return self
 end
 
@@ -167,7 +167,24 @@ function AttachServer:_summary(force)
   self.accept_error = nil
 end
 
-function AttachServer:_sweep()
+-- A slice of one client's long evaluation per poll (round robin): the
+-- time until the scheduler's next task, within [2 ms, Repl.SLICE_S].
+function AttachServer:_step_evaluations(seconds)
+  local busy = {}
+  for _, c in pairs(self.clients) do
+    if c.repl and c.repl:busy() then busy[#busy + 1] = c end
+  end
+  if #busy == 0 then return false end
+  table.sort(busy, function(a, b) return a.id < b.id end)
+  self.turn = (self.turn or 0) % #busy + 1
+  local c = busy[self.turn]
+  local slice = seconds > 0 and math.max(0.002, math.min(seconds, Repl.SLICE_S)) or Repl.SLICE_S
+  if not c.repl:step(slice) then self:_evaluated(c) end
+  return #busy > 1 or (c.repl ~= nil and c.repl:busy())
+end
+
+function AttachServer:_sweep(seconds)
+  local more = self:_step_evaluations(seconds or 0)
   local t = tycho.clock.monotonic()
   -- pending connections past their deadline (the oldest are first)
   while self.pending[1] and t - self.pending[1].since > self.limits.token_deadline_s do
@@ -184,6 +201,7 @@ function AttachServer:_sweep()
     end
   end
   self:_summary(false)
+  return more
 end
 
 local function remove_pending(self, c)
@@ -227,7 +245,9 @@ end
 function AttachServer:_welcome(c)
   c.authed = true
   self.n_authed = self.n_authed + 1
-  c.repl = Repl.new { env = self.env, host = self.host, print = function(s) self:_send(c, "O", s) end }
+  c.repl = Repl.new { env = self.env, host = self.host, print = function(s) self:_send(c, "O", s) end,
+                      sliced = true }
+  c.queue = {}
   self:_send(c, "H", ("%s %s (%s), pid %d — :help for commands, :quit to detach"):format(
     self.name, tycho.version, tycho.lua, tycho.sys.pid()))
   self:_send(c, "P", c.repl:prompt())
@@ -289,12 +309,11 @@ function AttachServer:_handle(c, t, payload)
     return self:drop(c, t == "A" and "authentication failed" or "authenticate first (frame A)")
   end
   if t == "E" then
-    if payload:match("^%s*:q") or payload:match("^%s*:exit") or payload:match("^%s*:detach") then
-      return self:drop(c)
+    if c.repl:busy() then -- after the evaluation in progress
+      c.queue[#c.queue + 1] = payload
+      return
     end
-    local ok, err = pcall(c.repl.feed, c.repl, payload)
-    if not ok then self:_send(c, "O", "error: " .. tostring(err)) end
-    self:_send(c, "P", c.repl:prompt())
+    self:_evaluate(c, payload)
   elseif t == "C" then
     local ok, cands = pcall(c.repl.complete, c.repl, split0(payload))
     self:_send(c, "C", ok and table.concat(cands, "\n") or "")
@@ -302,6 +321,24 @@ function AttachServer:_handle(c, t, payload)
     self:drop(c)
   else
     self:drop(c, ("unexpected frame type '%s'"):format(t))
+  end
+end
+
+function AttachServer:_evaluate(c, payload)
+  if payload:match("^%s*:q") or payload:match("^%s*:exit") or payload:match("^%s*:detach") then
+    return self:drop(c)
+  end
+  local ok, err = pcall(c.repl.feed, c.repl, payload)
+  if not ok then self:_send(c, "O", "error: " .. tostring(err)) end
+  if not c.repl:busy() then self:_send(c, "P", c.repl:prompt()) end
+end
+
+-- A long evaluation is over: the prompt, then the lines that came meanwhile.
+function AttachServer:_evaluated(c)
+  if not self.clients[c.fd] then return end
+  self:_send(c, "P", c.repl:prompt())
+  while self.clients[c.fd] and not c.repl:busy() and #c.queue > 0 do
+    self:_evaluate(c, table.remove(c.queue, 1))
   end
 end
 

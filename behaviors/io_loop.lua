@@ -51,8 +51,10 @@ function IoLoop:want_write(fd, fn)
   self.writers[fd] = fn
 end
 
---- fn() runs at the start of every poll (e.g. the console redrawing its
--- prompt once a command's output is out).
+--- fn(seconds) runs at the start of every poll, with the time the poll may
+-- take (e.g. the console redrawing its prompt once a command's output is
+-- out, or running a slice of a long evaluation); returning true says it has
+-- more to do, and the poll then does not wait.
 function IoLoop:add_idle(fn)
   if type(fn) ~= "function" then error("bad argument #1 to 'add_idle' (function expected)", 2) end
   self.idle[#self.idle + 1] = fn
@@ -68,17 +70,26 @@ end
 local traceback = debug and debug.traceback or tostring
 
 function IoLoop:_call(fn, ...)
-  local ok, err = xpcall(fn, traceback, ...)
-  if not ok then pcall(self.on_error, "handler failed: " .. tostring(err)) end
+  local ok, res = xpcall(fn, traceback, ...)
+  if not ok then pcall(self.on_error, "handler failed: " .. tostring(res)) return nil end
+  return res
 end
 
 --- Waits up to `seconds` for any descriptor, then runs the handlers of the
 -- ready ones (in descriptor order, so runs are reproducible).
 function IoLoop:poll(seconds)
-  for _, fn in ipairs(self.idle) do self:_call(fn) end
+  seconds = seconds or 0
+  local t0 = tycho.clock.monotonic()
+  local busy = false
+  for _, fn in ipairs(self.idle) do busy = self:_call(fn, seconds) == true or busy end
+  -- what the idle work took comes off the wait; more of it waiting: no wait
+  seconds = busy and 0 or math.max(0, seconds - (tycho.clock.monotonic() - t0))
   local rfds, wfds = sorted_keys(self.readers), sorted_keys(self.writers)
-  if #rfds == 0 and #wfds == 0 then return end
-  local ready, err = tycho.net.wait(rfds, seconds or 0, wfds)
+  if #rfds == 0 and #wfds == 0 then
+    if seconds > 0 then tycho.net.wait({}, seconds) end -- nothing to watch: sleep, do not spin
+    return
+  end
+  local ready, err = tycho.net.wait(rfds, seconds, wfds)
   if not ready then
     local now = tycho.clock.monotonic()
     if now - self.last_poll_error >= 1 then

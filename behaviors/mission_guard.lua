@@ -34,7 +34,9 @@ Guard.__index = Guard
 function Guard.install(name)
   if type(name) ~= "string" then error("bad argument #1 to 'install' (mission name expected)", 2) end
   tycho.sys.catch_signals()
-  return setmetatable({ name = name, failed_writes = {} }, Guard)
+  local self = setmetatable({ name = name, failed_writes = {} }, Guard)
+  Guard.current = self -- the console's os.exit stops the mission through it
+  return self
 end
 
 --- True once a signal arrived or stop() was called (the console's os.exit).

@@ -381,11 +381,15 @@ function scheduler:report_error(name, message) end
 tycho.watchdog = {}
 ---Restarts co's budget: `count` VM instructions.
 function tycho.watchdog.arm(co, count) end
----The same after `seconds` of CPU time.
-function tycho.watchdog.arm_time(co, seconds) end
+---The same after `seconds` of CPU time; with `hard`, a time slice: co is only
+---suspended after `seconds` (resume it to carry on) and C loops stop after `hard`.
+function tycho.watchdog.arm_time(co, seconds, hard) end
 function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
----@return boolean
+---Clears the tripped mark (after a slice).
+function tycho.watchdog.untrip(co) end
+---true once co ran out; true, "c" when a C function stopped it (it cannot be resumed).
+---@return boolean tripped, string? how
 function tycho.watchdog.tripped(co) end
 
 ---@class tycho.watch
