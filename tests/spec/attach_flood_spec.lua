@@ -149,8 +149,56 @@ describe("attach server under a connection flood #reliability", function()
     assert.matches("unauthenticated connection%(s%) pushed out", log)
   end)
 
+  it("answers a good client while random bytes and random frames are thrown at it", function()
+    local p3 = port + 2
+    local rt = start(p3, "fuzz")
+    local c = good_client(p3)
+    local seed = 99
+    local function rnd(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    end
+    local function bytes(n)
+      local t = {}
+      for i = 1, n do t[i] = string.char(rnd(256)) end
+      return table.concat(t)
+    end
+    local kinds = { raw = 0, unauth_frames = 0, authed_frames = 0 }
+    for i = 1, 300 do
+      local a = tycho.net.connect_tcp("127.0.0.1", p3)
+      if a then
+        local kind = rnd(3)
+        if kind == 0 then
+          -- raw bytes, frames or not (a raw socket: send() only makes frames, so
+          -- the bytes go inside a frame whose header they then follow)
+          a:send(string.char(65 + rnd(26)), bytes(rnd(64)))
+          a:send("E", bytes(rnd(2000)))
+          kinds.raw = kinds.raw + 1
+        elseif kind == 1 then
+          for _ = 1, 1 + rnd(4) do a:send(string.char(65 + rnd(26)), bytes(rnd(300))) end
+          kinds.unauth_frames = kinds.unauth_frames + 1
+        else
+          a:send("A", TOKEN)
+          for _ = 1, 1 + rnd(6) do
+            local t = ({ "E", "C", "Z", "Q", "X", "A" })[rnd(6) + 1]
+            a:send(t, t == "C" and (bytes(rnd(10)) .. "\0" .. bytes(rnd(10)) .. "\0" .. rnd(20)) or bytes(rnd(200)))
+          end
+          kinds.authed_frames = kinds.authed_frames + 1
+        end
+        a:flush()
+        if rnd(2) == 0 then a:close() end
+      end
+      if i % 3 == 0 then assert.are.equal(tostring(i * 2), eval(c, ("%d * 2"):format(i))) end
+    end
+    print(("\nfuzz: %d raw, %d unauthenticated, %d authenticated random clients; every answer right"):format(
+      kinds.raw, kinds.unauth_frames, kinds.authed_frames))
+    assert.are.equal('"ok"', (eval(c, "'ok'")))
+    c:close()
+    stop(rt)
+  end)
+
   it("survives running out of descriptors (EMFILE on accept)", function()
-    local p2 = port + 1
+    local p2 = port + 3
     -- few descriptors: accept fails long before the pending cap is reached
     local rt = start(p2, "emfile", "ulimit -n 20; ")
     local c = good_client(p2)
