@@ -589,10 +589,10 @@ void tycho_l_open_pattern(lua_State *L, int module, int methods)
     lua_newtable(L);
     lua_getglobal(L, "string");
     for (int i = 0; names[i]; i++) {
-        lua_getfield(L, -1, names[i]);
+        lua_getfield(L, -1, names[i]); /* P, stock, string, f */
         lua_pushvalue(L, -1);
-        lua_setfield(L, -4, names[i]);
-        lua_setfield(L, -3, names[i]);
+        lua_setfield(L, -5, names[i]);  /* P[name] */
+        lua_setfield(L, -3, names[i]);  /* stock[name] */
     }
     lua_pop(L, 1);
     lua_setfield(L, -2, "stock");

