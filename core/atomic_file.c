@@ -11,6 +11,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A process that is gone or only a zombie (killed, not yet reaped: it
+ * writes nothing more) counts as dead. */
+static bool process_alive(long pid)
+{
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return false;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return true; /* no /proc: trust kill() */
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
+}
+
 /* The temporary files of `base` in `dir` are named base.tmp-PID-XXXXXX.
  * Those whose process is gone (killed mid-write) are removed here, so a
  * kill -9 leaves at most one behind, until the next write. Other live
@@ -28,7 +44,7 @@ static void remove_stale_temps(const char *dir, const char *base)
         long pid = strtol(n + nb + 5, &end, 10);
         if (end == n + nb + 5 || *end != '-' || strlen(end + 1) != 6 || pid <= 0) continue;
         if (pid == (long)getpid()) continue; /* ours: another write in progress */
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        if (process_alive(pid)) continue;
         char full[4096 + 256];
         snprintf(full, sizeof full, "%s/%s", dir, n);
         (void)unlink(full);

@@ -103,7 +103,8 @@ describe("parameter files #reliability", function()
     ]]):format(SRC, file))
     f:close()
     local seen = { even = 0, odd = 0 }
-    for trial = 1, 20 do
+    local trials = tonumber(os.getenv("TYCHO_KILL_TRIALS") or "20")
+    for trial = 1, trials do
       local h = io.popen(("'%s' run '%s' > /dev/null 2>&1 & echo $!"):format(EXE, script))
       local pid = tonumber(h:read("*l"))
       h:close()
@@ -132,7 +133,8 @@ describe("parameter files #reliability", function()
     local names = p:read("*a")
     p:close()
     assert.is_falsy(names:find("%.tmp"), names)
-    print(("\nkill -9 during p:save: 20 trials, the file whole every time (%d even, %d odd)"):format(seen.even, seen.odd))
+    print(("\nkill -9 during p:save: %d trials, the file whole every time (%d even, %d odd)"):format(trials, seen.even,
+      seen.odd))
     os.execute(("rm -rf '%s'"):format(dir))
   end)
 
