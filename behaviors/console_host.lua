@@ -21,8 +21,10 @@ end
 function ConsoleHost.new(o)
   local self = setmetatable({ quit = false }, ConsoleHost)
   local console
+  -- sliced when served from an I/O loop: a long evaluation runs a slice per
+  -- poll and the control loop keeps its ticks (lines typed meanwhile wait)
   local repl = Repl.new {
-    env = o.env, host = o.host,
+    env = o.env, host = o.host, sliced = o.loop ~= nil,
     print = function(s) if console then console:print(s) else io.write(s, "\n") end end,
   }
   console = tycho.console.open {
@@ -31,25 +33,41 @@ function ConsoleHost.new(o)
     complete = function(word, line, pos) return repl:complete(word, line, pos) end,
   }
   self.console, self.repl = console, repl
+  local queue = {}
+  local function run_queued()
+    while not repl:busy() and #queue > 0 do
+      local line = table.remove(queue, 1)
+      if line:match("^%s*:q") or line:match("^%s*:quit") or line:match("^%s*:exit") then
+        self.quit = true
+        return
+      end
+      repl:feed(line)
+      if not repl:busy() then console:prompt(repl:prompt()) end
+    end
+  end
   local function poll(seconds)
     local lines, why = console:poll(seconds)
     if not lines then
       if why == "eof" then self.quit = true end
       return
     end
-    for _, line in ipairs(lines) do
-      if line:match("^%s*:q") or line:match("^%s*:quit") or line:match("^%s*:exit") then
-        self.quit = true
-        return
-      end
-      repl:feed(line)
-      console:prompt(repl:prompt())
-    end
+    for _, line in ipairs(lines) do queue[#queue + 1] = line end
+    run_queued()
   end
   if o.loop then
     -- stdin is one descriptor among the attach clients'
     o.loop:add(0, function() poll(0) end)
-    o.loop:add_idle(function() poll(0) end)
+    o.loop:add_idle(function(seconds)
+      poll(0)
+      if repl:busy() then
+        local slice = seconds > 0 and math.max(0.002, math.min(seconds, Repl.SLICE_S)) or Repl.SLICE_S
+        if not repl:step(slice) then
+          console:prompt(repl:prompt())
+          run_queued()
+        end
+      end
+      return repl:busy()
+    end)
     self.wait = o.loop.wait
   else
     self.wait = poll

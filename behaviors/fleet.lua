@@ -18,6 +18,7 @@ local inputs = require "fleet.inputs"
 local Distributor = require "fleet.route_distributor"
 local Supervisor = require "fleet.route_supervisor"
 local report = require "fleet.report"
+local guard = require("mission_guard").install("fleet") -- signals, checked outputs
 
 local USAGE = [[
 usage: tycho run behaviors/fleet.lua (--map M --starts S --goals G | --fleet F.lua) [options]
@@ -75,6 +76,7 @@ if opt.connectivity ~= 4 and opt.connectivity ~= 8 then return fail_usage("--con
 if not opt.fleet and not (opt.map and opt.starts and opt.goals) then
   return fail_usage("give --map, --starts and --goals, or --fleet")
 end
+do local ok, err = guard.check_out(opt.out) if not ok then return fail_usage(err) end end
 
 local wall0 = tycho.clock.monotonic()
 local clock = tycho.clock.new { mode = "sim" }
@@ -83,12 +85,16 @@ local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.gete
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
-local ok_in, map, robots = pcall(function()
+local ok_in, map, robots, notes = pcall(function()
   if opt.fleet then return inputs.from_lua(opt.fleet) end
   return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots and math.floor(opt.robots))
 end)
 if not ok_in then io.stderr:write("fleet: ", tostring(map), "\n") return 1 end
 local n = #robots
+if notes then
+  log:info("%d robots in %s%s", notes.robots, opt.starts, notes.unused_goals > 0
+    and (", goals for %d more (%s) in %s unused"):format(notes.unused_goals, notes.unused_range, opt.goals) or "")
+end
 
 -- planning ----------------------------------------------------------------------
 local costmap = map:inflate { inscribed_radius = opt.radius, inflation_radius = opt.radius }
@@ -281,19 +287,21 @@ sched:every(60, function()
     stats.stops, stats.replans)
 end, { name = "progress", phase = 60 })
 
-local reason = sched:run { until_fn = function() return all_done() or sim.estopped end, until_time = opt.timeout }
+local reason = sched:run { until_fn = function() return all_done() or sim.estopped or guard:stop_requested() end,
+                           until_time = opt.timeout }
 
 -- outputs ---------------------------------------------------------------------------
 local summary = report.summary {
   robots = robots, sim = sim, per = per, stats = stats, plan_ms = plan_ms, planner = planner,
   wall_s = tycho.clock.monotonic() - wall0, sim_s = now(), seed = opt.seed, delays = opt.delays, stops = opt.stops,
-  end_reason = reason,
+  end_reason = guard:end_reason(reason),
 }
+summary.inputs = notes or nil
 local okw, werr = report.write(opt.out, summary, map, trails, robots)
-if not okw then io.stderr:write("fleet: ", tostring(werr), "\n") return 1 end
+if not okw then io.stderr:write("fleet: ", tostring(werr), "\n") return guard:exit_code(1) end
 local t = summary.totals
 print(("summary: %d/%d robots at their goals in %.1f s simulated (%.2f s wall, %.0fx real time), " ..
   "%d collisions, %d delays + %d stops injected, %d re-plans, %d waits"):format(t.reached, t.robots, t.makespan_s,
   t.wall_time_s, t.realtime_factor, t.collisions, t.delays, t.stops, t.replans, t.waits))
 print("summary: wrote " .. opt.out .. "/{summary.json,routes.png}")
-return (t.reached == t.robots and t.collisions == 0) and 0 or 1
+return guard:exit_code((t.reached == t.robots and t.collisions == 0) and 0 or 1)

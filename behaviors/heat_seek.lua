@@ -21,6 +21,7 @@ local ThermalSweep = require "thermal_sweep"
 local Reloader = require "reload"
 local Session = require "session"
 local Report = require "heat_seek_report"
+local guard = require("mission_guard").install("heat_seek") -- signals, checked outputs
 
 local USAGE = [[
 usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
@@ -93,6 +94,7 @@ if opt["params-file"] then
 end
 local world_name = (opt.world or opt.robot):match("([^/]+)%.lua$") or "world"
 opt.out = opt.out or ("out/" .. world_name)
+do local ok, err = guard.check_out(opt.out) if not ok then return fail_usage(err) end end
 
 -- runtime --------------------------------------------------------------------
 local wall0 = tycho.clock.monotonic()
@@ -312,7 +314,7 @@ end
 
 local reason
 if not opt.repl then
-  reason = sched:run { until_fn = function() return machine.finished end, until_time = P.mission_timeout,
+  reason = sched:run { until_fn = function() return machine.finished or guard:stop_requested() end, until_time = P.mission_timeout,
                        wait = opt.realtime and session.wait or nil }
 else
   -- the console beside the mission: keys are read while the scheduler
@@ -320,7 +322,7 @@ else
   -- returns), :step N runs N tasks, :resume carries on
   session:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
     opt.speed or "1"))
-  while not session:quitting() do
+  while not session:quitting() and not guard:stop_requested() do
     if steps > 0 then
       local n = steps
       steps = 0
@@ -329,7 +331,7 @@ else
     elseif paused or machine.finished then
       session.wait(0.1)
     else
-      reason = sched:run { until_fn = function() return machine.finished or paused or session:quitting() end,
+      reason = sched:run { until_fn = function() return machine.finished or paused or session:quitting() or guard:stop_requested() end,
                            until_time = P.mission_timeout, realtime = tonumber(opt.speed) or 1,
                            wait = session.wait }
       if reason == "until_time" then break end
@@ -341,12 +343,12 @@ else
 end
 session:close()
 robot.safe_stop()
+if guard:stop_requested() and not machine.finished and not bb.failure then bb.failure = guard:end_reason() end
 if not machine.finished and not bb.failure then
   bb.failure = ("mission timeout after %.0f s in state %s (%s)"):format(now(), tostring(machine.state), reason)
 end
 
 -- outputs ----------------------------------------------------------------------
-os.execute(("mkdir -p '%s'"):format(opt.out:gsub("'", "'\\''")))
 -- what only the simulator knows (the true map, the judge) is left out on a robot
 local sim = robot.sim
 local coverage = sim and sim:truth():coverage(mapping.map, x0, y0) or false
@@ -374,11 +376,10 @@ local summary = {
   nav = nav.stats,
   sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
   sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
+  end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
 }
-local f = assert(io.open(opt.out .. "/summary.json", "w"))
-f:write(logmod.json(summary), "\n")
-f:close()
-tycho.map.save(mapping.map, opt.out .. "/map.yaml")
+guard:write_json(opt.out .. "/summary.json", summary)
+guard:save(opt.out .. "/map.yaml", tycho.map.save, mapping.map, opt.out .. "/map.yaml")
 
 -- picture of the known part of the map (the grid grew with margins)
 local function known_part(m)
@@ -404,7 +405,7 @@ for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", rad
 for _, s in ipairs(robot.world and robot.world.heat_sources or {}) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
 for _, t in ipairs(targets) do pic:point(t.x, t.y, { color = "magenta", radius = 9, shape = "circle", width = 2 }) end
 for _, l in ipairs(launches) do pic:pose(l.x, l.y, l.yaw, { color = l.engaged_source and "green" or "black", length = 18 }) end
-pic:save(opt.out .. "/map.png")
+guard:save(opt.out .. "/map.png", pic.save, pic, opt.out .. "/map.png")
 
 print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(
   summary.completed and "mission completed" or ("mission FAILED: " .. tostring(bb.failure)),
@@ -420,4 +421,4 @@ for i, src in ipairs(summary.sources or {}) do
   end
 end
 print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm}")
-return summary.completed and 0 or 1
+return guard:exit_code(summary.completed and 0 or 1)

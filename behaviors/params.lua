@@ -387,10 +387,74 @@ function Params:apply_table(t)
   return #problems == 0, problems
 end
 
+-- Values in a parameter file. Strings are quoted with every byte that could
+-- end the line or the string escaped (\" \\ \n \r \t, other control bytes
+-- as \ddd; bytes >= 128, UTF-8, as they are), so any string comes back
+-- exactly; numbers are written with as many digits as they need to come
+-- back exactly (an integer as one, inf as 1e999).
+local ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+
+local function encode_string(v)
+  return '"' .. v:gsub('[%c"\\]', function(c) return ESCAPES[c] or ("\\%03d"):format(c:byte()) end) .. '"'
+end
+
+local UNESCAPES = { n = "\n", r = "\r", t = "\t", a = "\a", b = "\b", f = "\f", v = "\v",
+                    ['"'] = '"', ["'"] = "'", ["\\"] = "\\" }
+
+-- The text between the quotes back to the string; nil, why for a malformed one.
+local function decode_string(body)
+  local out, i, n = {}, 1, #body
+  while i <= n do
+    local c = body:sub(i, i)
+    if c == '"' then return nil, "an unescaped '\"' inside the string" end
+    if c ~= "\\" then
+      local j = body:find('[\\"]', i) or n + 1
+      out[#out + 1] = body:sub(i, j - 1)
+      i = j
+    else
+      local e = body:sub(i + 1, i + 1)
+      if UNESCAPES[e] then
+        out[#out + 1] = UNESCAPES[e]
+        i = i + 2
+      elseif e:match("%d") then
+        local digits = body:match("^%d%d?%d?", i + 1)
+        local b = tonumber(digits)
+        if b > 255 then return nil, "escape \\" .. digits .. " is not a byte" end
+        out[#out + 1] = string.char(b)
+        i = i + 1 + #digits
+      elseif e == "x" and body:match("^%x%x", i + 2) then
+        out[#out + 1] = string.char(tonumber(body:sub(i + 2, i + 3), 16))
+        i = i + 4
+      else
+        return nil, ("unknown escape '\\%s'"):format(e)
+      end
+    end
+  end
+  return table.concat(out)
+end
+
+local function encode_number(v)
+  if v == math.huge then return "1e999" elseif v == -math.huge then return "-1e999" end
+  if math.type and math.type(v) == "integer" then return ("%d"):format(v) end
+  if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return ("%.0f"):format(v) end
+  for digits = 15, 17 do
+    local text = ("%." .. digits .. "g"):format(v)
+    if tonumber(text) == v then return text end
+  end
+  return ("%.17g"):format(v)
+end
+
+local function encode_value(v)
+  if type(v) == "string" then return encode_string(v) end
+  if type(v) == "number" then return encode_number(v) end
+  return tostring(v)
+end
+
 --- p:save(path) -> true | nil, message. One "name = value" line per
 -- parameter (with its unit, range and doc as a comment above), written
 -- atomically (temp file, fsync, rename): a power cut leaves the old file or
--- the new one, never a torn one.
+-- the new one, never a torn one. Every value loads back exactly (strings
+-- with any bytes, numbers to the last bit).
 function Params:save(path)
   if type(path) ~= "string" then error("bad argument #1 to 'save' (path expected)", 2) end
   local st = state(self)
@@ -398,9 +462,9 @@ function Params:save(path)
   for _, c in ipairs(st.order) do
     local spec = st.specs[c.name]
     local range = range_text(spec)
-    out[#out + 1] = ("# %s%s"):format(spec.doc or "", range ~= "" and (" [" .. range .. "]") or "")
-    local v = st.values[c.name]
-    out[#out + 1] = ("%s = %s"):format(c.name, type(v) == "string" and ("%q"):format(v) or repr(v))
+    local comment = ("%s%s"):format(spec.doc or "", range ~= "" and (" [" .. range .. "]") or "")
+    out[#out + 1] = "# " .. comment:gsub("[%c]", " ") -- a line break in a doc must not start a line
+    out[#out + 1] = ("%s = %s"):format(c.name, encode_value(st.values[c.name]))
   end
   local tycho = require "tycho"
   return tycho.write_atomic(path, table.concat(out, "\n") .. "\n")
@@ -428,7 +492,10 @@ function Params:load(path)
         local q = text:match('^"(.*)"$')
         local ok, msg
         local ty = st.specs[name] and st.specs[name].type
-        if q and (ty == "string" or ty == "enum") then ok, msg = self:set(name, q)
+        if q and (ty == "string" or ty == "enum") then
+          local v, why = decode_string(q)
+          if v == nil then ok, msg = nil, ("%s: %s"):format(name, why)
+          else ok, msg = self:set(name, v) end
         else ok, msg = self:set_string(name, text) end
         if not ok then problems[#problems + 1] = ("%s:%d: %s"):format(path, n, tostring(msg)) end
       end

@@ -59,13 +59,16 @@ end
 print(("plan     (%.2f, %.2f) -> (%.2f, %.2f): %d cells, %d waypoints after shortening, %.2f m")
   :format(sx, sy, gx, gy, raw_cells, #pts, length))
 
-os.execute(("mkdir -p '%s'"):format(opts.out))
+-- no shell: a folder name with a quote in it must stay a folder name
+local okdir, direrr = tycho.sys.mkdir(opts.out)
+if not okdir then io.stderr:write("plan_demo: --out: ", tostring(direrr), "\n") return 1 end
 local pic = tycho.picture(costmap, { scale = 4 })
 pic:path(pts, { color = "#d01010", width = 2 })
 pic:point(sx, sy, { color = "#10a010", radius = 5, shape = "dot" })
 pic:point(gx, gy, { color = "#1030d0", radius = 5, shape = "cross" })
 local png = opts.out .. "/plan.png"
-pic:save(png)
+local oksave, saveerr = pic:save(png)
+if not oksave then io.stderr:write("plan_demo: ", tostring(saveerr), "\n") return 1 end
 print(("picture  %s"):format(png))
 print(("done in %.1f ms"):format((os.clock() - t0) * 1000))
 return 0

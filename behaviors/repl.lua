@@ -97,9 +97,28 @@ end
 
 -- evaluation ------------------------------------------------------------------
 
+-- os.exit typed at the console is a request, not the end of the process:
+-- the exit request travels as an error object to the console (see _exit).
+local EXIT_MT = { __tostring = function(e) return ("os.exit(%s)"):format(tostring(e.code)) end }
+
+local function exit_code(code)
+  if code == nil or code == true then return 0 end
+  if code == false then return 1 end
+  if type(code) == "number" and code == code then return math.floor(code) % 256 end
+  return 1
+end
+
+local function console_os()
+  local t = {}
+  for k, v in pairs(os) do t[k] = v end
+  t.exit = function(code) error(setmetatable({ exit_request = true, code = exit_code(code) }, EXIT_MT), 0) end
+  return t
+end
+
 -- The traceback down to the console's own chunk (the frames below it are
 -- the console's machinery, not the user's code).
 local function traceback(e)
+  if getmetatable(e) == EXIT_MT then return e end
   local tb = debug.traceback(tostring(e), 2)
   local cut = tb:find("\n%s*%[C%]: in function 'xpcall'")
   return cut and tb:sub(1, cut - 1) or tb
@@ -107,28 +126,61 @@ end
 
 -- Code typed at the console runs on the runtime's thread, between ticks: a
 -- runaway loop there would freeze the control loop. It gets the behaviours'
--- safety net: a CPU-time budget whose hook suspends it (Lua 5.4; a pcall in
--- the typed code cannot swallow it).
-Repl.EVAL_BUDGET_S = 2
+-- safety net: a CPU-time budget (EVAL_BUDGET_S) whose hook suspends it (Lua
+-- 5.4; a pcall in the typed code cannot swallow it), and C functions that
+-- loop (pattern matching) stop at the same budget. A host that steps its
+-- consoles (Repl.new{sliced = true}: the attach server, the local console)
+-- gets evaluation in slices of SLICE_S of CPU time: feed() runs the first
+-- slice, busy() says whether more is left, step() runs the next; the loop
+-- between two slices is the control loop's, so a long evaluation delays a
+-- tick by one slice at most. C functions cannot be cut in slices: one long
+-- C call runs until it returns or the whole budget is spent.
+Repl.EVAL_BUDGET_S = 1
+Repl.SLICE_S = 0.01
 
-function Repl:_run(f)
+local function stopped_msg(budget)
+  return { n = 2, false, ("stopped after %.3g s of CPU (the console's budget; the runtime goes on)"):format(budget) }
+end
+
+-- Runs a slice (sliced) or all (not sliced) of a job; returns the results
+-- pack {ok, values...} when finished, nil while there is more to run.
+function Repl:_slice(job, slice)
   local ok_wd, tycho = pcall(require, "tycho")
   local wd = ok_wd and tycho.watchdog
   local budget = self.budget_s
-  if not wd or not budget or rawget(_G, "jit") then return pack(xpcall(f, traceback)) end
-  local co = coroutine.create(function() return xpcall(f, traceback) end)
-  local armed = wd.arm_time(co, budget)
-  local res = pack(coroutine.resume(co))
-  wd.disarm_time(co)
-  if armed and wd.tripped(co) then
-    return { n = 2, false, ("stopped after %.3g s of CPU (the console's budget; the runtime goes on)"):format(budget) }
+  if not wd or not budget or rawget(_G, "jit") then return pack(xpcall(job.f, traceback)) end
+  local left = budget - job.used
+  if left <= 0 then return stopped_msg(budget) end
+  local t0 = os.clock()
+  local armed
+  if self.sliced then armed = wd.arm_time(job.co, math.min(slice or self.slice_s, left), left)
+  else armed = wd.arm_time(job.co, left) end
+  local res = pack(coroutine.resume(job.co))
+  wd.disarm_time(job.co)
+  job.used = job.used + (os.clock() - t0)
+  if armed then
+    local tripped, how = wd.tripped(job.co)
+    if tripped then
+      if how == "c" or not self.sliced or job.used >= budget then return stopped_msg(budget) end
+      wd.untrip(job.co) -- the end of a slice: resumed at the next step
+      return nil
+    end
   end
   if not res[1] then return { n = 2, false, tostring(res[2]) } end
-  if coroutine.status(co) ~= "dead" then return { n = 2, false, "console code cannot yield" } end
+  if coroutine.status(job.co) ~= "dead" then return { n = 2, false, "console code cannot yield" } end
   return pack(select(2, (table.unpack or unpack)(res, 1, res.n)))
 end
 
---- Repl.new{env =, host =, print = fn(text), budget_s = Repl.EVAL_BUDGET_S | false} -> repl
+function Repl:_run(f)
+  local job = { f = f, used = 0, co = coroutine.create(function() return xpcall(f, traceback) end) }
+  local res = self:_slice(job)
+  if res then return res end
+  self.job = job
+  return nil
+end
+
+--- Repl.new{env =, host =, print = fn(text), budget_s = Repl.EVAL_BUDGET_S | false,
+--            sliced = false, slice_s = Repl.SLICE_S} -> repl
 function Repl.new(o)
   o = o or {}
   local self = setmetatable({
@@ -138,16 +190,73 @@ function Repl.new(o)
     buffer = nil,
     history = {},
     budget_s = o.budget_s == nil and Repl.EVAL_BUDGET_S or o.budget_s,
+    sliced = o.sliced == true,
+    slice_s = o.slice_s or Repl.SLICE_S,
   }, Repl)
+  -- the console's os.exit asks for a safe stop instead of ending the process
+  local env_os = rawget(self.env, "os")
+  if env_os == nil or env_os == os then rawset(self.env, "os", console_os()) end
   return self
 end
 
 function Repl:prompt() return self.buffer and ">> " or "tycho> " end
 
+--- True while an evaluation started by feed() has slices left (sliced mode).
+function Repl:busy() return self.job ~= nil end
+
+--- Runs the next slice of a long evaluation (`slice` seconds of CPU at
+-- most); returns true while there is more to run. Prints the results when
+-- it finishes.
+function Repl:step(slice)
+  if not self.job then return false end
+  local res = self:_slice(self.job, slice)
+  if not res then return true end
+  self.job = nil
+  self:_finish(res)
+  return false
+end
+
+-- os.exit from the console: the host's exit (tycho repl: leave as :quit
+-- does), else the running mission's guard (stop safely, write the outputs,
+-- exit with the code), else a safe stop.
+function Repl:_exit(code)
+  local h = self.host
+  if h.exit then
+    h.exit(code)
+    self.print(("os.exit(%d): leaving after a safe stop"):format(code))
+    return
+  end
+  local ok, Guard = pcall(require, "mission_guard")
+  if ok and Guard.current then
+    Guard.current:stop("os.exit from the console", code)
+    self.print(("os.exit(%d): the mission stops safely, writes its outputs and ends"):format(code))
+    return
+  end
+  if h.safe_stop then
+    h.safe_stop()
+    self.print("os.exit from the console: safe stop (the runtime goes on; :quit leaves)")
+    return
+  end
+  self.print("os.exit is not available from the console (:quit leaves)")
+end
+
+function Repl:_finish(res)
+  if not res[1] then
+    if getmetatable(res[2]) == EXIT_MT then return self:_exit(res[2].code) end
+    self.print("error: " .. tostring(res[2]))
+    return
+  end
+  local out = {}
+  for i = 2, res.n do out[#out + 1] = Repl.pretty(res[i]) end
+  if #out > 0 then self.print(table.concat(out, "\t")) end
+end
+
 local function incomplete(err) return err and err:find("<eof>", 1, true) ~= nil end
 
---- Evaluates one line (or a ":" command). Returns true when something ran.
+--- Evaluates one line (or a ":" command). Returns true when something ran
+-- (or started: see busy()); nil, "busy" while an evaluation is running.
 function Repl:feed(line)
+  if self.job then return nil, "busy" end
   if not self.buffer and line:match("^%s*:") then return self:command(line:match("^%s*:(.*)$")) end
   local src = self.buffer and (self.buffer .. "\n" .. line) or line
   if src:match("^%s*$") then self.buffer = nil return false end
@@ -166,13 +275,7 @@ function Repl:feed(line)
   end
   self.buffer = nil
   local res = self:_run(f)
-  if not res[1] then
-    self.print("error: " .. tostring(res[2]))
-    return true
-  end
-  local out = {}
-  for i = 2, res.n do out[#out + 1] = Repl.pretty(res[i]) end
-  if #out > 0 then self.print(table.concat(out, "\t")) end
+  if res then self:_finish(res) end
   return true
 end
 

@@ -42,7 +42,9 @@ local env = setmetatable({ tycho = tycho, sched = sched, clock = clock, log = lo
                            fsm = require "fsm", tasks = require "tasks", params = require "params" },
                          { __index = _G })
 local paused = false
+local exit_code -- os.exit(n) typed at a console: leave as :quit does, with n
 local host = {
+  exit = function(code) exit_code = code end,
   log_tail = function(n) return log:recent(n) end,
   pause = function() paused = true end,
   resume = function() paused = false end,
@@ -73,8 +75,13 @@ if not ok then io.stderr:write("tycho repl: ", tostring(session), "\n") return 1
 session:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
   opt.world and (", simulating " .. opt.world) or opt.robot and (", robot " .. opt.robot) or ""))
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
-sched:run { realtime = 1, wait = session.wait, until_fn = function() return session:quitting() end }
+-- SIGTERM / SIGINT: leave as :quit does (safe stop, socket removed), exit 128 + N
+tycho.sys.catch_signals()
+local function signalled() return tycho.sys.signal_pending() ~= nil end
+sched:run { realtime = 1, wait = session.wait,
+            until_fn = function() return session:quitting() or signalled() or exit_code ~= nil end }
 if env.robot then env.robot.safe_stop() end
 if env.robot and env.robot.close then env.robot.close() end
 session:close()
-return 0
+local _, signum = tycho.sys.signal_pending()
+return signum and 128 + signum or exit_code or 0

@@ -9,14 +9,12 @@ local tycho = require "tycho"
 
 local M = {}
 
+-- A robot config runs in tycho's data sandbox (tycho.load_data: copies of
+-- the safe libraries, instruction, CPU-time and memory budgets).
 local function load_config(path)
-  local env = { math = {} }
-  for k, v in pairs(math) do env.math[k] = v end
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then error(err, 0) end
-  if setfenv then setfenv(chunk, env) end
-  local ok, cfg = pcall(chunk)
-  if not ok then error(path .. ": " .. tostring(cfg), 0) end
+  if type(path) ~= "string" then error("robot config: path expected, got " .. type(path), 0) end
+  local cfg, err = tycho.load_data(path)
+  if err then error(err, 0) end
   if type(cfg) ~= "table" then error(path .. ": must return a table", 0) end
   if type(cfg.base) ~= "table" then error(path .. ": base: a device table {driver =, settings =} is required", 0) end
   return cfg

@@ -55,7 +55,11 @@ end
 -- Errors (a socket in use, a bad token file) are raised as plain messages.
 function Session.new(o)
   local opt = o.opt or {}
-  local self = setmetatable({ loop = IoLoop.new(), log = o.log, quit = false }, Session)
+  local log = o.log
+  local loop = IoLoop.new { on_error = function(msg)
+    if log then log:error("%s", msg) else io.stderr:write(msg, "\n") end
+  end }
+  local self = setmetatable({ loop = loop, log = o.log, quit = false }, Session)
   self.wait = self.loop.wait
   if o.console then
     local ConsoleHost = require "console_host"

@@ -17,6 +17,7 @@ local worldmod = require "terrain.world"
 local mission = require "terrain.mission"
 local P = require "terrain.params"
 local Session = require "session"
+local guard = require("mission_guard").install("terrain_nav") -- signals, checked outputs
 
 local USAGE = [[
 usage: tycho run behaviors/terrain_nav.lua --world WORLD.lua [options]
@@ -97,6 +98,7 @@ do
 end
 local kind = opt.kind or w.robot.kind or "diff"
 opt.out = opt.out or ("out/" .. w.name .. (kind == "mecanum" and "-mecanum" or ""))
+do local ok, err = guard.check_out(opt.out) if not ok then return fail_usage(err) end end
 
 local clock = tycho.clock.new { mode = "sim" }
 local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info") }
@@ -142,11 +144,11 @@ local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = 
         local ahead = clock:now() / speed - (tycho.clock.monotonic() - wall0)
         if live.paused then ahead = 0.1 end
         if ahead > 0 then session.wait(math.min(ahead, 0.1)) end
-      until (ahead <= 0 and not live.paused) or live.stop or session:quitting()
+      until (ahead <= 0 and not live.paused) or live.stop or session:quitting() or guard:stop_requested()
     elseif session.server and ticks % 10 == 0 then
       session:service()
     end
-    if live.stop or session:quitting() then return "stop" end
+    if live.stop or session:quitting() or guard:stop_requested() then return "stop" end
   end })
 session:close()
 local wall = tycho.clock.monotonic() - wall0
@@ -155,8 +157,7 @@ local dev = mission.deviation(res)
 local length = mission.length(res.trajectory)
 local ground = mission.ground_along(res, w)
 
--- outputs --------------------------------------------------------------------
-os.execute(("mkdir -p '%s'"):format(opt.out:gsub("'", "'\\''")))
+-- outputs (atomic and checked: a full disk is reported with the file's name) --
 local plans = {}
 for i, p in ipairs(res.plans) do
   plans[i] = { t = p.t, reason = p.reason, cost = p.cost, length = mission.length(p.points) }
@@ -170,23 +171,20 @@ local summary = {
   sweeps = res.sweeps, sweep_ms = 1000 * res.sweep_time / math.max(1, res.sweeps),
   plan_ms = 1000 * res.plan_time / math.max(1, #res.plans),
   wall_time_s = wall, speedup = res.time / math.max(wall, 1e-6),
+  end_reason = guard:end_reason(res.reached and "reached" or tostring(res.failure)),
 }
-local f = assert(io.open(opt.out .. "/summary.json", "w"))
-f:write(logmod.json(summary), "\n")
-f:close()
+guard:write_json(opt.out .. "/summary.json", summary)
 
-f = assert(io.open(opt.out .. "/trajectory.csv", "w"))
-f:write("t,x,y,z,roll,pitch,yaw\n")
+local rows = { "t,x,y,z,roll,pitch,yaw" }
 for _, p in ipairs(res.trajectory) do
-  f:write(("%.2f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f\n"):format(p.t, p.x, p.y, p.z, p.roll, p.pitch, p.yaw))
+  rows[#rows + 1] = ("%.2f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f"):format(p.t, p.x, p.y, p.z, p.roll, p.pitch, p.yaw)
 end
-f:close()
-f = assert(io.open(opt.out .. "/plans.csv", "w"))
-f:write("plan,t,x,y\n")
+guard:write(opt.out .. "/trajectory.csv", table.concat(rows, "\n") .. "\n")
+rows = { "plan,t,x,y" }
 for i, p in ipairs(res.plans) do
-  for _, q in ipairs(p.points) do f:write(("%d,%.2f,%.4f,%.4f\n"):format(i, p.t, q.x, q.y)) end
+  for _, q in ipairs(p.points) do rows[#rows + 1] = ("%d,%.2f,%.4f,%.4f"):format(i, p.t, q.x, q.y) end
 end
-f:close()
+guard:write(opt.out .. "/plans.csv", table.concat(rows, "\n") .. "\n")
 
 local pic = tycho.picture(res.heightfield, { scale = 3, map = res.map })
 local colors = { "#ffd000", "#ff8000", "#ff00c0", "#00e0ff", "#a0ff00" }
@@ -195,7 +193,7 @@ pic:path(res.trajectory, { color = "#2040ff", width = 2 })
 pic:point(w.start.x, w.start.y, { color = "green", radius = 6, shape = "dot" })
 pic:point(w.goal.x, w.goal.y, { color = "red", radius = 7, shape = "cross", width = 2 })
 for _, b in ipairs(bad) do pic:point(b.x, b.y, { color = "black", radius = 4, shape = "cross" }) end
-pic:save(opt.out .. "/terrain.png")
+guard:save(opt.out .. "/terrain.png", pic.save, pic, opt.out .. "/terrain.png")
 
 print(("summary: %s, %s robot, %.1f s sim / %.2f s wall (%.0fx real time)"):format(
   res.reached and "goal reached" or ("FAILED: " .. tostring(res.failure)), kind, res.time, wall, summary.speedup))
@@ -205,4 +203,4 @@ print(("summary: driven %.1f m, %d plans (%d re-plans), max pitch %.1f deg, max 
 print(("summary: ground along the path as mapped (plane fits): max slope %.1f deg, roughness mean %.1f mm, max %.1f mm")
   :format(ground.max_slope_deg, ground.mean_roughness_m * 1000, ground.max_roughness_m * 1000))
 print("summary: wrote " .. opt.out .. "/{summary.json,terrain.png,trajectory.csv,plans.csv}")
-return (res.reached and #bad == 0 and res.mover_contacts == 0) and 0 or 1
+return guard:exit_code((res.reached and #bad == 0 and res.mover_contacts == 0) and 0 or 1)

@@ -9,7 +9,8 @@
  *   fp:preconditions(i, k) -> {{robot =, segment =}, ...}   (1-based)
  *   fp:at(i, step) -> x, y          fp:arrival(i) -> step     fp.orders_tried
  *   tycho.fleet.stage_poses(path) / tycho.fleet.goals(path)
- *       -> {{robot = 0, x =, y =, yaw =}, ...} | nil, "file:line: message" */
+ *       -> {{robot = 0, x =, y =, yaw =, line =}, ...} | nil, "file:line: message"
+ *       (line: where the robot is named) */
 #include "ltycho.h"
 #include "tycho/fleet_io.h"
 #include "tycho/mapf.h"
@@ -325,6 +326,8 @@ static int load_poses(lua_State *L, int goals)
         lua_setfield(L, -2, "y");
         lua_pushnumber(L, p[i].yaw);
         lua_setfield(L, -2, "yaw");
+        lua_pushinteger(L, p[i].line);
+        lua_setfield(L, -2, "line");
         lua_rawseti(L, -2, i + 1);
     }
     free(p);

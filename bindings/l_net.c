@@ -7,12 +7,20 @@
  *   c:send(type, payload)       -- queues one frame; never blocks
  *   c:recv() -> {{type, payload}, ...} | nil, "closed" | nil, "oversized frame..."
  *   c:flush()                   -- writes what the socket takes now
+ *   c:set_out_limit(bytes)      -- queued output allowed before send() refuses (default 4 MiB)
  *   local ready = tycho.net.wait({fd, ...}, timeout [, {write fds}])  -- ready[fd] = true
+ *                               -- (nil, message if poll itself fails; any number of fds)
  *   tycho.net.equal(a, b)       -- constant-time string compare (auth tokens)
  *   tycho.net.read_secret(path) -- a token file; refused unless only its owner can read it
  *
  * Everything is non-blocking so the scheduler never waits on a client; a
- * peer that stops reading is dropped once its backlog passes a limit. */
+ * peer that stops reading is dropped once its backlog passes a limit.
+ *
+ * Descriptor exhaustion: each server keeps one spare descriptor. When
+ * accept() fails with EMFILE/ENFILE the spare is closed, the waiting
+ * connection accepted and closed at once (so the listening socket stops
+ * being readable instead of spinning the loop), and the spare reopened;
+ * accept then returns nil, message, "emfile" for the caller to log. */
 #define _GNU_SOURCE /* struct ucred (SO_PEERCRED) */
 #include "largs.h"
 #include "tycho/frame.h"
@@ -21,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +47,7 @@
 
 typedef struct {
     int fd;
+    int spare; /* a reserved descriptor (/dev/null), given up to drain EMFILE */
     int port;
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } server;
@@ -45,14 +56,19 @@ typedef struct {
     int fd;
     tycho_frame_reader in;
     char *out;
-    size_t out_len, out_cap;
+    size_t out_len, out_cap, out_limit;
     int uid; /* peer's user id on a Unix socket, -1 otherwise */
 } conn;
 
+/* Non-blocking, and closed on exec: a script's os.execute or io.popen must
+ * not hand every client's socket to the child (O_CLOEXEC is a descriptor
+ * flag, F_SETFD, not a status flag: F_SETFL would ignore it). */
 static int set_nonblocking(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
-    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK | O_CLOEXEC);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -1;
+    int fdfl = fcntl(fd, F_GETFD);
+    return fdfl < 0 ? -1 : fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC);
 }
 
 static int push_errno(lua_State *L, const char *what)
@@ -68,6 +84,7 @@ static conn *push_conn(lua_State *L, int fd)
     memset(c, 0, sizeof *c);
     c->fd = fd;
     c->uid = -1;
+    c->out_limit = MAX_BACKLOG;
     tycho_frame_reader_init(&c->in, DEFAULT_FRAME_LIMIT);
     luaL_getmetatable(L, CONN_MT);
     lua_setmetatable(L, -2);
@@ -77,6 +94,30 @@ static conn *push_conn(lua_State *L, int fd)
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) c->uid = (int)cred.uid;
 #endif
     return c;
+}
+
+/* Frames are small and answered at once: Nagle's algorithm would hold a
+ * prompt frame back until the output frame before it is acknowledged
+ * (a 40 ms delayed ACK per command over TCP). */
+static void set_nodelay(int fd)
+{
+    int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static int open_spare(void) { return open("/dev/null", O_RDONLY | O_CLOEXEC); }
+
+static server *push_server(lua_State *L, int fd, int port, const char *path)
+{
+    server *s = tycho_newuserdata(L, sizeof *s);
+    s->fd = fd;
+    s->spare = open_spare();
+    s->port = port;
+    memset(s->path, 0, sizeof s->path);
+    if (path) memcpy(s->path, path, sizeof s->path);
+    luaL_getmetatable(L, SERVER_MT);
+    lua_setmetatable(L, -2);
+    return s;
 }
 
 static int unix_address(lua_State *L, int argn, struct sockaddr_un *a)
@@ -110,7 +151,7 @@ static int l_listen_unix(lua_State *L)
 {
     struct sockaddr_un a;
     unix_address(L, 1, &a);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return push_errno(L, "socket");
     /* a socket file left by a crashed run is removed, a live one is not */
     if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
@@ -121,23 +162,18 @@ static int l_listen_unix(lua_State *L)
     }
     if (errno == ECONNREFUSED) unlink(a.sun_path);
     close(fd);
-    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return push_errno(L, "socket");
     mode_t old = umask(0177); /* created 0600: no window where others could connect */
     int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
-    if (rc < 0 || listen(fd, 16) < 0 || set_nonblocking(fd) < 0) {
+    if (rc < 0 || listen(fd, 128) < 0 || set_nonblocking(fd) < 0) {
         int e = errno;
         close(fd);
         errno = e;
         return push_errno(L, a.sun_path);
     }
-    server *s = tycho_newuserdata(L, sizeof *s);
-    s->fd = fd;
-    s->port = 0;
-    memcpy(s->path, a.sun_path, sizeof s->path);
-    luaL_getmetatable(L, SERVER_MT);
-    lua_setmetatable(L, -2);
+    push_server(L, fd, 0, a.sun_path);
     return 1;
 }
 
@@ -145,24 +181,19 @@ static int l_listen_tcp(lua_State *L)
 {
     struct sockaddr_in a;
     tcp_address(L, &a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return push_errno(L, "socket");
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     socklen_t len = sizeof a;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 16) < 0 ||
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0 ||
         set_nonblocking(fd) < 0 || getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
         int e = errno;
         close(fd);
         errno = e;
         return push_errno(L, lua_pushfstring(L, "%s:%d", lua_tostring(L, 1), (int)lua_tointeger(L, 2)));
     }
-    server *s = tycho_newuserdata(L, sizeof *s);
-    s->fd = fd;
-    s->port = ntohs(a.sin_port);
-    s->path[0] = 0;
-    luaL_getmetatable(L, SERVER_MT);
-    lua_setmetatable(L, -2);
+    push_server(L, fd, ntohs(a.sin_port), NULL);
     return 1;
 }
 
@@ -173,15 +204,37 @@ static server *check_server(lua_State *L)
     return s;
 }
 
+/* srv:accept() -> conn | nil (nobody waiting) | nil, message, kind
+ * kind "emfile": out of descriptors, the waiting connection was closed;
+ * "error": anything else (the caller should back off for a moment). */
 static int l_accept(lua_State *L)
 {
     server *s = check_server(L);
-    int fd = accept(s->fd, NULL, NULL);
+    int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) return 0;
+        int e = errno;
+        if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNABORTED) return 0;
+        lua_pushnil(L);
+        if (e == EMFILE || e == ENFILE) {
+            if (s->spare >= 0) {
+                close(s->spare);
+                int victim = accept(s->fd, NULL, NULL);
+                if (victim >= 0) close(victim);
+                s->spare = open_spare();
+            }
+            lua_pushfstring(L, "accept: %s (a connection was refused)", strerror(e));
+            lua_pushliteral(L, "emfile");
+        } else {
+            lua_pushfstring(L, "accept: %s", strerror(e));
+            lua_pushliteral(L, "error");
+        }
+        return 3;
+    }
+    if (set_nonblocking(fd) < 0) {
+        close(fd);
         return push_errno(L, "accept");
     }
-    set_nonblocking(fd);
+    if (s->port) set_nodelay(fd);
     push_conn(L, fd);
     return 1;
 }
@@ -193,7 +246,9 @@ static int l_server_close(lua_State *L)
         close(s->fd);
         if (s->path[0]) unlink(s->path);
     }
+    if (s->fd >= 0 && s->spare >= 0) close(s->spare);
     s->fd = -1;
+    s->spare = -1;
     return 0;
 }
 
@@ -206,7 +261,7 @@ static int l_connect_unix(lua_State *L)
 {
     struct sockaddr_un a;
     unix_address(L, 1, &a);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return push_errno(L, "socket");
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
         int e = errno;
@@ -223,7 +278,7 @@ static int l_connect_tcp(lua_State *L)
 {
     struct sockaddr_in a;
     tcp_address(L, &a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return push_errno(L, "socket");
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
         int e = errno;
@@ -232,6 +287,7 @@ static int l_connect_tcp(lua_State *L)
         return push_errno(L, lua_pushfstring(L, "%s:%d", lua_tostring(L, 1), (int)lua_tointeger(L, 2)));
     }
     set_nonblocking(fd);
+    set_nodelay(fd);
     push_conn(L, fd);
     return 1;
 }
@@ -279,9 +335,9 @@ static int l_send(lua_State *L)
     const char *payload = luaL_optlstring(L, 3, "", &n);
     luaL_argcheck(L, tlen == 1 && type[0] >= 'A' && type[0] <= 'Z', 2, "frame type 'A'..'Z' expected");
     luaL_argcheck(L, n <= 0xffffffffu, 3, "payload too large");
-    if (c->out_len + TYCHO_FRAME_HEADER + n > MAX_BACKLOG) {
+    if (c->out_len + TYCHO_FRAME_HEADER + n > c->out_limit) {
         lua_pushnil(L);
-        lua_pushliteral(L, "peer is not reading (backlog over 4 MiB)");
+        lua_pushfstring(L, "peer is not reading (backlog over %d KiB)", (int)(c->out_limit / 1024));
         return 2;
     }
     size_t need = c->out_len + TYCHO_FRAME_HEADER + n;
@@ -386,28 +442,46 @@ static int l_conn_set_limit(lua_State *L)
     return 0;
 }
 
+static int l_conn_set_out_limit(lua_State *L)
+{
+    conn *c = check_conn(L);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n >= 1024 && n <= 256 * 1024 * 1024, 2, "limit must be in [1 KiB, 256 MiB]");
+    c->out_limit = (size_t)n;
+    return 0;
+}
+
 /* --- utilities ------------------------------------------------------------------ */
 
+/* No cap of its own: poll takes as many descriptors as the process may
+ * hold (a set too large for RLIMIT_NOFILE, or no memory, comes back as
+ * nil, message, never as an error that would end the caller's loop). */
 static int l_wait(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     double timeout = luaL_optnumber(L, 2, 0);
     luaL_argcheck(L, timeout >= 0 && timeout <= 3600, 2, "timeout must be in [0, 3600] s");
-    int nr = (int)lua_rawlen(L, 1);
-    int nw = lua_istable(L, 3) ? (int)lua_rawlen(L, 3) : 0;
-    luaL_argcheck(L, nr + nw <= 1024, 1, "at most 1024 descriptors");
-    struct pollfd pfd[1024];
-    for (int i = 0; i < nr + nw; i++) {
-        lua_rawgeti(L, i < nr ? 1 : 3, i < nr ? i + 1 : i - nr + 1);
-        if (!tycho_isinteger(L, -1)) luaL_argerror(L, i < nr ? 1 : 3, "file descriptors (integers) expected");
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    size_t nr = lua_rawlen(L, 1);
+    size_t nw = lua_istable(L, 3) ? lua_rawlen(L, 3) : 0;
+    luaL_argcheck(L, nr + nw <= 1u << 24, 1, "too many descriptors");
+    struct pollfd small[64];
+    struct pollfd *pfd = small;
+    if (nr + nw > sizeof small / sizeof small[0]) /* freed by the GC, even if a check below raises */
+        pfd = tycho_newuserdata(L, (nr + nw) * sizeof *pfd);
+    for (size_t i = 0; i < nr + nw; i++) {
+        lua_rawgeti(L, i < nr ? 1 : 3, (lua_Integer)(i < nr ? i + 1 : i - nr + 1));
+        if (!tycho_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 0x7fffffff)
+            luaL_argerror(L, i < nr ? 1 : 3, "file descriptors (integers >= 0) expected");
         pfd[i].fd = (int)lua_tointeger(L, -1);
         pfd[i].events = i < nr ? POLLIN : POLLOUT;
         pfd[i].revents = 0;
         lua_pop(L, 1);
     }
     int r = poll(pfd, (nfds_t)(nr + nw), (int)(timeout * 1000 + 0.5));
+    if (r < 0 && errno != EINTR) return push_errno(L, "poll");
     lua_newtable(L);
-    for (int i = 0; r > 0 && i < nr + nw; i++) {
+    for (size_t i = 0; r > 0 && i < nr + nw; i++) {
         if (!pfd[i].revents) continue;
         lua_pushboolean(L, 1);
         lua_rawseti(L, -2, pfd[i].fd);
@@ -432,7 +506,9 @@ static int l_equal(lua_State *L)
 static int l_read_secret(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO given as the token file must not block start-up
+     * (it is refused below, as anything but a regular file is) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return push_errno(L, path);
     struct stat st;
     char buf[4097];
@@ -485,7 +561,7 @@ void tycho_l_open_net(lua_State *L, int module, int methods)
     static const luaL_Reg cn[] = {{"send", l_send}, {"recv", l_recv}, {"flush", l_flush},
                                   {"close", l_conn_close}, {"fd", l_conn_fd}, {"backlog", l_conn_backlog},
                                   {"peer_uid", l_conn_peer_uid}, {"set_limit", l_conn_set_limit},
-                                  {NULL, NULL}};
+                                  {"set_out_limit", l_conn_set_out_limit}, {NULL, NULL}};
     tycho_la_new_class(L, SERVER_MT, srv, NULL, l_server_close, l_server_tostring, NULL);
     tycho_la_new_class(L, CONN_MT, cn, NULL, l_conn_close, l_conn_tostring, NULL);
     static const luaL_Reg fns[] = {{"listen_unix", l_listen_unix}, {"listen_tcp", l_listen_tcp},

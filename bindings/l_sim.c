@@ -1,10 +1,9 @@
 /* Lua bindings: the simulator (tycho.sim.load, tycho.sim.new and the sim
  * userdata's methods).
  *
- * A world file is a Lua chunk returning a table; it runs in a sandbox whose
- * only globals are math, string and table (copies) plus the pure base
- * functions (pairs, ipairs, next, select, type, tonumber, tostring, error,
- * assert, unpack), with an instruction budget, and every field is checked
+ * A world file is a Lua chunk returning a table; it runs in the data
+ * sandbox (tycho.load_data, l_sandbox.c: copies of the safe libraries, the
+ * pure base functions, instruction, CPU-time and memory budgets), and every field is checked
  * (unknown fields are errors, to catch typos). Errors name the file and the
  * field: "maps/w.lua: heat_sources[2].temp must be a number (got string)". */
 #include "l_sim.h"
@@ -13,13 +12,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#if TYCHO_LUAJIT
-#include <luajit.h>
-#endif
 
 #define SIM_MT "tycho.sim"
-/* A world file gets this many VM instructions (far more than any real one needs). */
-#define WORLD_BUDGET 20000000
 
 typedef struct {
     tycho_sim *s;
@@ -61,63 +55,14 @@ static int l_sim_new(lua_State *L)
     return push_sim(L, &c, g, NULL, &cfg, "", "");
 }
 
-static void budget_hook(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    luaL_error(L, "world file ran too long (more than %d instructions)", WORLD_BUDGET);
-}
-
-/* Runs the world file in its sandbox; leaves the returned table on the stack. */
+/* Runs the world file in the data sandbox (tycho.load_data: private copies
+ * of the safe libraries, instruction, CPU-time and memory budgets); leaves
+ * the returned table on the stack. */
 static void run_world(lua_State *L, const char *path)
 {
-    if (luaL_loadfilex(L, path, "t") != LUA_OK) lua_error(L);
-    int chunk = lua_gettop(L);
-    lua_newtable(L); /* the environment */
-    static const char *const libs[] = {"math", "string", "table", NULL};
-    for (int i = 0; libs[i]; i++) {
-        lua_newtable(L);
-        lua_getglobal(L, libs[i]);
-        if (lua_istable(L, -1)) {
-            lua_pushnil(L);
-            while (lua_next(L, -2)) {
-                lua_pushvalue(L, -2);
-                lua_insert(L, -2);
-                lua_rawset(L, -5);
-            }
-        }
-        lua_pop(L, 1);
-        lua_setfield(L, -2, libs[i]);
-    }
-    static const char *const base[] = {"pairs", "ipairs", "next", "select", "type", "tonumber",
-                                       "tostring", "error", "assert", "unpack", NULL};
-    for (int i = 0; base[i]; i++) {
-        lua_getglobal(L, base[i]);
-        if (lua_isnil(L, -1) && strcmp(base[i], "unpack") == 0) {
-            lua_pop(L, 1);
-            lua_getglobal(L, "table");
-            if (lua_istable(L, -1)) lua_getfield(L, -1, "unpack");
-            else lua_pushnil(L);
-            lua_remove(L, -2);
-        }
-        lua_setfield(L, -2, base[i]);
-    }
-#if TYCHO_LUAJIT
-    lua_setfenv(L, chunk);
-    /* count hooks do not fire in compiled traces: interpret the world file */
-    luaJIT_setmode(L, chunk, LUAJIT_MODE_ALLFUNC | LUAJIT_MODE_OFF);
-#else
-    lua_setupvalue(L, chunk, 1); /* _ENV */
-#endif
-    lua_Hook old = lua_gethook(L);
-    int old_mask = lua_gethookmask(L), old_count = lua_gethookcount(L);
-    lua_sethook(L, budget_hook, LUA_MASKCOUNT, WORLD_BUDGET);
-    int rc = lua_pcall(L, 0, 1, 0);
-    lua_sethook(L, old, old_mask, old_count);
-    if (rc != LUA_OK) {
-        if (lua_type(L, -1) == LUA_TSTRING && !strstr(lua_tostring(L, -1), path))
-            luaL_error(L, "%s: %s", path, lua_tostring(L, -1));
-        lua_error(L);
-    }
+    tycho_load_opts o;
+    tycho_load_opts_init(&o);
+    if (!tycho_l_load_data(L, path, &o)) lua_error(L);
     if (!lua_istable(L, -1))
         luaL_error(L, "%s: must return a table (got %s)", path, luaL_typename(L, -1));
 }

@@ -86,8 +86,10 @@ static void read_fields(pctx *c, int t, const char *path, const fdesc *f, void *
             tycho_l_sim_error(c, "%s.%s must be a number (got %s)", path, f->name, luaL_typename(L, -1));
         } else if (f->kind == 'i') {
             lua_Number v = lua_tonumber(L, -1);
-            if (!tycho_isinteger(L, -1) || v < -2147483647.0 || v > 2147483647.0)
-                tycho_l_sim_error(c, "%s.%s must be an integer", path, f->name);
+            if (v != floor(v) || !isfinite(v))
+                tycho_l_sim_error(c, "%s.%s must be an integer (got %g)", path, f->name, (double)v);
+            if (v < -2147483647.0 || v > 2147483647.0)
+                tycho_l_sim_error(c, "%s.%s = %g is out of range", path, f->name, (double)v);
             *(int *)((char *)base + f->off) = (int)lua_tointeger(L, -1);
         } else {
             *(double *)((char *)base + f->off) = lua_tonumber(L, -1);

@@ -5,7 +5,16 @@
  *       $XDG_RUNTIME_DIR/tycho, else /tmp/tycho-<uid>; created if missing and
  *       refused if another user owns it or others may write to it
  *   tycho.sys.list_dir(path) -> {names}  (sorted; folders end in "/")
- *   tycho.sys.alive(pid) -> bool */
+ *   tycho.sys.alive(pid) -> bool
+ *   tycho.sys.nofile([n]) -> soft, hard   the descriptor limit (RLIMIT_NOFILE);
+ *       with n, the soft limit is raised to min(n, hard) first
+ *   tycho.sys.catch_signals()   SIGINT and SIGTERM are noted instead of killing
+ *       the process (the mission stops safely and says why); a second one
+ *       while the first is pending ends the process at once, as the signal
+ *       would have. SIGPIPE and SIGXFSZ are ignored: a closed pipe or a full
+ *       file system becomes a write error (EPIPE, EFBIG) the code reports.
+ *   tycho.sys.signal_pending() -> "SIGTERM", 15 | nil
+ *   tycho.sys.mkdir(path) -> true | nil, message   like mkdir -p (mode 0755) */
 #include "ltycho.h"
 
 #include <dirent.h>
@@ -14,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +35,95 @@ static int l_alive(lua_State *L)
     lua_Integer pid = luaL_checkinteger(L, 1);
     luaL_argcheck(L, pid > 0, 1, "pid must be > 0");
     lua_pushboolean(L, kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    return 1;
+}
+
+static int l_nofile(lua_State *L)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return luaL_error(L, "getrlimit: %s", strerror(errno));
+    if (!lua_isnoneornil(L, 1)) {
+        lua_Integer n = luaL_checkinteger(L, 1);
+        luaL_argcheck(L, n > 0, 1, "descriptor count must be > 0");
+        rlim_t want = (rlim_t)n;
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) want = rl.rlim_max;
+        if (want > rl.rlim_cur) {
+            rl.rlim_cur = want;
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0) return luaL_error(L, "setrlimit: %s", strerror(errno));
+        }
+    }
+    lua_pushinteger(L, rl.rlim_cur == RLIM_INFINITY ? -1 : (lua_Integer)rl.rlim_cur);
+    lua_pushinteger(L, rl.rlim_max == RLIM_INFINITY ? -1 : (lua_Integer)rl.rlim_max);
+    return 2;
+}
+
+/* --- signals ----------------------------------------------------------------- */
+
+static volatile sig_atomic_t pending_signal;
+
+static void on_signal(int sig)
+{
+    if (pending_signal) {
+        /* the second one: nobody is listening any more, end as the signal would */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    pending_signal = sig;
+}
+
+static int l_catch_signals(lua_State *L)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a wait in poll() returns at once */
+    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
+        return luaL_error(L, "sigaction: %s", strerror(errno));
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_signal_pending(lua_State *L)
+{
+    int sig = pending_signal;
+    if (!sig) return 0;
+    lua_pushstring(L, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
+    lua_pushinteger(L, sig);
+    return 2;
+}
+
+/* --- folders ------------------------------------------------------------------ */
+
+static int l_mkdir(lua_State *L)
+{
+    size_t n;
+    const char *path = luaL_checklstring(L, 1, &n);
+    luaL_argcheck(L, n > 0 && n < 4096, 1, "path empty or too long");
+    char buf[4096];
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: %s", buf, strerror(errno));
+            return 2;
+        }
+        *p = c;
+        if (c == '\0') break;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: not a directory", path);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
     return 1;
 }
 
@@ -107,7 +206,9 @@ void tycho_l_open_sys(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg fns[] = {{"pid", l_pid}, {"uid", l_uid}, {"alive", l_alive},
-                                   {"runtime_dir", l_runtime_dir}, {"list_dir", l_list_dir},
+                                   {"runtime_dir", l_runtime_dir}, {"list_dir", l_list_dir}, {"nofile", l_nofile},
+                                   {"catch_signals", l_catch_signals}, {"signal_pending", l_signal_pending},
+                                   {"mkdir", l_mkdir},
                                    {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);

@@ -4,19 +4,30 @@
  *   tycho.watchdog.tripped(co)     -- true once co ran out (and was suspended)
  *   tycho.watchdog.disarm(co)
  *   tycho.watchdog.arm_time(co, seconds)  -- the same, after `seconds` of CPU time
+ *   tycho.watchdog.arm_time(co, slice, hard)  -- a time slice: the hook suspends co after
+ *       `slice` (resume it to carry on), C loops stop only after `hard` seconds
  *   tycho.watchdog.disarm_time(co)
+ *   tycho.watchdog.untrip(co)      -- clears tripped (after a slice)
+ *   tripped(co) -> true, "c" when a C function (budget.h) stopped it: it cannot be resumed
  *
  * On Lua 5.4 the count hook is C and *yields* the coroutine when the budget
  * is spent: a yield cannot be caught by a pcall inside the script (an
  * error could be, and a runaway `while true do pcall(f) end` would never
  * stop). The tasks runner sees the trip after resume returns and fails the
  * task. LuaJIT cannot yield from a hook, so there the runner falls back to
- * an error raised from a Lua hook (which a determined pcall loop can catch). */
+ * an error raised from a Lua hook (which a determined pcall loop can catch).
+ *
+ * The same budgets reach C functions that loop for long (the pattern
+ * matcher, l_pattern.c) through budget.h: the timer's signal also records
+ * which coroutine ran out, and per-thread CPU deadlines serve the data
+ * loaders (l_sandbox.c). */
+#include "budget.h"
 #include "ltycho.h"
 
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #define TRIPPED_KEY "tycho.watchdog.tripped"
 
@@ -57,12 +68,21 @@ static void hook(lua_State *L, lua_Debug *ar)
  * hook, even with a huge count, makes Lua 5.4 check every instruction
  * (measured +66 % on a tight loop). */
 static lua_State *volatile timed_co;
+/* the coroutine whose timer fired (until it is disarmed): C loops running
+ * for it stop too -- unless the timer measures a slice, after which the
+ * coroutine is only suspended between instructions to be resumed later */
+static lua_State *volatile fired_co;
+static volatile int slice_mode;
+static lua_State *deadline_co; /* a slice's hard deadline for C loops, pushed by arm_time */
 
 static void on_prof(int sig)
 {
     (void)sig;
     lua_State *co = timed_co;
-    if (co) lua_sethook(co, hook, LUA_MASKCOUNT, 1);
+    if (co) {
+        if (!slice_mode) fired_co = co;
+        lua_sethook(co, hook, LUA_MASKCOUNT, 1);
+    }
 }
 
 static int l_arm_time(lua_State *L)
@@ -71,6 +91,8 @@ static int l_arm_time(lua_State *L)
     luaL_argcheck(L, co != NULL, 1, "coroutine expected");
     double s = luaL_checknumber(L, 2);
     luaL_argcheck(L, s > 0 && s <= 3600, 2, "seconds must be in (0, 3600]");
+    double hard = luaL_optnumber(L, 3, 0);
+    luaL_argcheck(L, hard >= 0 && hard <= 3600, 3, "seconds must be in [0, 3600]");
     static int installed;
     if (!installed) {
         struct sigaction sa;
@@ -84,7 +106,12 @@ static int l_arm_time(lua_State *L)
         }
         installed = 1;
     }
+    if (deadline_co) tycho_budget_pop(deadline_co);
+    deadline_co = NULL;
     timed_co = co;
+    fired_co = NULL;
+    slice_mode = hard > 0;
+    if (slice_mode && tycho_budget_push(co, hard) == 0) deadline_co = co;
     struct itimerval it = {{0, 0}, {(time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6)}};
     if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
     setitimer(ITIMER_PROF, &it, NULL);
@@ -98,6 +125,10 @@ static int l_disarm_time(lua_State *L)
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_PROF, &it, NULL);
     timed_co = NULL;
+    fired_co = NULL;
+    slice_mode = 0;
+    if (deadline_co) tycho_budget_pop(deadline_co);
+    deadline_co = NULL;
     lua_State *co = lua_tothread(L, 1);
     if (co) lua_sethook(co, NULL, 0, 0);
     return 0;
@@ -114,6 +145,82 @@ static int l_disarm_time(lua_State *L)
     return 0;
 }
 #endif
+
+/* --- budgets for C loops (budget.h) ------------------------------------------------ */
+
+#define MAX_DEADLINES 8
+
+static struct {
+    lua_State *L;
+    double deadline;
+} deadlines[MAX_DEADLINES];
+static int n_deadlines;
+
+double tycho_thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int tycho_budget_push(lua_State *L, double seconds)
+{
+    if (n_deadlines >= MAX_DEADLINES) return -1;
+    deadlines[n_deadlines].L = L;
+    deadlines[n_deadlines].deadline = tycho_thread_cpu_seconds() + seconds;
+    n_deadlines++;
+    return 0;
+}
+
+void tycho_budget_pop(lua_State *L)
+{
+    for (int i = n_deadlines - 1; i >= 0; i--) {
+        if (deadlines[i].L != L) continue;
+        memmove(&deadlines[i], &deadlines[i + 1], (size_t)(n_deadlines - i - 1) * sizeof deadlines[0]);
+        n_deadlines--;
+        return;
+    }
+}
+
+static int own_deadline_passed(lua_State *L)
+{
+    double now = -1;
+    for (int i = 0; i < n_deadlines; i++) {
+        if (deadlines[i].L != L) continue;
+        if (now < 0) now = tycho_thread_cpu_seconds();
+        if (now > deadlines[i].deadline) return 1;
+    }
+    return 0;
+}
+
+int tycho_budget_expired(lua_State *L)
+{
+#if !TYCHO_LUAJIT
+    /* any thread: a coroutine run by the one that ran out works on its behalf */
+    if (fired_co) return 1;
+#endif
+    return own_deadline_passed(L);
+}
+
+/* tripped[L] = "c": stopped inside a C function, whose results are lost */
+static void mark_tripped_in_c(lua_State *L)
+{
+    tripped_table(L);
+    lua_pushthread(L);
+    lua_pushliteral(L, "c");
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+int tycho_budget_stop(lua_State *L)
+{
+    mark_tripped_in_c(L);
+#if !TYCHO_LUAJIT
+    int owner = L == fired_co || own_deadline_passed(L);
+    if (owner && lua_isyieldable(L)) return lua_yield(L, 0);
+#endif
+    return luaL_error(L, "stopped: the budget ran out inside a C function (a pattern match?)");
+}
 
 static lua_State *check_co(lua_State *L)
 {
@@ -150,8 +257,21 @@ static int l_tripped(lua_State *L)
     tripped_table(L);
     lua_pushvalue(L, 1);
     lua_rawget(L, -2);
+    int how = lua_type(L, -1) == LUA_TSTRING;
     lua_pushboolean(L, lua_toboolean(L, -1));
-    return 1;
+    if (!how) return 1;
+    lua_pushliteral(L, "c");
+    return 2;
+}
+
+static int l_untrip(lua_State *L)
+{
+    check_co(L);
+    tripped_table(L);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+    return 0;
 }
 
 void tycho_l_open_watchdog(lua_State *L, int module, int methods)
@@ -159,7 +279,7 @@ void tycho_l_open_watchdog(lua_State *L, int module, int methods)
     (void)methods;
     static const luaL_Reg fns[] = {
         {"arm", l_arm}, {"disarm", l_disarm}, {"tripped", l_tripped},
-        {"arm_time", l_arm_time}, {"disarm_time", l_disarm_time}, {NULL, NULL}};
+        {"arm_time", l_arm_time}, {"disarm_time", l_disarm_time}, {"untrip", l_untrip}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
     lua_setfield(L, module, "watchdog");

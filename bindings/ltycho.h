@@ -66,6 +66,20 @@ void tycho_l_open_net(lua_State *L, int module, int methods);
 void tycho_l_open_sys(lua_State *L, int module, int methods);
 void tycho_l_open_device(lua_State *L, int module, int methods);
 void tycho_l_open_terrain(lua_State *L, int module, int methods);
+void tycho_l_open_pattern(lua_State *L, int module, int methods);
+void tycho_l_open_sandbox(lua_State *L, int module, int methods);
+
+/* The data loader behind tycho.load_data (l_sandbox.c). */
+typedef struct {
+    double budget_s;     /* CPU seconds (default 1) */
+    double instructions; /* VM instructions (default 5e7) */
+    double memory_mb;    /* net allocation during the load (default 64; Lua 5.4) */
+    int globals_idx;     /* stack index of a table of extra globals, 0 for none */
+} tycho_load_opts;
+void tycho_load_opts_init(tycho_load_opts *o);
+/* Runs the data file at path in the sandbox; pushes its value and returns 1,
+ * or pushes a message naming the file and returns 0. */
+int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o);
 
 /* Terrain values shared between binding files (l_terrain.c): NULL when the
  * value at idx is not one. */

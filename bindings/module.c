@@ -132,6 +132,8 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_sys(L, module, methods);
     tycho_l_open_device(L, module, methods);
     tycho_l_open_terrain(L, module, methods);
+    tycho_l_open_pattern(L, module, methods);
+    tycho_l_open_sandbox(L, module, methods);
 
     lua_settop(L, module);
     return 1;

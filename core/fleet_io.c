@@ -79,37 +79,106 @@ static tycho_status fail_free(tycho_fleet_pose **out, int *n, tycho_status st)
     return st;
 }
 
+/* Stage world files: models are ( ... ) blocks; a robot's block has
+ * `name "robot_N"` and `pose [ x y z yaw_deg ]`, in either order. Besides
+ * reading the poses, the structure is checked so that a file cut off
+ * part-way is refused rather than read as a smaller fleet: parentheses
+ * must balance (comments and strings aside) and every named robot needs a
+ * pose in its block. */
+#define STAGE_MAX_DEPTH 64
+
+typedef struct {
+    int robot, line; /* robot -1: no name seen in this block yet */
+    bool has_pose;
+    double x, y, yaw;
+} stage_block;
+
+/* true when the text before `at` on the line has no comment mark */
+static bool before_comment(const char *buf, const char *at)
+{
+    const char *hash = strchr(buf, '#');
+    return !hash || hash > at;
+}
+
+/* The block at `b` closes (or the file ends): its robot, if any, is complete. */
+static tycho_status close_block(stage_block *b, const char *name, tycho_fleet_pose **out, int *n, int *cap,
+                                tycho_err *err)
+{
+    if (b->robot < 0) return TYCHO_OK;
+    if (!b->has_pose) return tycho_fail(err, TYCHO_EPARSE, "%s:%d: robot_%d has no pose", name, b->line, b->robot);
+    return push(out, n, cap, (tycho_fleet_pose){b->robot, b->x, b->y, b->yaw, b->line}, err);
+}
+
 tycho_status tycho_stage_poses(const char *text, size_t len, const char *name,
                                tycho_fleet_pose **out, int *n, tycho_err *err)
 {
     *out = NULL;
     *n = 0;
-    int cap = 0, line = 0, robot = -1;
+    int cap = 0, line = 0, depth = 0, open_line[STAGE_MAX_DEPTH + 1];
+    stage_block blocks[STAGE_MAX_DEPTH + 1]; /* [0]: outside every block */
+    memset(&blocks[0], 0, sizeof blocks[0]);
+    blocks[0].robot = -1;
+    open_line[0] = 0;
     size_t pos = 0;
     char buf[512];
+    tycho_status st;
     while (next_line(text, len, &pos, buf, sizeof buf)) {
         line++;
+        stage_block *b = &blocks[depth];
         const char *q = strstr(buf, "name \"robot_");
-        if (q) {
+        if (q && before_comment(buf, q)) {
             char *end;
             long r = strtol(q + 12, &end, 10);
             if (end == q + 12 || *end != '"' || r < 0 || r > 1000000)
                 return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: bad robot name", name, line));
-            robot = (int)r;
-            continue;
+            if (b->robot >= 0)
+                return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: a second name in robot_%d's block",
+                                                    name, line, b->robot));
+            b->robot = (int)r;
+            b->line = line;
         }
         const char *p = strstr(buf, "pose [");
-        if (p && robot >= 0) {
+        if (p && before_comment(buf, p)) {
             double x, y, z, yaw;
-            if (sscanf(p + 6, "%lf %lf %lf %lf", &x, &y, &z, &yaw) != 4 || !isfinite(x) ||
-                !isfinite(y) || !isfinite(yaw))
+            if (sscanf(p + 6, "%lf %lf %lf %lf", &x, &y, &z, &yaw) != 4 || !isfinite(x) || !isfinite(y) ||
+                !isfinite(yaw) || fabs(x) > 1e7 || fabs(y) > 1e7 || fabs(yaw) > 1e6)
                 return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE,
-                                                    "%s:%d: pose [ x y z yaw_deg ] expected", name, line));
-            tycho_status st = push(out, n, &cap, (tycho_fleet_pose){robot, x, y, yaw * M_PI / 180}, err);
-            if (st != TYCHO_OK) return fail_free(out, n, st);
-            robot = -1;
+                                                    "%s:%d: pose [ x y z yaw_deg ] expected (finite; |x|, |y| <= 1e7 m)",
+                                                    name, line));
+            b->has_pose = true;
+            b->x = x, b->y = y, b->yaw = yaw * M_PI / 180;
+        }
+        /* the structure: blocks, strings and comments (Stage strings end on their line) */
+        bool in_string = false;
+        for (const char *c = buf; *c; c++) {
+            if (in_string) {
+                in_string = *c != '"';
+                continue;
+            }
+            if (*c == '#') break;
+            if (*c == '"') {
+                in_string = true;
+            } else if (*c == '(') {
+                if (depth >= STAGE_MAX_DEPTH)
+                    return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: blocks nested too deep", name, line));
+                depth++;
+                open_line[depth] = line;
+                memset(&blocks[depth], 0, sizeof blocks[depth]);
+                blocks[depth].robot = -1;
+            } else if (*c == ')') {
+                if (depth == 0)
+                    return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: ')' without '('", name, line));
+                if ((st = close_block(&blocks[depth], name, out, n, &cap, err)) != TYCHO_OK)
+                    return fail_free(out, n, st);
+                depth--;
+            }
         }
     }
+    if (depth > 0)
+        return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE,
+                                            "%s:%d: the file ends inside the block opened at line %d (cut off?)",
+                                            name, line, open_line[depth]));
+    if ((st = close_block(&blocks[0], name, out, n, &cap, err)) != TYCHO_OK) return fail_free(out, n, st);
     return finish(out, n, name, err);
 }
 
@@ -136,12 +205,15 @@ tycho_status tycho_goal_file(const char *text, size_t len, const char *name,
             return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: robot_%ld has no pose line", name, line, r));
         line++;
         double v[7];
+        int robot_line = line;
         if (sscanf(buf, " %lf , %lf , %lf , %lf , %lf , %lf , %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
-                   &v[5], &v[6]) != 7 || !isfinite(v[0]) || !isfinite(v[1]))
+                   &v[5], &v[6]) != 7 || !isfinite(v[0]) || !isfinite(v[1]) || fabs(v[0]) > 1e7 ||
+            fabs(v[1]) > 1e7 || !isfinite(v[3]) || !isfinite(v[4]) || !isfinite(v[5]) || !isfinite(v[6]))
             return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE,
-                                                "%s:%d: 'x, y, z, qx, qy, qz, qw' expected", name, line));
+                                                "%s:%d: 'x, y, z, qx, qy, qz, qw' expected (finite, |x|, |y| <= 1e7 m)",
+                                                name, line));
         double yaw = atan2(2 * (v[6] * v[5] + v[3] * v[4]), 1 - 2 * (v[4] * v[4] + v[5] * v[5]));
-        tycho_status st = push(out, n, &cap, (tycho_fleet_pose){(int)r, v[0], v[1], yaw}, err);
+        tycho_status st = push(out, n, &cap, (tycho_fleet_pose){(int)r, v[0], v[1], yaw, robot_line - 1}, err);
         if (st != TYCHO_OK) return fail_free(out, n, st);
     }
     return finish(out, n, name, err);

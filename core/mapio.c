@@ -104,7 +104,19 @@ static int pixel_occupancy(const tycho_map_meta *m, int sum, int n)
 static tycho_status check_meta(const tycho_map_meta *m, tycho_err *err)
 {
     if (!(m->resolution > 0) || !isfinite(m->resolution))
-        return tycho_fail(err, TYCHO_EINVAL, "resolution must be > 0 (got %f)", m->resolution);
+        return tycho_fail(err, TYCHO_EINVAL, "resolution must be > 0 (got %g)", m->resolution);
+    /* absurd but finite values would overflow later conversions (cells, pixels) */
+    if (m->resolution < TYCHO_MAP_MIN_RESOLUTION || m->resolution > TYCHO_MAP_MAX_RESOLUTION)
+        return tycho_fail(err, TYCHO_ERANGE, "resolution %g m is out of range [%g, %g]", m->resolution,
+                          TYCHO_MAP_MIN_RESOLUTION, TYCHO_MAP_MAX_RESOLUTION);
+    for (int i = 0; i < 2; i++) {
+        double v = i == 0 ? m->origin.x : m->origin.y;
+        if (!isfinite(v) || fabs(v) > TYCHO_MAP_MAX_ORIGIN)
+            return tycho_fail(err, TYCHO_ERANGE, "origin %s = %g m is out of range [-%g, %g]", i == 0 ? "x" : "y", v,
+                              TYCHO_MAP_MAX_ORIGIN, TYCHO_MAP_MAX_ORIGIN);
+    }
+    if (!isfinite(m->origin.yaw) || fabs(m->origin.yaw) > 1e3)
+        return tycho_fail(err, TYCHO_ERANGE, "origin yaw = %g rad is out of range [-1000, 1000]", m->origin.yaw);
     if (!(m->free_thresh >= 0 && m->occupied_thresh <= 1 && m->free_thresh < m->occupied_thresh))
         return tycho_fail(err, TYCHO_EINVAL,
                           "thresholds must satisfy 0 <= free_thresh < occupied_thresh <= 1");

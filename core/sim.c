@@ -210,6 +210,9 @@ static bool disc_hits(const tycho_grid *g, double x, double y, double r)
     tycho_grid_world_to_map(g, x, y, &mx, &my);
     double rc = r / tycho_grid_resolution(g), rc2 = rc * rc;
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    /* off the map altogether (and before any float -> int conversion, which
+     * would overflow for a start at x = 1e10): outside is solid */
+    if (!(mx - rc >= -1 && my - rc >= -1 && mx + rc <= w + 1 && my + rc <= h + 1)) return true;
     const uint8_t *cells = tycho_grid_cells_const(g);
     int cx0 = (int)floor(mx - rc), cx1 = (int)floor(mx + rc);
     int cy0 = (int)floor(my - rc), cy1 = (int)floor(my + rc);

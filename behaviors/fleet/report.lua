@@ -39,7 +39,8 @@ local PALETTE = { "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f
                   "#fabed4", "#469990", "#9a6324", "#800000", "#808000", "#000075", "#a9a9a9", "#ffd8b1" }
 
 function report.write(dir, summary, map, trails, robots)
-  os.execute(("mkdir -p '%s'"):format(dir:gsub("'", "'\\''")))
+  local okd, derr = tycho.sys.mkdir(dir)
+  if not okd then return nil, derr end
   local text = logmod.json(summary)
   local ok, err = tycho.write_atomic(dir .. "/summary.json", text .. "\n")
   if not ok then return nil, err end

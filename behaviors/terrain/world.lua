@@ -26,8 +26,12 @@ local function num(path, where, t, k, default, lo, hi)
     fail(path, where, ("'%s' is required"):format(k))
   end
   if type(v) ~= "number" or v ~= v then fail(path, where, ("'%s' must be a number (got %s)"):format(k, type(v))) end
-  if (lo and v < lo) or (hi and v > hi) then
-    fail(path, where, ("'%s' = %g is out of range [%s, %s]"):format(k, v, tostring(lo or "-inf"), tostring(hi or "inf")))
+  if v == math.huge or v == -math.huge then fail(path, where, ("'%s' must be finite (got %s)"):format(k, tostring(v))) end
+  -- no field of a world has a use for more than a thousand kilometres; larger
+  -- values would overflow the conversions to cells further on
+  lo, hi = lo or -1e6, hi or 1e6
+  if v < lo or v > hi then
+    fail(path, where, ("'%s' = %g is out of range [%g, %g]"):format(k, v, lo, hi))
   end
   return v
 end
@@ -66,11 +70,12 @@ local function check_pose(path, where, p, need_yaw)
 end
 
 --- load(path) -> world table (checked, with defaults filled in); raises "path: field: why"
+-- The file runs in tycho's data sandbox (tycho.load_data: private copies of
+-- math, string, table; instruction, CPU-time and memory budgets).
 function M.load(path)
-  local chunk, err = loadfile(path, "t", { math = math })
-  if not chunk then error(err, 0) end -- has file:line
-  local ok, w = pcall(chunk)
-  if not ok then error(("%s: %s"):format(path, tostring(w)), 0) end
+  if type(path) ~= "string" then error("bad argument #1 to 'load' (path expected)", 2) end
+  local w, err = tycho.load_data(path)
+  if err then error(err, 0) end -- names the file (and the line, when Lua knows it)
   return M.check(w, path)
 end
 

@@ -388,11 +388,15 @@ function scheduler:report_error(name, message) end
 tycho.watchdog = {}
 ---Restarts co's budget: `count` VM instructions.
 function tycho.watchdog.arm(co, count) end
----The same after `seconds` of CPU time.
-function tycho.watchdog.arm_time(co, seconds) end
+---The same after `seconds` of CPU time; with `hard`, a time slice: co is only
+---suspended after `seconds` (resume it to carry on) and C loops stop after `hard`.
+function tycho.watchdog.arm_time(co, seconds, hard) end
 function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
----@return boolean
+---Clears the tripped mark (after a slice).
+function tycho.watchdog.untrip(co) end
+---true once co ran out; true, "c" when a C function stopped it (it cannot be resumed).
+---@return boolean tripped, string? how
 function tycho.watchdog.tripped(co) end
 
 ---@class tycho.watch
@@ -434,9 +438,10 @@ function tycho.net.listen_tcp(host, port) end
 function tycho.net.connect_unix(path) end
 ---@return tycho.net.conn|nil conn, string? err
 function tycho.net.connect_tcp(host, port) end
+---Any number of descriptors; nil and a message if poll itself fails.
 ---@param fds integer[]
 ---@param wfds? integer[]
----@return table<integer, boolean> ready
+---@return table<integer, boolean>|nil ready, string? err
 function tycho.net.wait(fds, timeout, wfds) end
 ---Constant-time string comparison.
 ---@return boolean
@@ -444,7 +449,9 @@ function tycho.net.equal(a, b) end
 ---Reads a token file; refused unless only its owner can read it.
 ---@return string|nil token, string? err
 function tycho.net.read_secret(path) end
----@return tycho.net.conn|nil
+---nil when nobody is waiting; nil, message, "emfile"|"error" when accepting failed
+---(out of descriptors: the waiting connection was refused)
+---@return tycho.net.conn|nil conn, string? err, string? kind
 function server:accept() end
 function server:close() end
 ---@return integer
@@ -466,6 +473,34 @@ function conn:backlog() end
 ---@return integer|nil uid
 function conn:peer_uid() end
 function conn:set_limit(bytes) end
+---Output that may be queued before send() refuses (the peer is not reading).
+function conn:set_out_limit(bytes) end
+
+---Lua patterns with a step counter the watchdog can stop (bindings/l_pattern.c);
+---under Lua 5.4 they are also string.find/match/gmatch/gsub (LuaJIT keeps its own).
+tycho.pattern = {}
+---@return integer|nil start, integer? finish, any ...
+function tycho.pattern.find(s, pattern, init, plain) end
+---@return any ...
+function tycho.pattern.match(s, pattern, init) end
+---@return fun(): any
+function tycho.pattern.gmatch(s, pattern, init) end
+---@return string text, integer count
+function tycho.pattern.gsub(s, pattern, repl, n) end
+---The string library's own functions, as they were before tycho replaced them.
+tycho.pattern.stock = {}
+function tycho.pattern.stock.find(s, pattern, init, plain) end
+function tycho.pattern.stock.match(s, pattern, init) end
+function tycho.pattern.stock.gmatch(s, pattern, init) end
+function tycho.pattern.stock.gsub(s, pattern, repl, n) end
+
+---Runs a Lua data file (world, terrain world, fleet file, robot config) in the
+---sandbox: private copies of math/string/table/utf8 and the pure base functions,
+---an instruction count, a CPU-time budget (C functions included) and a memory limit.
+---@param path string
+---@param opts? {budget_s?: number, instructions?: number, memory_mb?: number, globals?: table}
+---@return any value, string? err  the file's value, or nil and "path[:line]: message"
+function tycho.load_data(path, opts) end
 
 tycho.sys = {}
 ---@return integer
@@ -478,6 +513,17 @@ function tycho.sys.alive(pid) end
 function tycho.sys.runtime_dir() end
 ---@return string[]|nil names, string? err
 function tycho.sys.list_dir(path) end
+---The descriptor limit; with n, the soft limit is raised to min(n, hard) first.
+---@return integer soft, integer hard
+function tycho.sys.nofile(n) end
+---SIGINT/SIGTERM noted instead of fatal (a second one while pending is fatal);
+---SIGPIPE and SIGXFSZ ignored (writes fail with EPIPE/EFBIG instead).
+function tycho.sys.catch_signals() end
+---@return string|nil name, integer? number  "SIGTERM", 15 once one arrived
+function tycho.sys.signal_pending() end
+---Creates a folder and its parents (mode 0755), like mkdir -p.
+---@return true|nil ok, string? err
+function tycho.sys.mkdir(path) end
 
 -- devices (driver plugins) --------------------------------------------------------------------
 

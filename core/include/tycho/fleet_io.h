@@ -14,6 +14,7 @@
 typedef struct {
     int robot;          /* N of robot_N */
     double x, y, yaw;   /* m, rad */
+    int line;           /* where the robot is named in its file (for messages) */
 } tycho_fleet_pose;
 
 /* Parse from memory (name for messages). *out is malloc'd, sorted by robot. */

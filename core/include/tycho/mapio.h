@@ -17,6 +17,13 @@ typedef struct {
     tycho_map_mode mode;    /* default trinary */
 } tycho_map_meta;
 
+/* Limits on the metadata: finite values outside them are refused as absurd
+ * (a resolution of 1e-300 or an origin of 1e308 would overflow every
+ * conversion to cells or pixels further on). */
+#define TYCHO_MAP_MIN_RESOLUTION 1e-4 /* m per pixel */
+#define TYCHO_MAP_MAX_RESOLUTION 1e3
+#define TYCHO_MAP_MAX_ORIGIN 1e7 /* m, |x| and |y| */
+
 void tycho_map_meta_defaults(tycho_map_meta *meta);
 
 /* Parses a map_server YAML file (no image loading). Errors: "path:line: ...". */
