@@ -175,7 +175,8 @@ local function totals_of(results, worlds_have_ramp)
   T.solved_pct = T.worlds > 0 and 100 * T.solved / T.worlds or 0
   T.ramp_climbed_pct = T.ramp_worlds > 0 and 100 * T.ramp_climbed / T.ramp_worlds or 0
   T.median_sim_time_s = median(times)
-  T.max_sim_time_s = #times > 0 and math.max(table.unpack(times)) or 0
+  T.max_sim_time_s = 0
+  for _, t in ipairs(times) do if t > T.max_sim_time_s then T.max_sim_time_s = t end end
   return T
 end
 
