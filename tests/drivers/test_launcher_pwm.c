@@ -40,24 +40,33 @@ static double now_s(void)
 
 static void make_channel(int ch);
 
-/* Reads whole writes from one FIFO attribute, forever. */
+/* Records every line written to one FIFO attribute, forever. The FIFO is
+ * held open read-write so that it always has a reader: a writer's open
+ * never waits, and a write that lands while we would be reopening it (the
+ * kernel drops a pipe's data when its last reader closes) is never lost.
+ * Writes of a line are atomic (shorter than PIPE_BUF); a read can still
+ * end inside a line when several arrive together, so the tail is kept. */
 static void *recorder(void *arg)
 {
     char *rel = arg, path[512];
     snprintf(path, sizeof path, "%s/pwmchip0/%s", root, rel);
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return NULL;
+    char buf[512];
+    size_t len = 0;
     for (;;) {
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) return NULL; /* removed by the test */
-        char buf[256];
-        ssize_t n, len = 0;
-        while ((n = read(fd, buf + len, sizeof buf - 1 - (size_t)len)) > 0) len += n;
-        close(fd);
-        if (len == 0) continue;
-        buf[len] = 0;
-        /* writes that came while we were reading arrive together: one per line */
-        long v = -1;
-        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-            v = strtol(line, NULL, 10);
+        ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            close(fd);
+            return NULL;
+        }
+        len += (size_t)n;
+        char *start = buf, *nl;
+        while ((nl = memchr(start, '\n', len - (size_t)(start - buf)))) {
+            *nl = 0;
+            long v = strtol(start, NULL, 10);
+            start = nl + 1;
             pthread_mutex_lock(&mu);
             if (nrecs < (int)(sizeof recs / sizeof recs[0])) {
                 recs[nrecs].t = now_s();
@@ -66,8 +75,11 @@ static void *recorder(void *arg)
                 nrecs++;
             }
             pthread_mutex_unlock(&mu);
+            if (!strcmp(rel, "export")) make_channel((int)v); /* the kernel's part */
         }
-        if (!strcmp(rel, "export")) make_channel((int)v); /* the kernel's part */
+        len -= (size_t)(start - buf);
+        memmove(buf, start, len);
+        if (len == sizeof buf - 1) len = 0; /* a line longer than any attribute: drop it */
     }
 }
 
