@@ -86,7 +86,7 @@ if opt["params-file"] then
     local ok, problems = P:load(opt["params-file"])
     for _, msg in ipairs(problems) do io.stderr:write("heat_seek: ", msg, " (kept the default)\n") end
     if ok then print("heat_seek: parameters from " .. opt["params-file"]) end
-  end
+  else io.stderr:write("heat_seek: ", opt["params-file"], " does not exist yet: defaults (:save writes it)\n") end
   -- --set wins over the file
   local again = {}
   for i2 = 1, #arg do again[i2] = arg[i2] end

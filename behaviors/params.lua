@@ -478,6 +478,12 @@ function Params:load(path)
   if type(path) ~= "string" then error("bad argument #1 to 'load' (path expected)", 2) end
   local f, err = io.open(path, "r")
   if not f then return false, { tostring(err) } end
+  -- a folder opens on Linux and fails on the first read: a problem, not a traceback
+  local probe, read_err = f:read(0)
+  if probe == nil and read_err then
+    f:close()
+    return false, { ("%s: %s"):format(path, tostring(read_err)) }
+  end
   local st = state(self)
   local problems, n = {}, 0
   for line in f:lines() do

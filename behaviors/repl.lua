@@ -136,6 +136,7 @@ end
 -- tick by one slice at most. C functions cannot be cut in slices: one long
 -- C call runs until it returns or the whole budget is spent.
 Repl.EVAL_BUDGET_S = 1
+Repl.HISTORY = 500 -- lines kept per console
 Repl.SLICE_S = 0.01
 
 local function stopped_msg(budget)
@@ -260,7 +261,14 @@ function Repl:feed(line)
   if not self.buffer and line:match("^%s*:") then return self:command(line:match("^%s*:(.*)$")) end
   local src = self.buffer and (self.buffer .. "\n" .. line) or line
   if src:match("^%s*$") then self.buffer = nil return false end
+  -- the last HISTORY lines only: a console attached for days must not grow
   self.history[#self.history + 1] = line
+  local h = self.history
+  if #h > 2 * Repl.HISTORY then
+    local keep = {}
+    for i = #h - Repl.HISTORY + 1, #h do keep[#keep + 1] = h[i] end
+    self.history = keep
+  end
   -- an expression first (print its value), then a statement
   local f, err = load("return " .. src, "=console", "t", self.env)
   if not f then f, err = load(src, "=console", "t", self.env) end

@@ -190,7 +190,10 @@ tycho_grid *tycho_map_load(const char *yaml_path, tycho_map_meta *meta, tycho_er
     if (tycho_map_parse_yaml(yaml_path, &m, err) != TYCHO_OK) return NULL;
     struct stat st;
     if (stat(m.image, &st) != 0) {
-        image_missing(yaml_path, m.image, err);
+        /* "not found" only when it is not there: a symbolic link loop, a
+         * folder we may not enter... say so */
+        if (errno == ENOENT || errno == ENOTDIR) image_missing(yaml_path, m.image, err);
+        else tycho_fail(err, TYCHO_EIO, "%s: image '%s': %s", yaml_path, m.image, strerror(errno));
         return NULL;
     }
     tycho_image img;

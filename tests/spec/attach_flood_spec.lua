@@ -199,6 +199,19 @@ describe("attach server under a connection flood #reliability", function()
     stop(rt)
   end)
 
+  it("refuses a FIFO as the token file instead of blocking start-up", function()
+    local fifo = TMP .. "/token.fifo"
+    os.execute(("rm -f '%s'; mkfifo -m 600 '%s'"):format(fifo, fifo))
+    local t0 = tycho.clock.monotonic()
+    local p = io.popen(("timeout 20 '%s' repl --no-socket --listen 127.0.0.1:%d --token-file '%s' < /dev/null 2>&1; "
+      .. "echo rc=$?"):format(EXE, port + 4, fifo))
+    local text = p:read("*a")
+    p:close()
+    assert.matches("must be a regular file", text)
+    assert.matches("rc=1", text)
+    assert.is_true(tycho.clock.monotonic() - t0 < 10)
+  end)
+
   it("survives running out of descriptors (EMFILE on accept)", function()
     local p2 = port + 3
     -- few descriptors: accept fails long before the pending cap is reached

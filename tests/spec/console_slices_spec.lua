@@ -122,6 +122,14 @@ describe("console evaluation #reliability", function()
     rt:close()
   end)
 
+  it("keeps a bounded history (a console attached for days must not grow: the soak found it)", function()
+    local Repl = require "repl"
+    local r = Repl.new { print = function() end }
+    for i = 1, 5 * Repl.HISTORY do r:feed(("%d + 1"):format(i)) end
+    assert.is_true(#r.history <= 2 * Repl.HISTORY)
+    assert.are.equal(("%d + 1"):format(5 * Repl.HISTORY), r.history[#r.history])
+  end)
+
   it("os.exit from an attached console leaves tycho repl as :quit does, with the code", function()
     local sock = TMP .. "/exit.sock"
     local p = spawn(("'%s' repl --history '%s/h2' --socket '%s'"):format(EXE, TMP, sock), TMP .. "/exit.log")

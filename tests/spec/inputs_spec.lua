@@ -108,6 +108,15 @@ describe("absurd numbers are out of range #reliability", function()
     assert.is_truthy(tycho.map.load(yaml("resolution: 0.05\norigin: [-1, 2, 0]\n")))
   end)
 
+  it("in map files: an image that is a symbolic link loop is not reported as missing", function()
+    os.execute(("cd '%s' && ln -sf loop_b.pgm loop_a.pgm && ln -sf loop_a.pgm loop_b.pgm"):format(TMP))
+    local path = write("loop.yaml", "image: loop_a.pgm\nresolution: 0.05\norigin: [0, 0, 0]\nnegate: 0\n"
+      .. "occupied_thresh: 0.65\nfree_thresh: 0.196\n")
+    local ok, err = pcall(tycho.map.load, path)
+    assert.is_false(ok)
+    assert.matches("loop%.yaml: image '.*loop_a%.pgm': Too many levels of symbolic links", err)
+  end)
+
   it("in world files: a start far off the map, integers too large", function()
     local world = [[return { map = "%s/maps/maze_small.yaml", start = {x = %s, y = 0.5, yaw = 0}, %s }]]
     local ok, err = pcall(tycho.sim.load, write("far.lua", world:format(SRC, "1e10", "")))

@@ -143,6 +143,12 @@ describe("parameter files #reliability", function()
     os.execute(("rm -rf '%s'"):format(dir))
   end)
 
+  it("reports a folder given as the file instead of raising", function()
+    local ok, problems = P:load("/tmp")
+    assert.is_false(ok)
+    assert.matches("/tmp: Is a directory", problems[1])
+  end)
+
   it("reads older files and reports malformed strings with file:line", function()
     local f = assert(io.open(path, "w"))
     f:write('text = "old \\"style\\" \\9tab"\n', 'mode = "tab\\there"\n', 'value = 1e999\n')
