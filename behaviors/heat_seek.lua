@@ -18,6 +18,7 @@ local P = require "heat_seek_params"
 local Mapping = require "mapping"
 local Nav = require "nav"
 local ThermalSweep = require "thermal_sweep"
+local Targets = require "targets"
 local Reloader = require "reload"
 local Session = require "session"
 local Report = require "heat_seek_report"
@@ -189,7 +190,10 @@ local function fast_tick()
         local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
           yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
           max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
-        if x then note_detection(x, y, i, frame_pose) end
+        if x then
+          x, y = Targets.on_face(mapping.map, bb.scan_pose, x, y, P.face_snap_distance)
+          note_detection(x, y, i, frame_pose)
+        end
       end
     end
   end

@@ -46,6 +46,8 @@ return params.declare("heat_seek", {
     doc = "a thermal pixel above this is hot" },
   { name = "detection_max_distance", type = "number", default = 2.5, min = 0.2, max = 3.5,
     unit = "m", doc = "detections farther than this are dropped" },
+  { name = "face_snap_distance", type = "number", default = 0.25, min = 0, max = 1, unit = "m",
+    doc = "a fused heat point moves onto the first wall face on the line from the LiDAR to it, if that face is at most this much nearer (0: never)" },
   { name = "detection_bin_width", type = "number", default = 0.1, min = 0.01, max = 1, unit = "m",
     doc = "range bin width when picking the LiDAR return of a hot spot" },
   -- thermal sweep

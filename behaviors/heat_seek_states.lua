@@ -149,8 +149,7 @@ return function(ctx)
   -- any wall).
   local function engaged_already(c)
     for _, t in ipairs(bb.targets) do
-      if (t.engaged or t.early_tried) and dist(t.x, t.y, c.x, c.y) < P.target_merge_distance
-         and not Targets.wall_between(mapping.map, t, c) then
+      if (t.engaged or t.early_tried) and Targets.same_source(mapping.map, t, c, P.target_merge_distance) then
         return true
       end
     end
@@ -277,8 +276,7 @@ return function(ctx)
         end
         local function is_early(c)
           for _, t in ipairs(early) do
-            if not t.retired and
-               dist(t.x, t.y, c.x, c.y) < P.target_merge_distance and not Targets.wall_between(mapping.map, t, c) then
+            if not t.retired and Targets.same_source(mapping.map, t, c, P.target_merge_distance) then
               return true
             end
           end

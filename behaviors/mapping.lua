@@ -14,6 +14,8 @@ function M.new(p, x, y)
     map = tycho.grid.new { width = size, height = size, resolution = 0.05,
                            origin = { x = x - size * 0.025, y = y - size * 0.025 } },
     keepouts = {},
+    variants = {},
+    refreshes = 0,
     scans = 0,
   }, M)
   self:refresh()
@@ -69,7 +71,55 @@ function M:refresh()
       thickness = math.max(1, math.floor(2 * (k.h + band) / m.resolution)) })
   end
   self.costmap = cm
+  self.refreshes = self.refreshes + 1
   return cm
+end
+
+-- A grid of the map's shape kept in self.variants[name], re-inflated with
+-- `opts` at most once per costmap refresh, on demand.
+function M:_variant(name, opts)
+  local m, v = self.map, self.variants[name]
+  if v and v.stamp == self.refreshes then return v.grid end
+  local g = v and v.grid
+  if not g or g.width ~= m.width or g.height ~= m.height or g.origin.x ~= m.origin.x or g.origin.y ~= m.origin.y then
+    g = m:copy()
+  end
+  m:inflate_into(g, opts)
+  self.variants[name] = { grid = g, stamp = self.refreshes }
+  return g
+end
+
+--- The map inflated by the robot's bare radius (plus 1 cm), without the
+-- footprint padding: the centre anywhere below 253 here means the disc
+-- clears every wall the map knows. For squeezing past a corner through the
+-- padding.
+function M:tight()
+  local r = self.p.robot_radius + 0.01
+  return self:_variant("tight", { inscribed_radius = r, inflation_radius = r,
+                                  cost_scaling_factor = self.p.cost_scaling_factor })
+end
+
+--- The costmap without its keep-outs: for a path that has to cross a
+-- passable keep-out (a ramp that is the only way). Inside a keep-out the
+-- costmap is flat at the keep-out's price, so a path planned there hugs
+-- the walls and cuts the corners; here it keeps the inflation's gradient
+-- and runs down the middle.
+function M:open()
+  return self:_variant("open", { inscribed_radius = self.p.robot_radius + self.p.footprint_padding,
+                                 inflation_radius = self.p.inflation_radius,
+                                 cost_scaling_factor = self.p.cost_scaling_factor })
+end
+
+--- Whether the world point (x, y) lies in a passable keep-out's square
+-- (grown by the robot's band, as it is stamped).
+function M:in_soft_keepout(x, y)
+  local band = self.p.robot_radius + self.p.footprint_padding
+  for _, k in ipairs(self.keepouts) do
+    if k.cost and k.cost < 253 and math.abs(x - k.x) <= k.h + band and math.abs(y - k.y) <= k.h + band then
+      return true
+    end
+  end
+  return false
 end
 
 function M:cost_at(x, y)

@@ -25,8 +25,8 @@ end
 
 -- Free cell near a world point on the costmap (the robot or a goal may sit
 -- in the inscribed band after new obstacles appear).
-function Nav:free_near(x, y)
-  local cm = self.mapping.costmap
+function Nav:free_near(x, y, grid)
+  local cm = grid or self.mapping.costmap
   local cx, cy, inside = cm:world_to_cell(x, y)
   if inside and cm:get(cx, cy) < 253 then return x, y end
   -- nearest by path first (stays on the same side of a wall) ...
@@ -65,6 +65,24 @@ function Nav:plan(x, y)
                                                       weight = self.params.plan_weight })
   if not path then return nil, why end
   local pts = path:world(cm)
+  -- over a passable keep-out (the ramp is the only way): the same trip
+  -- planned without it runs down the corridor's middle, not along its walls
+  if self.mapping.in_soft_keepout then
+    for _, pt in ipairs(pts) do
+      if self.mapping:in_soft_keepout(pt.x, pt.y) then
+        local open = self.mapping:open()
+        local ox, oy = self:free_near(sx, sy, open)
+        local tx, ty = self:free_near(gx, gy, open) -- the keep-out may have made an unknown goal known
+        local p2 = ox and tx and open:plan_world(ox, oy, tx, ty, { algorithm = "costaware",
+                                                                     weight = self.params.plan_weight })
+        if p2 then
+          pts = p2:world(open)
+          pts[1] = { x = rx, y = ry }
+        end
+        break
+      end
+    end
+  end
   pts[1] = { x = rx, y = ry }
   return pts
 end
@@ -181,8 +199,15 @@ end
 -- robot already in the band may move but not onto a wall cell (C:
 -- costmap:arc_hit, see core/include/tycho/arc_check.h).
 function Nav:arc_collides(x, y, yaw, v, w, limit)
-  return self.mapping.costmap:arc_hit(x, y, yaw, v, w, self.params.collision_horizon,
-                                      limit and { limit = limit } or nil) ~= false
+  local cm, horizon = self.mapping.costmap, self.params.collision_horizon
+  if cm:arc_hit(x, y, yaw, v, w, horizon, limit and { limit = limit } or nil) ~= false then return true end
+  -- a robot already in the band was only kept off wall cells: its bare
+  -- disc must clear the walls too (driving along a wall 5 cm off it is a
+  -- collision however the costmap rounds it)
+  if self.mapping.tight and self.mapping:cost_at(x, y) >= 253 then
+    return self.mapping:tight():arc_hit(x, y, yaw, v, w, horizon) ~= false
+  end
+  return false
 end
 
 -- Heading from the robot to the path point about `ahead` metres past the
@@ -250,8 +275,10 @@ function Nav:control(dt)
         v, w = bv, bw
       elseif math.abs(err) > 0.2 then
         v, w = 0, turn
-      elseif not self:arc_collides(x, y, yaw, 0.04, turn, 254) then
-        -- squeezing through: the padded band is a margin, not the wall
+      elseif self.mapping.tight and self.mapping:tight():arc_hit(x, y, yaw, 0.04, turn,
+                                                                 self.params.collision_horizon) == false then
+        -- squeezing through the padding: the padded band is a margin, but
+        -- the bare disc must still clear the wall (a corner cut here hit it)
         v, w = 0.04, turn
       else
         self.stats.recoveries = self.stats.recoveries + 1

@@ -45,32 +45,49 @@ end
 -- them; returns one or two groups.
 local function split_by_side(dets, map, min_group)
   if #dets < 2 then return { summarise(dets) } end
-  -- the two most opposed viewing directions seed a 2-means on directions
+  -- the two most opposed viewing directions seed a 2-means on directions:
+  -- the one least aligned with the first detection's, then the one least
+  -- aligned with that (the mean direction is no seed: seen from both faces
+  -- of a wall it is about zero and points anywhere)
   local all = summarise(dets)
   local ga, gb = {}, {}
-  -- direction of largest spread: the detection least aligned with the mean
-  local worst, wx, wy = math.huge, 0, 0
-  for _, d in ipairs(dets) do
+  local function unit(d)
     local vx, vy = d.rx - d.x, d.ry - d.y
     local n = math.sqrt(vx * vx + vy * vy)
-    if n > 1e-6 then
-      local c = (vx * all.ux + vy * all.uy) / n
-      if c < worst then worst, wx, wy = c, vx / n, vy / n end
-    end
+    if n > 1e-6 then return vx / n, vy / n end
   end
+  local function least_aligned(ux, uy)
+    local worst, wx, wy = math.huge, nil, nil
+    for _, d in ipairs(dets) do
+      local vx, vy = unit(d)
+      if vx then
+        local c = vx * ux + vy * uy
+        if c < worst then worst, wx, wy = c, vx, vy end
+      end
+    end
+    return worst, wx, wy
+  end
+  local fx, fy
+  for _, d in ipairs(dets) do
+    fx, fy = unit(d)
+    if fx then break end
+  end
+  if not fx then return { all } end
+  local _, wx, wy = least_aligned(fx, fy)
+  local worst, bx0, by0 = least_aligned(wx, wy)
   if worst > 0.2 then return { all } end -- everything seen from one side
+  local sbx, sby = bx0, by0
   for _ = 1, 4 do
     ga, gb = {}, {}
-    local s_a = summarise(dets)
     local ax, ay = wx, wy
-    local bx, by = s_a.ux, s_a.uy
+    local bx, by = sbx, sby
     for _, d in ipairs(dets) do
       local vx, vy = d.rx - d.x, d.ry - d.y
       if vx * ax + vy * ay > vx * bx + vy * by then ga[#ga + 1] = d else gb[#gb + 1] = d end
     end
     if #ga == 0 or #gb == 0 then return { all } end
     local A, B = summarise(ga), summarise(gb)
-    wx, wy = A.ux, A.uy
+    wx, wy, sbx, sby = A.ux, A.uy, B.ux, B.uy
     if _ == 4 or (A.ux * B.ux + A.uy * B.uy) < -0.2 then
       if #ga >= min_group and #gb >= min_group and wall_between(map, A, B) then return { A, B } end
       return { all }
@@ -143,6 +160,39 @@ function M.count_near(detections, t, radius, since)
     end
   end
   return n
+end
+
+--- The fused point lies behind the wall face the camera saw: fusion takes
+-- the mean range and mean bearing of the beams in the hot columns, and on
+-- a face seen at an angle that point is a few centimetres to 0.15 m inside
+-- the wall. On a thin wall with a source on each face the two sides'
+-- points then meet in the middle. The first map cell on the line from the
+-- LiDAR (`from`) to the point is the face actually seen: on_face returns
+-- that, when it is at most `snap` metres nearer than the point (else the
+-- point as it was: the face is not in the map yet, or something stands in
+-- front of it).
+function M.on_face(map, from, x, y, snap)
+  local d = dist(from.x, from.y, x, y)
+  if d < 1e-3 or snap <= 0 then return x, y end
+  local a = math.atan(y - from.y, x - from.x)
+  local hit = map:raycast(from.x, from.y, a, d + 0.05)
+  if hit < math.huge and hit > d - snap then
+    return from.x + hit * math.cos(a), from.y + hit * math.sin(a)
+  end
+  return x, y
+end
+
+--- Whether clusters (or targets) a and b are the same source: within
+-- `merge` metres and either seen from about the same direction or with no
+-- wall between their faces. The direction settles it when the wall test
+-- is fooled (a mean position a few centimetres inside a wall).
+function M.same_source(map, a, b, merge)
+  if dist(a.x, a.y, b.x, b.y) >= merge then return false end
+  if a.ux and b.ux and (a.ux ~= 0 or a.uy ~= 0) and (b.ux ~= 0 or b.uy ~= 0)
+     and a.ux * b.ux + a.uy * b.uy > 0.3 then
+    return true
+  end
+  return not wall_between(map, a, b)
 end
 
 M.wall_between = wall_between

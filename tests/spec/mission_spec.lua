@@ -87,10 +87,11 @@ describe("heat_seek mission", function()
   end
 
   it("does not fire at a ghost target it cannot see again when facing it", function()
-    -- seed 1: a cluster that does not show again when faced (a hot pixel
-    -- column spanning a near wall and a far one puts the fused point on the
-    -- far one); it gets a second standoff, then is given up, never fired at
-    local code, s, text, dir = mission("maps/maze_small.lua", { "--seed", "1" })
+    -- seed 2: clusters that do not show again when faced (smeared along a
+    -- wall from far views, or a hot pixel column spanning a near wall and
+    -- a far one); each gets a second standoff, then is given up, never
+    -- fired at
+    local code, s, text, dir = mission("maps/maze_small.lua", { "--seed", "2" })
     assert.are.equal(0, code, text)
     local ghosts = 0
     for i, t in ipairs(s.targets) do

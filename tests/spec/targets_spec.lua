@@ -1,0 +1,88 @@
+-- Targets from thermal detections (behaviors/targets.lua): the fused point
+-- moved onto the wall face that was seen, and a source on each face of one
+-- thin wall kept as two targets on the right faces.
+local tycho = require "tycho"
+local Targets = require "targets"
+
+-- 4 m x 2 m, 0.05 m cells, free; a 0.2 m thick wall along y = 0.9 .. 1.1
+-- from x = 0.5 to 3.5 (cells 18..21 in y).
+local function thin_wall_map()
+  local g = tycho.grid.new { width = 80, height = 40, resolution = 0.05, fill = 0 }
+  for cx = 10, 69 do
+    for cy = 18, 21 do g:set(cx, cy, 254) end
+  end
+  return g
+end
+
+local P = { cluster_k = 0, cluster_k_max = 8, cluster_radius = 0.35, target_merge_distance = 0.5,
+            confirm_min_detections = 3 }
+
+describe("targets.on_face", function()
+  it("moves a point fused inside the wall onto the face the LiDAR saw", function()
+    local map = thin_wall_map()
+    -- seen from below: the point 0.1 m inside the wall comes to the lower face (y = 0.9)
+    local x, y = Targets.on_face(map, { x = 1.0, y = 0.2 }, 1.5, 1.0, 0.25)
+    assert.is_near(0.9, y, 0.051)
+    assert.is_true(x > 1.3 and x < 1.5)
+    -- seen from above: onto the upper face (y = 1.1)
+    x, y = Targets.on_face(map, { x = 2.0, y = 1.8 }, 1.5, 1.0, 0.25)
+    assert.is_near(1.1, y, 0.051)
+    assert.is_true(x > 1.5 and x < 1.7)
+  end)
+
+  it("leaves the point when the first wall on the line is far in front of it (an obstacle, not its face)", function()
+    local map = thin_wall_map()
+    -- from below the wall to a point beyond it: the wall is 0.9 m nearer
+    local x, y = Targets.on_face(map, { x = 1.5, y = 0.1 }, 1.5, 1.9, 0.25)
+    assert.are.equal(1.5, x)
+    assert.are.equal(1.9, y)
+  end)
+
+  it("leaves the point when no face is mapped near it, or snapping is off", function()
+    local map = tycho.grid.new { width = 80, height = 40, resolution = 0.05, fill = 0 }
+    local x, y = Targets.on_face(map, { x = 1.0, y = 0.2 }, 1.5, 1.0, 0.25)
+    assert.are.same({ 1.5, 1.0 }, { x, y })
+    x, y = Targets.on_face(thin_wall_map(), { x = 1.0, y = 0.2 }, 1.5, 1.0, 0)
+    assert.are.same({ 1.5, 1.0 }, { x, y })
+  end)
+end)
+
+describe("targets.build", function()
+  -- detections of a source on each face of the thin wall at x = 2, each
+  -- seen from its own corridor, snapped as the mission does
+  local function pair_detections(map)
+    local dets = {}
+    for i = 0, 29 do
+      local rx = 1.2 + i * 0.05
+      for _, side in ipairs { { ry = 0.3, fy = 0.95 }, { ry = 1.7, fy = 1.05 } } do
+        local x, y = Targets.on_face(map, { x = rx, y = side.ry }, 2.0 + 0.02 * ((i % 5) - 2), side.fy, 0.25)
+        dets[#dets + 1] = { x = x, y = y, rx = rx, ry = side.ry }
+      end
+    end
+    return dets
+  end
+
+  it("keeps a source on each face of a thin wall as two targets, each on its own face", function()
+    local map = thin_wall_map()
+    local ts = Targets.build(pair_detections(map), P, map)
+    assert.are.equal(2, #ts)
+    table.sort(ts, function(a, b) return a.y < b.y end)
+    assert.is_near(0.9, ts[1].y, 0.06)
+    assert.is_near(1.1, ts[2].y, 0.06)
+    assert.is_true(ts[1].uy < -0.5) -- seen from below
+    assert.is_true(ts[2].uy > 0.5) -- seen from above
+    for _, t in ipairs(ts) do assert.is_near(2.0, t.x, 0.1) end
+  end)
+
+  it("keeps one source seen from two sides of an open room as one target", function()
+    local map = tycho.grid.new { width = 80, height = 40, resolution = 0.05, fill = 0 }
+    for cx = 39, 41 do map:set(cx, 19, 254) end -- a post at (2.0, 0.97)
+    local dets = {}
+    for i = 0, 19 do
+      dets[#dets + 1] = { x = 2.0, y = 0.95 + 0.005 * (i % 3), rx = 1.0 + 0.02 * i, ry = 0.3 }
+      dets[#dets + 1] = { x = 2.0, y = 0.95 + 0.005 * (i % 3), rx = 3.0 - 0.02 * i, ry = 0.3 }
+    end
+    local ts = Targets.build(dets, P, map)
+    assert.are.equal(1, #ts)
+  end)
+end)
