@@ -110,6 +110,7 @@ return function(ctx)
   -- again, aims at the fresh detections and fires; "fired" or "unseen".
   local function engage(t, label)
     local x, y = robot.pose()
+    local aim = t
     await(nav:face(math.atan(t.y - y, t.x - x), math.rad(P.align_tolerance)))
     -- look before firing: a cluster can be a ghost (a hot pixel column
     -- spanning a near wall and a far one puts the fused point on the far
@@ -134,6 +135,7 @@ return function(ctx)
       end
       if n > 0 then
         ax, ay = ax / n, ay / n
+        aim = { x = ax, y = ay }
         local rx, ry = robot.pose()
         local r = dist(rx, ry, ax, ay)
         if r > 0.2 then ax, ay = ax + 0.1 * (rx - ax) / r, ay + 0.1 * (ry - ay) / r end
@@ -142,6 +144,11 @@ return function(ctx)
     end
     fire(P.balls_per_target, label)
     t.engaged = true
+    -- what was seen of this source from this side is used up: it makes no
+    -- second target (smeared along the wall it can reach past the merge
+    -- distance of the target's mean)
+    local fx, fy = robot.pose()
+    Targets.consume(mapping.map, bb.detections, { t, aim }, P.target_merge_distance, fx, fy)
     return "fired"
   end
 
@@ -161,7 +168,7 @@ return function(ctx)
   local function engage_nearby()
     if P.engage_on_the_way <= 0 or #bb.detections < P.min_cluster_detections then return end
     local x, y = robot.pose()
-    for _, c in ipairs(Targets.build(bb.detections, P, mapping.map)) do
+    for _, c in ipairs(Targets.build(Targets.unconsumed(bb.detections), P, mapping.map)) do
       if c.count >= P.min_cluster_detections and dist(x, y, c.x, c.y) <= P.engage_on_the_way
          and not engaged_already(c) then
         local t = { x = c.x, y = c.y, detections = c.count, side = c.side, ux = c.ux, uy = c.uy,
@@ -265,7 +272,7 @@ return function(ctx)
           return "Aborted"
         end
         -- k-means in C, split at walls, merged on the same face (targets.lua)
-        local merged = Targets.build(bb.detections, P, mapping.map)
+        local merged = Targets.build(Targets.unconsumed(bb.detections), P, mapping.map)
         -- targets tried on the way keep their places (launches name them
         -- by index); those not engaged are retired, the clusters below
         -- replace them

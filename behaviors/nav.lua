@@ -223,6 +223,20 @@ local function path_bearing(g, nearest, x, y, ahead)
   return math.atan(pts[i].y - y, pts[i].x - x)
 end
 
+-- The heading nearest to `bearing` (within 100 degrees of it) along which
+-- a short straight move is clear, or nil.
+function Nav:_escape_heading(x, y, bearing)
+  local best, bd
+  for k = 0, 23 do
+    local dir = k * math.pi / 12
+    local off = math.abs(wrap(dir - bearing))
+    if off <= math.rad(100) and (not bd or off < bd) and not self:arc_collides(x, y, dir, 0.05, 0) then
+      best, bd = dir, off
+    end
+  end
+  return best
+end
+
 --- One control tick.
 function Nav:control(dt)
   local g = self.goal
@@ -271,8 +285,22 @@ function Nav:control(dt)
       end
       local err = wrap(bearing - yaw)
       local turn = math.max(-1.2, math.min(1.2, 3 * err))
+      local esc = g.escape
+      if esc and (best or now > esc.until_t) then g.escape, esc = nil, nil end
       if best then
         v, w = bv, bw
+      elseif esc then
+        -- boxed in against a wall: turn on the spot to the clear heading,
+        -- then edge along it until an arc towards the path is clear
+        local e = wrap(esc.dir - yaw)
+        if math.abs(e) > 0.1 then
+          v, w = 0, math.max(-1.2, math.min(1.2, 3 * e))
+        elseif not self:arc_collides(x, y, yaw, 0.05, 0) then
+          v, w = 0.05, 0
+        else
+          g.escape = nil
+          v, w = 0, 0
+        end
       elseif math.abs(err) > 0.2 then
         v, w = 0, turn
       elseif self.mapping.tight and self.mapping:tight():arc_hit(x, y, yaw, 0.04, turn,
@@ -280,7 +308,15 @@ function Nav:control(dt)
         -- squeezing through the padding: the padded band is a margin, but
         -- the bare disc must still clear the wall (a corner cut here hit it)
         v, w = 0.04, turn
+      elseif not g.escaped and self:_escape_heading(x, y, bearing) then
+        -- no arc forward, none squeezing: a heading that leads out of the
+        -- band (the nearest to the path's that is clear), once per goal
+        -- leg before backing up
+        g.escape = { dir = self:_escape_heading(x, y, bearing), until_t = now + 3 }
+        g.escaped = true
+        v, w = 0, 0
       else
+        g.escaped = nil
         self.stats.recoveries = self.stats.recoveries + 1
         g.recoveries = g.recoveries + 1
         if g.recoveries > self.params.max_recoveries then

@@ -183,16 +183,87 @@ function M.on_face(map, from, x, y, snap)
 end
 
 --- Whether clusters (or targets) a and b are the same source: within
--- `merge` metres and either seen from about the same direction or with no
--- wall between their faces. The direction settles it when the wall test
--- is fooled (a mean position a few centimetres inside a wall).
+-- `merge` metres and no wall between the faces they were seen on.
 function M.same_source(map, a, b, merge)
-  if dist(a.x, a.y, b.x, b.y) >= merge then return false end
-  if a.ux and b.ux and (a.ux ~= 0 or a.uy ~= 0) and (b.ux ~= 0 or b.uy ~= 0)
-     and a.ux * b.ux + a.uy * b.uy > 0.3 then
-    return true
+  return dist(a.x, a.y, b.x, b.y) < merge and not wall_between(map, a, b)
+end
+
+--- The wall's normal near (x, y): the axis across the principal direction
+-- of the occupied cells within 0.2 m (a wall face, thin or thick, is a
+-- line of cells). nil when there are too few, or they form no line.
+function M.wall_normal(map, x, y)
+  local cx, cy, inside = map:world_to_cell(x, y)
+  if not inside then return nil end
+  local r = math.max(1, math.floor(0.2 / map.resolution + 0.5))
+  local n, sx, sy, pts = 0, 0, 0, {}
+  for dy = -r, r do
+    for dx = -r, r do
+      if dx * dx + dy * dy <= r * r then
+        local c = map:get(cx + dx, cy + dy)
+        if c ~= nil and c >= 253 and c ~= 255 then
+          n, sx, sy = n + 1, sx + dx, sy + dy
+          pts[#pts + 1] = dx
+          pts[#pts + 1] = dy
+        end
+      end
+    end
   end
-  return not wall_between(map, a, b)
+  if n < 3 then return nil end
+  local mx, my = sx / n, sy / n
+  local sxx, syy, sxy = 0, 0, 0
+  for i = 1, #pts, 2 do
+    local ex, ey = pts[i] - mx, pts[i + 1] - my
+    sxx, syy, sxy = sxx + ex * ex, syy + ey * ey, sxy + ex * ey
+  end
+  -- a line: one eigenvalue well above the other
+  local tr, det = sxx + syy, sxx * syy - sxy * sxy
+  local disc = math.sqrt(math.max(0, tr * tr / 4 - det))
+  local l1, l2 = tr / 2 + disc, tr / 2 - disc
+  if l1 < 2 * math.max(l2, 1e-9) then return nil end
+  local th = 0.5 * math.atan(2 * sxy, sxx - syy)
+  return -math.sin(th), math.cos(th)
+end
+
+--- Marks the detections that were of the source just fired at from
+-- (fx, fy): near the target (or the point aimed at), seen from the same
+-- side of the wall there as the launch pose (the sign across the wall's
+-- normal, `wall_normal`), and from where the robot could see the launch
+-- pose. Robot poses are in free space, so this holds where a test on the
+-- fused points cannot: the two faces of a thin wall seen at a grazing
+-- angle, their detections smeared along it. Returns how many.
+function M.consume(map, detections, points, radius, fx, fy)
+  local p = points[#points]
+  local nx, ny = M.wall_normal(map, p.x, p.y)
+  local fire_side = nx and (fx - p.x) * nx + (fy - p.y) * ny
+  local n = 0
+  for _, d in ipairs(detections) do
+    if not d.consumed then
+      local near = false
+      for _, q in ipairs(points) do
+        if dist(d.x, d.y, q.x, q.y) < radius then near = true break end
+      end
+      if near and fire_side then
+        near = ((d.rx - p.x) * nx + (d.ry - p.y) * ny) * fire_side > 0
+      end
+      if near then
+        local r = dist(d.rx, d.ry, fx, fy)
+        if r < 1e-6 or map:raycast(fx, fy, math.atan(d.ry - fy, d.rx - fx), r) >= r then
+          d.consumed = true
+          n = n + 1
+        end
+      end
+    end
+  end
+  return n
+end
+
+--- The detections not yet consumed by a launch.
+function M.unconsumed(detections)
+  local out = {}
+  for _, d in ipairs(detections) do
+    if not d.consumed then out[#out + 1] = d end
+  end
+  return out
 end
 
 M.wall_between = wall_between

@@ -86,3 +86,38 @@ describe("targets.build", function()
     assert.are.equal(1, #ts)
   end)
 end)
+
+describe("targets.consume", function()
+  it("uses up what was seen of the source fired at, from its side of a thin wall only", function()
+    local map = thin_wall_map()
+    local nx, ny = Targets.wall_normal(map, 2.0, 0.9)
+    assert.is_near(0, nx, 1e-6)
+    assert.is_near(1, math.abs(ny), 1e-6)
+    -- a source on each face at x = 2, seen at a grazing angle from the
+    -- wall's east end (x 3.5 ..), smeared along the wall
+    local dets = {}
+    for i = 0, 19 do
+      dets[#dets + 1] = { x = 2.0 + 0.02 * i, y = 0.9, rx = 3.8, ry = 0.6 + 0.01 * i }  -- below
+      dets[#dets + 1] = { x = 2.0 + 0.02 * i, y = 1.1, rx = 3.8, ry = 1.4 - 0.01 * i }  -- above
+    end
+    -- fired at the lower one from beyond the wall's end, below its line
+    local n = Targets.consume(map, dets, { { x = 2.1, y = 0.9 } }, 0.5, 3.7, 0.7)
+    assert.are.equal(20, n)
+    for _, d in ipairs(dets) do assert.are.equal(d.ry < 1.0, d.consumed == true) end
+    local left = Targets.unconsumed(dets)
+    assert.are.equal(20, #left)
+    -- what is left makes the other source's target, on the upper face
+    local ts = Targets.build(left, P, map)
+    assert.are.equal(1, #ts)
+    assert.is_near(1.1, ts[1].y, 0.01)
+  end)
+
+  it("does not use up detections of a source out of reach or out of sight of the launch", function()
+    local map = thin_wall_map()
+    local dets = { { x = 1.0, y = 0.9, rx = 1.0, ry = 0.3 }, { x = 2.0, y = 0.9, rx = 2.0, ry = 0.3 } }
+    -- fired at (2, 0.9) from below: the one 1 m away is another source
+    assert.are.equal(1, Targets.consume(map, dets, { { x = 2.0, y = 0.9 } }, 0.5, 2.0, 0.4))
+    assert.is_nil(dets[1].consumed)
+    assert.is_true(dets[2].consumed)
+  end)
+end)
