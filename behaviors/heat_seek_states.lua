@@ -88,6 +88,15 @@ return function(ctx)
   local function standoffs(t)
     local here = pose_table()
     local side = seen_from(t)
+    -- look at a face square on: the wall's normal on the side it was seen
+    -- from (the mean viewing direction leans towards where the robot
+    -- happened to drive past, often along the wall, and at a grazing angle
+    -- the camera does not see the source)
+    local nx, ny = Targets.wall_normal(mapping.map, t.x, t.y)
+    if nx and side then
+      if nx * math.cos(side) + ny * math.sin(side) < 0 then nx, ny = -nx, -ny end
+      side = math.atan(ny, nx)
+    end
     local cands = {}
     local d = P.standoff_distance
     for k = 0, 23 do
