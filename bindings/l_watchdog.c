@@ -8,6 +8,8 @@
  *       `slice` (resume it to carry on), C loops stop only after `hard` seconds
  *   tycho.watchdog.disarm_time(co)
  *   tycho.watchdog.untrip(co)      -- clears tripped (after a slice)
+ *   tycho.watchdog.resume(co, seconds, ...) -- coroutine.resume with a CPU-time budget
+ *       (the tasks runner's path; false, "runaway: ..." when it ran out; Lua 5.4 only)
  *   tripped(co) -> true, "c" when a C function (budget.h) stopped it: it cannot be resumed
  *
  * On Lua 5.4 the count hook is C and *yields* the coroutine when the budget
@@ -24,7 +26,10 @@
 #include "budget.h"
 #include "ltycho.h"
 
+#include <errno.h>
+#include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -75,14 +80,133 @@ static lua_State *volatile fired_co;
 static volatile int slice_mode;
 static lua_State *deadline_co; /* a slice's hard deadline for C loops, pushed by arm_time */
 
+/* The tasks runner's path (watchdog.resume): the timer stays armed across
+ * resumes and fires once per `task_budget` of the process's CPU time; the
+ * handler then looks at how long the resume in progress has run (wall
+ * time from its start, an upper bound of its CPU time) and trips it only
+ * past the budget, else arms the timer for the rest. A resume then costs
+ * one clock read instead of two setitimer calls (measured 3.6 us a resume
+ * before). arm_time (the console's slices) takes the timer over meanwhile
+ * and the next resume arms it again. */
+static volatile sig_atomic_t legacy_armed; /* arm_time owns the timer */
+static volatile sig_atomic_t task_timer_on;
+static volatile double task_budget;
+static volatile double resume_t0; /* CLOCK_MONOTONIC at the start of the resume */
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void set_prof(double s)
+{
+    struct itimerval it = {{0, 0}, {(time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6)}};
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
+    setitimer(ITIMER_PROF, &it, NULL);
+}
+
 static void on_prof(int sig)
 {
     (void)sig;
+    int saved = errno;
     lua_State *co = timed_co;
-    if (co) {
+    if (!legacy_armed) {
+        if (task_timer_on) {
+            double ran = co ? monotonic_s() - resume_t0 : 0;
+            if (co && ran >= task_budget) {
+                fired_co = co;
+                lua_sethook(co, hook, LUA_MASKCOUNT, 1);
+            } else {
+                set_prof(co ? fmax(task_budget - ran, 1e-3) : task_budget);
+            }
+        }
+    } else if (co) {
         if (!slice_mode) fired_co = co;
         lua_sethook(co, hook, LUA_MASKCOUNT, 1);
     }
+    errno = saved;
+}
+
+static int install_prof_handler(void)
+{
+    static int installed;
+    if (installed) return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGPROF, &sa, NULL) != 0) return -1;
+    installed = 1;
+    return 0;
+}
+
+/* watchdog.resume(co, budget_s, ...) -> like coroutine.resume, or false,
+ * "runaway: ..." when co ran `budget_s` seconds without yielding (it is
+ * then suspended for good: the hook yielded it mid-loop). */
+static int l_resume(lua_State *L)
+{
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argcheck(L, co != NULL, 1, "coroutine expected");
+    double budget = luaL_checknumber(L, 2);
+    luaL_argcheck(L, budget > 0 && budget <= 3600, 2, "seconds must be in (0, 3600]");
+    int nargs = lua_gettop(L) - 2;
+    if (co == L || lua_status(co) > LUA_YIELD || (lua_status(co) == LUA_OK && lua_gettop(co) == 0)) {
+        lua_pushboolean(L, 0);
+        lua_pushstring(L, co == L ? "cannot resume non-suspended coroutine" : "cannot resume dead coroutine");
+        return 2;
+    }
+    if (!lua_checkstack(co, nargs)) {
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "too many arguments to resume");
+        return 2;
+    }
+    int timed = !legacy_armed && install_prof_handler() == 0;
+    lua_State *outer = timed_co;
+    double outer_t0 = resume_t0;
+    if (timed) {
+        if (!task_timer_on || task_budget != budget) {
+            task_budget = budget;
+            task_timer_on = 1;
+            set_prof(budget);
+        }
+        resume_t0 = monotonic_s();
+        timed_co = co;
+    }
+    lua_xmove(L, co, nargs);
+    int nres = 0;
+    int status = lua_resume(co, L, nargs, &nres);
+    int tripped = timed && fired_co == co;
+    if (timed) {
+        if (tripped) fired_co = NULL;
+        timed_co = outer;
+        resume_t0 = outer_t0;
+    }
+    if (tripped) {
+        lua_sethook(co, NULL, 0, 0);
+        if (status == LUA_YIELD) lua_pop(co, nres);
+        lua_pushboolean(L, 0);
+        char msg[96];
+        snprintf(msg, sizeof msg, "runaway: task ran more than %.3g s of CPU without yielding", budget);
+        lua_pushstring(L, msg);
+        return 2;
+    }
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nres + 1)) {
+            lua_pop(co, nres);
+            lua_pushboolean(L, 0);
+            lua_pushliteral(L, "too many results to resume");
+            return 2;
+        }
+        lua_pushboolean(L, 1);
+        lua_xmove(co, L, nres);
+        return nres + 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_xmove(co, L, 1); /* the error object */
+    return 2;
 }
 
 static int l_arm_time(lua_State *L)
@@ -93,28 +217,19 @@ static int l_arm_time(lua_State *L)
     luaL_argcheck(L, s > 0 && s <= 3600, 2, "seconds must be in (0, 3600]");
     double hard = luaL_optnumber(L, 3, 0);
     luaL_argcheck(L, hard >= 0 && hard <= 3600, 3, "seconds must be in [0, 3600]");
-    static int installed;
-    if (!installed) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_prof;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART;
-        if (sigaction(SIGPROF, &sa, NULL) != 0) {
-            lua_pushboolean(L, 0);
-            return 1;
-        }
-        installed = 1;
+    if (install_prof_handler() != 0) {
+        lua_pushboolean(L, 0);
+        return 1;
     }
+    legacy_armed = 1;
+    task_timer_on = 0; /* the tasks' timer is replaced: the next resume arms it again */
     if (deadline_co) tycho_budget_pop(deadline_co);
     deadline_co = NULL;
     timed_co = co;
     fired_co = NULL;
     slice_mode = hard > 0;
     if (slice_mode && tycho_budget_push(co, hard) == 0) deadline_co = co;
-    struct itimerval it = {{0, 0}, {(time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6)}};
-    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
-    setitimer(ITIMER_PROF, &it, NULL);
+    set_prof(s);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -124,6 +239,7 @@ static int l_disarm_time(lua_State *L)
     struct itimerval it;
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_PROF, &it, NULL);
+    legacy_armed = 0;
     timed_co = NULL;
     fired_co = NULL;
     slice_mode = 0;
@@ -282,5 +398,9 @@ void tycho_l_open_watchdog(lua_State *L, int module, int methods)
         {"arm_time", l_arm_time}, {"disarm_time", l_disarm_time}, {"untrip", l_untrip}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
+#if !TYCHO_LUAJIT
+    lua_pushcfunction(L, l_resume);
+    lua_setfield(L, -2, "resume");
+#endif
     lua_setfield(L, module, "watchdog");
 }

@@ -8,7 +8,10 @@
  *             simulated, no timeout or crash, <= 600 s wall on 2 cores;
  *   noisy:    >= 97 % engaged.
  * TYCHO_CAMPAIGN_N (default 200) and TYCHO_CAMPAIGN_NOISY_N (default 50)
- * set the sizes. Each campaign writes to $TMPDIR/tycho-bench-campaign-*. */
+ * set the sizes, TYCHO_CAMPAIGN_SEED0 (default 10001) and
+ * TYCHO_CAMPAIGN_NOISY_SEED0 (default 20001) the first seeds (a fresh
+ * held-out set: seeds nobody has run before). Each campaign writes to
+ * $TMPDIR/tycho-bench-campaign-SEED0. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,15 +66,21 @@ int main(int argc, char **argv)
     const char *src = getenv("TYCHO_SOURCE_DIR") ? getenv("TYCHO_SOURCE_DIR") : ".";
     int n = getenv("TYCHO_CAMPAIGN_N") ? atoi(getenv("TYCHO_CAMPAIGN_N")) : 200;
     int nn = getenv("TYCHO_CAMPAIGN_NOISY_N") ? atoi(getenv("TYCHO_CAMPAIGN_NOISY_N")) : 50;
+    int s0 = getenv("TYCHO_CAMPAIGN_SEED0") ? atoi(getenv("TYCHO_CAMPAIGN_SEED0")) : 10001;
+    int ns0 = getenv("TYCHO_CAMPAIGN_NOISY_SEED0") ? atoi(getenv("TYCHO_CAMPAIGN_NOISY_SEED0")) : 20001;
+    if (n < 1 || nn < 1 || s0 < 1 || ns0 < 1) {
+        fprintf(stderr, "bench_campaign: TYCHO_CAMPAIGN_N, _NOISY_N, _SEED0 and _NOISY_SEED0 must be >= 1\n");
+        return 2;
+    }
     totals h, z;
-    printf("bench_campaign: held-out worlds, seeds 10001..%d\n", 10000 + n);
-    if (run_campaign(exe, src, n, 10001, 0, &h) < 0) {
+    printf("bench_campaign: held-out worlds, seeds %d..%d\n", s0, s0 + n - 1);
+    if (run_campaign(exe, src, n, s0, 0, &h) < 0) {
         fprintf(stderr, "bench_campaign: the held-out campaign did not finish\n");
         return 1;
     }
-    printf("bench_campaign: held-out noisy worlds (odometry 0.05, camera noise 0.2 C), seeds 20001..%d\n",
-           20000 + nn);
-    if (run_campaign(exe, src, nn, 20001, 1, &z) < 0) {
+    printf("bench_campaign: held-out noisy worlds (odometry 0.05, camera noise 0.2 C), seeds %d..%d\n", ns0,
+           ns0 + nn - 1);
+    if (run_campaign(exe, src, nn, ns0, 1, &z) < 0) {
         fprintf(stderr, "bench_campaign: the noisy campaign did not finish\n");
         return 1;
     }
