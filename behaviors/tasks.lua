@@ -167,9 +167,16 @@ local function after_resume(self, t, ok, ...)
   if not t.wait then t.wait, t.status = "yield", "ready" end -- a bare coroutine.yield()
 end
 
+local wd_resume = watchdog.resume -- Lua 5.4: a resume with its CPU budget, in C
+
 local function resume(self, t, ...)
   t.wait, t.op, t.pred, t.deadline, t.wake = nil, nil, nil, nil, nil
   t.status = "running"
+  if not self.budget and self.budget_s and wd_resume then
+    -- the default: a CPU-time budget per resume; the timer stays armed
+    -- across resumes, so a normal step pays one clock read
+    return after_resume(self, t, wd_resume(t.co, self.budget_s, ...))
+  end
   -- setting the hook restarts its count, so the budget is per resume
   if self.budget then
     -- a C hook that yields (Lua 5.4: no pcall in the script can catch it),
@@ -234,19 +241,22 @@ function Runner:_tick(now)
       if not ok then self:_report(h.name, err) end
     end
   end
-  local list, i = self._tasks, 1
+  local list, i, ended = self._tasks, 1, false
   while i <= #list do -- tasks spawned meanwhile are appended and run this tick
     local t = list[i]
     if not FINAL[t.status] then poll(self, t, now) end
+    if FINAL[t.status] then ended = true end
     i = i + 1
   end
-  local j = 0
-  for k = 1, #list do
-    local t = list[k]
-    list[k] = nil
-    if not FINAL[t.status] then
-      j = j + 1
-      list[j] = t
+  if ended then -- drop the finished ones (in order)
+    local j = 0
+    for k = 1, #list do
+      local t = list[k]
+      list[k] = nil
+      if not FINAL[t.status] then
+        j = j + 1
+        list[j] = t
+      end
     end
   end
   if self._hooks_dirty then
@@ -343,10 +353,12 @@ function tasks.sleep(seconds)
   coroutine.yield()
 end
 
+local co_running, co_yield = coroutine.running, coroutine.yield
+
 function tasks.yield()
-  local t = self_task("tasks.yield")
+  local t = by_co[co_running()] or self_task("tasks.yield")
   t.wait, t.status = "yield", "ready"
-  coroutine.yield()
+  co_yield()
 end
 
 --- tasks.wait_until(pred, timeout) -> true | false, "timeout". pred() is

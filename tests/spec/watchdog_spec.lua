@@ -88,3 +88,51 @@ describe("safety nets", function()
     check(run("error"), ":%d+: attempt to index")
   end)
 end)
+
+describe("tycho.watchdog.resume (the tasks runner's budgeted resume)", function()
+  local tycho = require "tycho"
+  local wd = tycho.watchdog
+  local LJ = rawget(_G, "jit") ~= nil
+
+  it("resumes like coroutine.resume: values both ways, errors, a dead coroutine", function()
+    if LJ then return pending("Lua 5.4 only (LuaJIT has no yielding hook)") end
+    local co = coroutine.create(function(a, b)
+      local c = coroutine.yield(a + b, "y")
+      error({ code = c })
+    end)
+    assert.are.same({ true, 5, "y" }, { wd.resume(co, 1, 2, 3) })
+    local ok, err = wd.resume(co, 1, 42)
+    assert.is_false(ok)
+    assert.are.equal(42, err.code)
+    assert.are.same({ false, "cannot resume dead coroutine" }, { wd.resume(co, 1) })
+    assert.has_error(function() wd.resume("x", 1) end)
+    assert.has_error(function() wd.resume(coroutine.create(print), 0) end)
+  end)
+
+  it("stops a pcall-wrapped loop after its budget, and a console's arm_time in between does not disarm it", function()
+    if LJ then return pending("Lua 5.4 only") end
+    local spin = coroutine.create(function()
+      while true do pcall(function() for _ = 1, 100 do end end) end
+    end)
+    local t0 = os.clock()
+    local ok, msg = wd.resume(spin, 0.2)
+    assert.is_false(ok)
+    assert.matches("runaway: task ran more than 0.2 s of CPU", msg)
+    assert.is_true(os.clock() - t0 < 1.5)
+    -- the console takes the timer over, then hands it back
+    local c = coroutine.create(function() return 1 end)
+    assert.is_true(wd.arm_time(c, 5))
+    wd.disarm_time(c)
+    local spin2 = coroutine.create(function() while true do end end)
+    t0 = os.clock()
+    ok, msg = wd.resume(spin2, 0.2)
+    assert.is_false(ok)
+    assert.matches("runaway", msg)
+    assert.is_true(os.clock() - t0 < 1.5)
+    -- a step within its budget runs to its yield, however many run before it
+    local n = 0
+    local step = coroutine.create(function() while true do n = n + 1; coroutine.yield() end end)
+    for _ = 1, 1000 do assert.is_true((wd.resume(step, 0.2))) end
+    assert.are.equal(1000, n)
+  end)
+end)
