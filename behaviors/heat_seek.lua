@@ -379,6 +379,7 @@ local summary = {
   ramp = { detected = bb.ramp ~= nil, climbed = bb.climbed == true, events = bb.ramp_events },
   nav = nav.stats,
   sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
+  odometry = report and report:odometry() or nil,
   sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
   end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
 }
@@ -418,6 +419,11 @@ print(("summary: %d detections, %d targets (%d not confirmed when faced, not fir
   :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, (coverage or 0) * 100,
     sim and sim.collisions or 0,
     tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
+if summary.odometry and summary.odometry.errors ~= "none" then
+  local o = summary.odometry
+  print(("summary: odometry (%s errors) drifted %.2f m from the truth at the end, %.2f m at most, heading %.1f deg")
+    :format(o.errors, o.drift_m, o.max_drift_m, o.heading_drift_deg))
+end
 for i, src in ipairs(summary.sources or {}) do
   if not src.engaged then
     print(("summary: heat source %d at (%.2f, %.2f), %.1f C missed: %s (closest %.2f m, %d detections near)"):format(

@@ -62,6 +62,9 @@ end
 --- Follows the true pose (call at the camera rate).
 function Report:observe()
   local x, y, yaw = self.sim:pose()
+  local ox, oy = self.sim:odom()
+  local drift = dist(x, y, ox, oy)
+  if drift > (self.max_drift or 0) then self.max_drift = drift end
   for i, s in ipairs(self.world.heat_sources) do
     local p = self.per[i]
     local d = dist(x, y, s.x, s.y)
@@ -77,6 +80,21 @@ function Report:observe()
       end
     end
   end
+end
+
+--- The odometry against the ground truth: {errors = preset, drift_m (at
+-- the end), max_drift_m, heading_drift_deg, and the error terms}.
+function Report:odometry()
+  local x, y, yaw = self.sim:pose()
+  local ox, oy, oyaw = self.sim:odom()
+  local e = self.sim:errors()
+  local drift = dist(x, y, ox, oy)
+  return { errors = e.preset, drift_m = drift, max_drift_m = math.max(self.max_drift or 0, drift),
+           heading_drift_deg = math.deg(wrap(oyaw - yaw)),
+           wheel_radius_error_left = e.wheel_radius_error_left, wheel_radius_error_right = e.wheel_radius_error_right,
+           wheel_base_error = e.wheel_base_error, gyro_bias_deg_s = math.deg(e.gyro_bias),
+           gyro_scale = e.gyro_scale, slip_ramp = e.slip_ramp, slip_contact = e.slip_contact,
+           encoder_ticks_per_m = e.encoder_ticks_per_m }
 end
 
 -- Whether (x, y) is on the free side of source i's wall face.

@@ -183,6 +183,37 @@ static int push_pose(lua_State *L, tycho_pose2 p)
 static int l_pose(lua_State *L) { return push_pose(L, tycho_sim_pose(checksim(L))); }
 static int l_odom(lua_State *L) { return push_pose(L, tycho_sim_odom(checksim(L))); }
 
+/* sim:errors() -> the odometry and IMU errors as resolved (the preset's
+ * draws filled in): {preset=, wheel_base=, wheel_radius_error_left=, ...} */
+static int l_errors(lua_State *L)
+{
+    tycho_sim_robot r;
+    tycho_sim_imu imu;
+    tycho_sim_errors(checksim(L), &r, &imu);
+    lua_createtable(L, 0, 11);
+    lua_pushstring(L, r.errors == TYCHO_SIM_ERRORS_TURTLEBOT3 ? "turtlebot3" : "none");
+    lua_setfield(L, -2, "preset");
+    const struct {
+        const char *k;
+        double v;
+    } f[] = {{"wheel_base", r.wheel_base},
+             {"wheel_radius_error_left", r.wheel_radius_error_left},
+             {"wheel_radius_error_right", r.wheel_radius_error_right},
+             {"wheel_base_error", r.wheel_base_error},
+             {"encoder_ticks_per_m", r.encoder_ticks_per_m},
+             {"slip_ramp", r.slip_ramp},
+             {"slip_contact", r.slip_contact},
+             {"gyro_bias", imu.gyro_bias},
+             {"gyro_scale", imu.gyro_scale},
+             {"noise_v", r.odom_noise_v},
+             {"noise_w", r.odom_noise_w}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        lua_pushnumber(L, f[i].v);
+        lua_setfield(L, -2, f[i].k);
+    }
+    return 1;
+}
+
 static int l_velocity(lua_State *L)
 {
     double v, w;
@@ -565,6 +596,7 @@ static const luaL_Reg sim_methods[] = {
     {"set_cmd", l_set_cmd},
     {"pose", l_pose},
     {"odom", l_odom},
+    {"errors", l_errors},
     {"velocity", l_velocity},
     {"teleport", l_teleport},
     {"scan_info", l_scan_info},

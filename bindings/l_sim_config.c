@@ -43,9 +43,17 @@ static const fdesc ramp_f[] = {
     F(tycho_ramp, x1, "x1", 'n', true), F(tycho_ramp, y1, "y1", 'n', true),
     F(tycho_ramp, pitch, "pitch", 'n', true), F(tycho_ramp, dir, "dir", 'n', false), {0}};
 static const fdesc robot_f[] = {CFG(robot.max_v, "max_v", 'n'), CFG(robot.max_w, "max_w", 'n'),
-                                CFG(robot.radius, "radius", 'n'), CFG(robot.tick, "tick", 'n'), {0}};
+                                CFG(robot.radius, "radius", 'n'), CFG(robot.tick, "tick", 'n'),
+                                CFG(robot.errors, "errors", 'e'), {0}};
 static const fdesc odom_f[] = {CFG(robot.odom_noise_v, "noise_v", 'n'),
-                               CFG(robot.odom_noise_w, "noise_w", 'n'), {0}};
+                               CFG(robot.odom_noise_w, "noise_w", 'n'),
+                               CFG(robot.wheel_base, "wheel_base", 'n'),
+                               CFG(robot.wheel_radius_error_left, "wheel_radius_error_left", 'n'),
+                               CFG(robot.wheel_radius_error_right, "wheel_radius_error_right", 'n'),
+                               CFG(robot.wheel_base_error, "wheel_base_error", 'n'),
+                               CFG(robot.encoder_ticks_per_m, "encoder_ticks_per_m", 'n'),
+                               CFG(robot.slip_ramp, "slip_ramp", 'n'),
+                               CFG(robot.slip_contact, "slip_contact", 'n'), {0}};
 static const fdesc lidar_f[] = {
     CFG(lidar.beams, "beams", 'i'), CFG(lidar.angle_min, "angle_min", 'n'),
     CFG(lidar.angle_increment, "angle_increment", 'n'), CFG(lidar.range_min, "range_min", 'n'),
@@ -53,6 +61,7 @@ static const fdesc lidar_f[] = {
     CFG(lidar.noise, "noise", 'n'), CFG(lidar.x, "x", 'n'), CFG(lidar.y, "y", 'n'), {0}};
 static const fdesc imu_f[] = {CFG(imu.rate, "rate", 'n'), CFG(imu.transition, "transition", 'n'),
                               CFG(imu.noise, "noise", 'n'), CFG(imu.rate_noise, "rate_noise", 'n'),
+                              CFG(imu.gyro_bias, "gyro_bias", 'n'), CFG(imu.gyro_scale, "gyro_scale", 'n'),
                               {0}};
 static const fdesc launcher_f[] = {
     CFG(launcher.spin_up, "spin_up", 'n'), CFG(launcher.reload, "reload", 'n'),
@@ -82,6 +91,13 @@ static void read_fields(pctx *c, int t, const char *path, const fdesc *f, void *
         lua_getfield(L, t, f->name);
         if (lua_isnil(L, -1)) {
             if (f->req) tycho_l_sim_error(c, "%s.%s is required", path, f->name);
+        } else if (f->kind == 'e') { /* the error preset, by name */
+            const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (v && !strcmp(v, "none")) *(int *)((char *)base + f->off) = TYCHO_SIM_ERRORS_NONE;
+            else if (v && !strcmp(v, "turtlebot3")) *(int *)((char *)base + f->off) = TYCHO_SIM_ERRORS_TURTLEBOT3;
+            else
+                tycho_l_sim_error(c, "%s.%s must be \"none\" or \"turtlebot3\" (got %s)", path, f->name,
+                                  v ? v : luaL_typename(L, -1));
         } else if (lua_type(L, -1) != LUA_TNUMBER) {
             tycho_l_sim_error(c, "%s.%s must be a number (got %s)", path, f->name, luaL_typename(L, -1));
         } else if (f->kind == 'i') {

@@ -15,7 +15,7 @@
  * float sum lands a hair before k/rate still take sample k. */
 #define TIME_EPS 1e-9
 
-enum { STREAM_LIDAR = 1, STREAM_IMU = 2, STREAM_ODOM = 3, STREAM_CAMERA = 16 };
+enum { STREAM_LIDAR = 1, STREAM_IMU = 2, STREAM_ODOM = 3, STREAM_ERRORS = 4, STREAM_CAMERA = 16 };
 
 typedef struct {
     double rate;
@@ -36,6 +36,9 @@ struct tycho_sim {
     double cmd_v, cmd_w, act_v, act_w;
     int collisions;
     bool contact;
+    bool exact_odom;        /* no systematic error: the odometry integrates (v, w) as before */
+    double enc_l, enc_r;    /* encoder counts, continuous (the wheels' true rotation) */
+    double seen_l, seen_r;  /* counts the odometry has used (whole counts when quantised) */
 
     schedule scan_sched;
     tycho_scan scan;
@@ -57,6 +60,8 @@ struct tycho_sim {
     int n_launches;
     bool *engaged;
 };
+
+static void resolve_errors(tycho_sim_config *c);
 
 void tycho_heat_source_defaults(tycho_heat_source *s)
 {
@@ -96,6 +101,12 @@ void tycho_sim_config_defaults(tycho_sim_config *c)
     c->imu.transition = 0.1;
     c->imu.noise = 0.002;
     c->imu.rate_noise = 0.003;
+    c->imu.gyro_bias = c->imu.gyro_scale = NAN;
+    c->robot.errors = TYCHO_SIM_ERRORS_NONE;
+    c->robot.wheel_base = 0.160;
+    c->robot.wheel_radius_error_left = c->robot.wheel_radius_error_right = NAN;
+    c->robot.wheel_base_error = c->robot.encoder_ticks_per_m = NAN;
+    c->robot.slip_ramp = c->robot.slip_contact = NAN;
     c->launcher.spin_up = 1.0;
     c->launcher.reload = 0.5;
     c->launcher.balls = 10;
@@ -155,6 +166,24 @@ tycho_status tycho_sim_config_validate(const tycho_sim_config *c, tycho_err *err
          "robot.tick must be in [0.0001, 0.1] s (got %g)", c->robot.tick);
     NONNEG(c->robot.odom_noise_v, "odom.noise_v");
     NONNEG(c->robot.odom_noise_w, "odom.noise_w");
+    const tycho_sim_robot *rb = &c->robot;
+    NEED(rb->errors == TYCHO_SIM_ERRORS_NONE || rb->errors == TYCHO_SIM_ERRORS_TURTLEBOT3,
+         "robot.errors must be \"none\" or \"turtlebot3\"");
+    NEED(isfinite(rb->wheel_base) && rb->wheel_base > 0.01 && rb->wheel_base <= 10,
+         "odom.wheel_base must be in (0.01, 10] m (got %g)", rb->wheel_base);
+    /* NAN: not given (drawn from the preset or 0) */
+#define REL(v, lo, hi, what)                                                             \
+    NEED(isnan(v) || ((v) >= (lo) && (v) <= (hi)), what " must be in [%g, %g] (got %g)", \
+         (double)(lo), (double)(hi), (v))
+    REL(rb->wheel_radius_error_left, -0.5, 0.5, "odom.wheel_radius_error_left");
+    REL(rb->wheel_radius_error_right, -0.5, 0.5, "odom.wheel_radius_error_right");
+    REL(rb->wheel_base_error, -0.5, 0.5, "odom.wheel_base_error");
+    REL(rb->encoder_ticks_per_m, 0, 1e7, "odom.encoder_ticks_per_m");
+    REL(rb->slip_ramp, 0, 1, "odom.slip_ramp");
+    REL(rb->slip_contact, 0, 1, "odom.slip_contact");
+    REL(c->imu.gyro_bias, -1, 1, "imu.gyro_bias (rad/s)");
+    REL(c->imu.gyro_scale, -0.5, 0.5, "imu.gyro_scale");
+#undef REL
 
     const tycho_sim_lidar *l = &c->lidar;
     NEED(l->beams >= 1 && l->beams <= TYCHO_SIM_MAX_BEAMS, "lidar.beams must be in 1..%d (got %d)",
@@ -294,7 +323,8 @@ static void sample_imu(tycho_sim *s, uint64_t k)
     tycho_sim_ramp_attitude(s->ramps, s->cfg.n_ramps, p->transition, s->pose, &pitch, &roll);
     s->imu.pitch = pitch + (p->noise > 0 ? p->noise * tycho_rng_normal(&rng) : 0);
     s->imu.roll = roll + (p->noise > 0 ? p->noise * tycho_rng_normal(&rng) : 0);
-    s->imu.yaw_rate = s->act_w + (p->rate_noise > 0 ? p->rate_noise * tycho_rng_normal(&rng) : 0);
+    s->imu.yaw_rate = s->act_w * (1.0 + p->gyro_scale) + p->gyro_bias +
+                      (p->rate_noise > 0 ? p->rate_noise * tycho_rng_normal(&rng) : 0);
     s->imu.stamp = s->t;
     s->imu.seq = k;
 }
@@ -352,6 +382,10 @@ tycho_sim *tycho_sim_new(const tycho_grid *truth, const tycho_sim_config *c, tyc
     s->cfg.sources = s->sources;
     s->cfg.ramps = s->ramps;
 
+    resolve_errors(&s->cfg);
+    s->exact_odom = s->cfg.robot.wheel_radius_error_left == 0 && s->cfg.robot.wheel_radius_error_right == 0 &&
+                    s->cfg.robot.wheel_base_error == 0 && s->cfg.robot.encoder_ticks_per_m == 0 &&
+                    s->cfg.robot.slip_ramp == 0 && s->cfg.robot.slip_contact == 0;
     s->pose = s->odom = c->start;
     s->pose.yaw = s->odom.yaw = tycho_angle_wrap(c->start.yaw);
     if (disc_hits(s->truth, s->pose.x, s->pose.y, c->robot.radius)) {
@@ -438,10 +472,78 @@ tycho_status tycho_sim_teleport(tycho_sim *s, tycho_pose2 p, tycho_err *err)
     return TYCHO_OK;
 }
 
+/* Fills the error fields left NAN: drawn from the preset's sigmas with the
+ * world's seed (one robot, one set of errors), or 0 without a preset. */
+static void resolve_errors(tycho_sim_config *c)
+{
+    tycho_sim_robot *r = &c->robot;
+    bool tb3 = r->errors == TYCHO_SIM_ERRORS_TURTLEBOT3;
+    tycho_rng rng;
+    tycho_rng_seed(&rng, tycho_rng_mix(c->seed, STREAM_ERRORS, 0));
+    /* always draw, in a fixed order, so one field given by hand does not
+     * change the others */
+    double d_l = TYCHO_SIM_TB3_RADIUS_SIGMA * tycho_rng_normal(&rng);
+    double d_r = TYCHO_SIM_TB3_RADIUS_SIGMA * tycho_rng_normal(&rng);
+    double d_b = TYCHO_SIM_TB3_BASE_SIGMA * tycho_rng_normal(&rng);
+    double d_gb = TYCHO_SIM_TB3_GYRO_BIAS_SIGMA * tycho_rng_normal(&rng);
+    double d_gs = TYCHO_SIM_TB3_GYRO_SCALE_SIGMA * tycho_rng_normal(&rng);
+#define PICK(field, drawn) \
+    if (isnan(field)) field = tb3 ? (drawn) : 0.0
+    PICK(r->wheel_radius_error_left, d_l);
+    PICK(r->wheel_radius_error_right, d_r);
+    PICK(r->wheel_base_error, d_b);
+    PICK(r->encoder_ticks_per_m, TYCHO_SIM_TB3_TICKS_PER_M);
+    PICK(r->slip_ramp, TYCHO_SIM_TB3_SLIP_RAMP);
+    PICK(r->slip_contact, TYCHO_SIM_TB3_SLIP_CONTACT);
+    PICK(c->imu.gyro_bias, d_gb);
+    PICK(c->imu.gyro_scale, d_gs);
+#undef PICK
+}
+
+void tycho_sim_errors(const tycho_sim *s, tycho_sim_robot *robot, tycho_sim_imu *imu)
+{
+    if (robot) *robot = s->cfg.robot;
+    if (imu) *imu = s->cfg.imu;
+}
+
+/* The odometry of one tick from the encoders: the wheels turned as
+ * commanded (v, w over h seconds, `turned` of it when a wall stopped the
+ * robot and the wheels stopped with it), each counted with its radius
+ * error, quantised to whole counts, and turned back into (v, w) with the
+ * believed wheel base. */
+static void wheel_odometry(tycho_sim *s, double v, double w, double h, double *ov, double *ow)
+{
+    const tycho_sim_robot *r = &s->cfg.robot;
+    double half = 0.5 * r->wheel_base;
+    double dl = (v - w * half) * h * (1.0 + r->wheel_radius_error_left);
+    double dr = (v + w * half) * h * (1.0 + r->wheel_radius_error_right);
+    double q = r->encoder_ticks_per_m;
+    if (q > 0) {
+        s->enc_l += dl * q;
+        s->enc_r += dr * q;
+        double nl = floor(s->enc_l), nr = floor(s->enc_r);
+        dl = (nl - s->seen_l) / q;
+        dr = (nr - s->seen_r) / q;
+        s->seen_l = nl;
+        s->seen_r = nr;
+    }
+    *ov = 0.5 * (dl + dr) / h;
+    *ow = (dr - dl) / (r->wheel_base * (1.0 + r->wheel_base_error)) / h;
+}
+
 /* One physics tick of length h. */
 static void tick(tycho_sim *s, double h)
 {
     double v = s->cmd_v, w = s->cmd_w, frac = 1.0;
+    double wheel_v = v, wheel_w = w; /* what the wheels do: the encoders count it */
+    if (!s->exact_odom && s->cfg.robot.slip_ramp > 0 && s->cfg.n_ramps > 0) {
+        double pitch, roll;
+        tycho_sim_ramp_attitude(s->ramps, s->cfg.n_ramps, s->cfg.imu.transition, s->pose, &pitch, &roll);
+        if (fabs(pitch) + fabs(roll) > 1e-3) { /* on a slope: the tyres slip */
+            v *= 1.0 - s->cfg.robot.slip_ramp;
+            w *= 1.0 - s->cfg.robot.slip_ramp;
+        }
+    }
     tycho_pose2 next = tycho_unicycle_step(s->pose, v, w, h);
     if (v != 0 && disc_hits(s->truth, next.x, next.y, s->cfg.robot.radius)) {
         /* Bisect the arc for the last free point; 17 halvings of a tick's
@@ -463,15 +565,22 @@ static void tick(tycho_sim *s, double h)
     }
     s->pose = next;
 
-    double ov = v, ow = w;
+    double ov = v, ow = w, oh = h * frac;
     const tycho_sim_robot *r = &s->cfg.robot;
+    if (!s->exact_odom) {
+        /* the wheels turned for the part of the tick the robot moved, and
+         * against the wall for slip_contact of the rest */
+        double turned = frac + (1.0 - frac) * r->slip_contact;
+        wheel_odometry(s, wheel_v * turned, wheel_w * turned, h, &ov, &ow);
+        oh = h;
+    }
     if ((r->odom_noise_v > 0 || r->odom_noise_w > 0) && (v != 0 || w != 0)) {
         tycho_rng rng;
         tycho_rng_seed(&rng, tycho_rng_mix(s->cfg.seed, STREAM_ODOM, s->ticks));
         ov *= 1.0 + r->odom_noise_v * tycho_rng_normal(&rng);
         ow *= 1.0 + r->odom_noise_w * tycho_rng_normal(&rng);
     }
-    s->odom = tycho_unicycle_step(s->odom, ov, ow, h * frac);
+    s->odom = tycho_unicycle_step(s->odom, ov, ow, oh);
     if (frac < 1.0) v = w = 0;
     s->act_v = v;
     s->act_w = w;

@@ -299,6 +299,12 @@ function sim:set_cmd(v, w) end
 function sim:pose() end
 ---@return number x, number y, number yaw
 function sim:odom() end
+---The odometry and IMU errors as resolved at creation (robot.errors preset
+---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
+---wheel_base_error, encoder_ticks_per_m, slip_ramp, slip_contact, gyro_bias
+---(rad/s), gyro_scale, noise_v, noise_w.
+---@return table
+function sim:errors() end
 ---@return number v, number w
 function sim:velocity() end
 function sim:teleport(x, y, yaw) end
@@ -395,6 +401,12 @@ function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
 ---Clears the tripped mark (after a slice).
 function tycho.watchdog.untrip(co) end
+---coroutine.resume with a CPU-time budget (the tasks runner's path, Lua 5.4
+---only): false, "runaway: ..." when co ran `seconds` without yielding.
+---@param co thread
+---@param seconds number
+---@return boolean ok
+function tycho.watchdog.resume(co, seconds, ...) end
 ---true once co ran out; true, "c" when a C function stopped it (it cannot be resumed).
 ---@return boolean tripped, string? how
 function tycho.watchdog.tripped(co) end

@@ -303,3 +303,125 @@ describe("tycho.sim", function()
     assert.are.equal(0, g:get(0, 0))
   end)
 end)
+
+describe("tycho.sim odometry and IMU errors", function()
+  -- drives (v, w) for `secs` in 0.05 s steps, commanding again each step
+  -- (a contact zeroes the command, as a motor driver would)
+  local function drive(sim, v, w, secs)
+    for _ = 1, math.floor(secs / 0.05 + 0.5) do
+      sim:set_cmd(v, w)
+      sim:step(0.05)
+    end
+  end
+  local function sim_with(extra, start)
+    local text = world_text(extra)
+    if start then text = text:gsub("start = {x = 0.5, y = 0.5, yaw = 0}", start) end
+    local path = world_file(text)
+    local sim = tycho.sim.load(path)
+    os.remove(path)
+    return sim
+  end
+
+  it("is exact by default, and the summary's terms say so", function()
+    local sim = sim_with("")
+    local e = sim:errors()
+    assert.are.equal("none", e.preset)
+    for _, k in ipairs { "wheel_radius_error_left", "wheel_radius_error_right", "wheel_base_error",
+                         "encoder_ticks_per_m", "slip_ramp", "slip_contact", "gyro_bias", "gyro_scale" } do
+      assert.are.equal(0, e[k], k)
+    end
+    drive(sim, 0.2, 0.3, 5)
+    assert.are.same({ sim:pose() }, { sim:odom() })
+  end)
+
+  it("counts a wheel radius error as distance, and a left/right difference as a turn", function()
+    local sim = sim_with("odom = {wheel_radius_error_left = 0.03, wheel_radius_error_right = 0.03},")
+    drive(sim, 0.2, 0, 5)
+    local x = sim:pose()
+    local ox, _, oyaw = sim:odom()
+    assert.is_near(1.5, x, 1e-6)          -- the robot rolled 1.0 m
+    assert.is_near(1.53, ox, 1e-6)        -- its encoders counted 1.03 m
+    assert.is_near(0, oyaw, 1e-9)
+    sim = sim_with("odom = {wheel_radius_error_right = 0.02},")
+    drive(sim, 0.2, 0, 5)
+    local _, _, yaw = sim:pose()
+    _, _, oyaw = sim:odom()
+    assert.is_near(0, yaw, 1e-9)
+    assert.is_near(0.02 * 1.0 / 0.16, oyaw, 2e-3) -- (dr - dl) / wheel base
+  end)
+
+  it("divides by a wrong wheel base, and quantises to encoder counts", function()
+    local sim = sim_with("odom = {wheel_base_error = 0.05},")
+    drive(sim, 0, 1, 2)
+    local _, _, yaw = sim:pose()
+    local _, _, oyaw = sim:odom()
+    assert.is_near(2.0, yaw, 1e-6)
+    assert.is_near(2.0 / 1.05, oyaw, 1e-6)
+    -- 100 counts a metre: 1 m at 0.2 m/s is counted in whole centimetres
+    sim = sim_with("odom = {encoder_ticks_per_m = 100},")
+    drive(sim, 0.2, 0, 5)
+    local ox = sim:odom()
+    assert.is_true(math.abs(ox - 1.5) <= 0.0101)
+    assert.is_near(0, (ox - 0.5) * 100 - math.floor((ox - 0.5) * 100 + 0.5), 1e-6)
+  end)
+
+  it("lets the wheels spin against a wall (odometry moves, the robot does not)", function()
+    local spin = sim_with("odom = {slip_contact = 1},", "start = {x = 1.5, y = 0.5, yaw = 0}")
+    local stop = sim_with("odom = {slip_contact = 0},", "start = {x = 1.5, y = 0.5, yaw = 0}")
+    drive(spin, 0.2, 0, 5)
+    drive(stop, 0.2, 0, 5)
+    local x = spin:pose()
+    assert.is_true(x < 1.9 and spin.collisions >= 1)
+    -- the simulated driver cuts the command at a contact: the wheels spin
+    -- until the next command, and the odometry counts it every time
+    assert.is_true((spin:odom()) > x + 0.1, "odometry " .. (spin:odom()) .. " vs " .. x)
+    assert.is_near((stop:pose()), (stop:odom()), 1e-9) -- wheels stopped with the robot
+  end)
+
+  it("loses a fraction of the motion on a ramp, not on the flat", function()
+    local sim = sim_with("odom = {slip_ramp = 0.5}, ramps = {{x0 = 2.5, y0 = 2.0, x1 = 3.5, y1 = 2.8, pitch = 0.2}},",
+                         "start = {x = 2.2, y = 2.4, yaw = 0}")
+    drive(sim, 0.2, 0, 5) -- 1 m commanded, most of it on the ramp (x 2.5 .. 3.5)
+    local x = sim:pose()
+    local ox = sim:odom()
+    assert.is_near(3.2, ox, 1e-6)
+    assert.is_true(x < 2.9 and x > 2.6, "true x " .. x)
+  end)
+
+  it("puts the gyro's bias and scale into the IMU's yaw rate", function()
+    local sim = sim_with("imu = {gyro_bias = 0.01, gyro_scale = 0.1, rate_noise = 0},")
+    sim:step(0.1)
+    assert.is_near(0.01, select(3, sim:imu()), 1e-12)
+    sim:set_cmd(0, 1)
+    sim:step(0.1)
+    assert.is_near(1.1 + 0.01, select(3, sim:imu()), 1e-9)
+  end)
+
+  it("draws the turtlebot3 preset's errors from the seed; a field given by hand wins", function()
+    local a = sim_with("robot = {errors = 'turtlebot3'}, seed = 11,"):errors()
+    local b = sim_with("robot = {errors = 'turtlebot3'}, seed = 11,"):errors()
+    local c = sim_with("robot = {errors = 'turtlebot3'}, seed = 12,"):errors()
+    local d = sim_with("robot = {errors = 'turtlebot3'}, seed = 11, odom = {wheel_radius_error_left = 0.03},"):errors()
+    assert.are.same(a, b)
+    assert.are_not.equal(a.wheel_radius_error_left, c.wheel_radius_error_left)
+    assert.are.equal(0.03, d.wheel_radius_error_left)
+    assert.are.equal(a.wheel_radius_error_right, d.wheel_radius_error_right)
+    assert.are.equal(a.gyro_bias, d.gyro_bias)
+    assert.are.equal("turtlebot3", a.preset)
+    assert.is_true(math.abs(a.wheel_radius_error_left) < 0.05 and math.abs(a.wheel_base_error) < 0.1)
+    assert.is_true(a.encoder_ticks_per_m > 19000 and a.encoder_ticks_per_m < 20000)
+    assert.are.equal(0.05, a.slip_ramp)
+    assert.are.equal(1, a.slip_contact)
+  end)
+
+  it("refuses a bad preset or an error out of range, naming the file and field", function()
+    local err = load_error(world_text("robot = {errors = 'tb3'},"))
+    assert.matches('robot.errors must be "none" or "turtlebot3" %(got tb3%)', err)
+    err = load_error(world_text("odom = {wheel_radius_error_left = 2},"))
+    assert.matches("odom.wheel_radius_error_left must be in %[%-0.5, 0.5%] %(got 2%)", err)
+    err = load_error(world_text("odom = {slip_ramp = -0.1},"))
+    assert.matches("odom.slip_ramp must be in %[0, 1%]", err)
+    err = load_error(world_text("odom = {wheel_bsae = 0.1},"))
+    assert.matches("unknown field 'odom.wheel_bsae'", err)
+  end)
+end)

@@ -71,7 +71,36 @@ typedef struct {
     double tick;         /* longest physics tick, s, default 0.01 */
     double odom_noise_v; /* relative sigma of odometry v per tick, default 0 (exact) */
     double odom_noise_w; /* relative sigma of odometry w per tick, default 0 */
+    /* Systematic odometry errors, the kind that bend a map (all 0 by
+     * default: exact odometry). The odometry integrates what the encoders
+     * count; each field left NAN is drawn from `errors` (the preset's
+     * sigma, seeded by the world's seed), or 0 without a preset. */
+    int errors;                      /* TYCHO_SIM_ERRORS_NONE (default) or _TURTLEBOT3 */
+    double wheel_base;               /* m, default 0.160 (TurtleBot3 Burger) */
+    double wheel_radius_error_left;  /* relative: the encoder counts (1 + e) x the distance rolled */
+    double wheel_radius_error_right;
+    double wheel_base_error;         /* relative error of the base the odometry divides by */
+    double encoder_ticks_per_m;      /* encoder resolution; 0 = continuous */
+    double slip_ramp;                /* fraction of the commanded motion lost on a ramp (0..1) */
+    double slip_contact;             /* 0..1: how much the wheels keep turning (and counting)
+                                      * when a wall stops the robot */
 } tycho_sim_robot;
+
+enum { TYCHO_SIM_ERRORS_NONE = 0, TYCHO_SIM_ERRORS_TURTLEBOT3 = 1 };
+
+/* The turtlebot3 preset (per robot, drawn once from the seed): wheel radius
+ * errors sigma 1 % each (33 mm tyres worn or pumped differently), wheel
+ * base sigma 2 % (the contact patches' spread over 160 mm), gyro bias
+ * sigma 0.2 deg/s and scale sigma 1 % (a MEMS gyro after start-up
+ * calibration), 5 % slip on a ramp, wheels spinning fully against a wall,
+ * 4096-count encoders on 33 mm wheels (19,756 counts a metre). */
+#define TYCHO_SIM_TB3_RADIUS_SIGMA 0.01
+#define TYCHO_SIM_TB3_BASE_SIGMA 0.02
+#define TYCHO_SIM_TB3_GYRO_BIAS_SIGMA (0.2 * 3.14159265358979323846 / 180.0)
+#define TYCHO_SIM_TB3_GYRO_SCALE_SIGMA 0.01
+#define TYCHO_SIM_TB3_SLIP_RAMP 0.05
+#define TYCHO_SIM_TB3_SLIP_CONTACT 1.0
+#define TYCHO_SIM_TB3_TICKS_PER_M (4096.0 / (2.0 * 3.14159265358979323846 * 0.033))
 
 typedef struct {
     int beams;              /* default 360 */
@@ -100,6 +129,8 @@ typedef struct {
     double transition; /* width of the smooth pitch change at a ramp edge, m, default 0.1 */
     double noise;      /* Gaussian sigma of pitch and roll, rad, default 0.002 */
     double rate_noise; /* Gaussian sigma of the yaw rate, rad/s, default 0.003 */
+    double gyro_bias;  /* constant yaw-rate offset, rad/s (NAN: from robot.errors, else 0) */
+    double gyro_scale; /* relative yaw-rate scale error (NAN: from robot.errors, else 0) */
 } tycho_sim_imu;
 
 typedef struct {
@@ -204,6 +235,10 @@ bool tycho_sim_take_scan(tycho_sim *s, tycho_sim_scan *out);
 bool tycho_sim_last_scan(const tycho_sim *s, tycho_sim_scan *out);
 bool tycho_sim_take_thermal(tycho_sim *s, int camera, tycho_sim_frame *out);
 bool tycho_sim_last_thermal(const tycho_sim *s, int camera, tycho_sim_frame *out);
+/* The robot's odometry and IMU errors as resolved at creation (the
+ * preset's draws filled in). Either pointer may be NULL. */
+void tycho_sim_errors(const tycho_sim *s, tycho_sim_robot *robot, tycho_sim_imu *imu);
+
 /* The latest IMU sample (state-like: never consumed). */
 void tycho_sim_imu_read(const tycho_sim *s, tycho_sim_imu_sample *out);
 
