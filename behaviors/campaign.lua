@@ -33,6 +33,8 @@ local spec = cli.spec { prog = "campaign",
       doc = "missions run at once (default: the number of cores)" },
     { name = "noise", type = "boolean",
       doc = "generated worlds get odometry noise 0.05 and camera noise 0.2 C (twice the default)" },
+    { name = "errors", type = "string", metavar = "PRESET",
+      doc = "generated worlds get the robot's systematic odometry errors (turtlebot3)" },
     { name = "set", type = "list", metavar = "NAME=VALUE", doc = "mission parameter for every run (repeatable)" },
     { name = "wall-limit", type = "number", min = 10, max = 36000, default = 600,
       doc = "wall-clock seconds a single run may take before it is killed" },
@@ -74,6 +76,13 @@ local function generate(opt)
     local seed = opt.seed0 + k
     local knobs = {}
     if opt.noise then knobs.odom_noise, knobs.thermal_noise = 0.05, 0.2 end
+    if opt.errors then
+      if opt.errors ~= "turtlebot3" and opt.errors ~= "none" then
+        io.stderr:write("campaign: --errors must be turtlebot3 or none (got ", opt.errors, ")\n")
+        os.exit(2)
+      end
+      knobs.errors = opt.errors
+    end
     local ok, w = pcall(worldgen.generate, seed, knobs)
     if not ok then return nil, ("seed %d: %s"):format(seed, tostring(w)) end
     local name = ("gen_%d"):format(seed)

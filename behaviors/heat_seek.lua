@@ -120,10 +120,12 @@ else
 end
 local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
+if P.localization == "scan_matching" then robot = require("localize").wrap(robot, mapping, P, log) end
 local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
 local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.sweep_check_distance }
 -- ground truth for the summary's per-source verdicts (simulator only)
-local report = Report.new { sim = robot.sim, cameras = robot.cameras }
+local report = Report.new { sim = robot.sim, cameras = robot.cameras,
+                            estimate = function() return robot.pose() end }
 local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
                                      abs_threshold = P.pitch_threshold }
 if robot.world then
@@ -380,6 +382,7 @@ local summary = {
   nav = nav.stats,
   sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
   odometry = report and report:odometry() or nil,
+  localization = report and report:localization(robot.localization) or nil,
   sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
   end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
 }
@@ -419,6 +422,11 @@ print(("summary: %d detections, %d targets (%d not confirmed when faced, not fir
   :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, (coverage or 0) * 100,
     sim and sim.collisions or 0,
     tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
+if summary.localization then
+  local l = summary.localization
+  print(("summary: localization %s: trajectory error %.3f m RMSE, %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
+    :format(l.method, l.ate_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched, l.scans_kept_odometry))
+end
 if summary.odometry and summary.odometry.errors ~= "none" then
   local o = summary.odometry
   print(("summary: odometry (%s errors) drifted %.2f m from the truth at the end, %.2f m at most, heading %.1f deg")

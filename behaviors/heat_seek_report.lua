@@ -32,7 +32,8 @@ local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^
 function Report.new(o)
   if not o.sim then return nil end
   local self = setmetatable({ sim = o.sim, truth = o.sim:truth(), cameras = o.cameras,
-                              world = o.sim:world(), per = {} }, Report)
+                              world = o.sim:world(), per = {}, estimate = o.estimate,
+                              ate_sq = 0, ate_n = 0, ate_max = 0 }, Report)
   local res = self.truth.resolution
   for i, s in ipairs(self.world.heat_sources) do
     -- the face the source sits on: the shortest of 16 rays from its centre
@@ -65,6 +66,12 @@ function Report:observe()
   local ox, oy = self.sim:odom()
   local drift = dist(x, y, ox, oy)
   if drift > (self.max_drift or 0) then self.max_drift = drift end
+  if self.estimate then -- the pose the mission believes, against the truth
+    local ex, ey = self.estimate()
+    local e = dist(x, y, ex, ey)
+    self.ate_sq, self.ate_n = self.ate_sq + e * e, self.ate_n + 1
+    if e > self.ate_max then self.ate_max = e end
+  end
   for i, s in ipairs(self.world.heat_sources) do
     local p = self.per[i]
     local d = dist(x, y, s.x, s.y)
@@ -95,6 +102,21 @@ function Report:odometry()
            wheel_base_error = e.wheel_base_error, gyro_bias_deg_s = math.deg(e.gyro_bias),
            gyro_scale = e.gyro_scale, slip_ramp = e.slip_ramp, slip_contact = e.slip_contact,
            encoder_ticks_per_m = e.encoder_ticks_per_m }
+end
+
+--- How well the mission knew where it was: absolute trajectory error of the
+-- pose it used against the truth (sampled at the camera rate), with the
+-- localiser's counters (nil stats: odometry alone).
+function Report:localization(stats)
+  local x, y = self.sim:pose()
+  local ox, oy = self.sim:odom()
+  return { method = stats and stats.method or "odometry",
+           ate_rmse_m = self.ate_n > 0 and math.sqrt(self.ate_sq / self.ate_n) or 0,
+           ate_max_m = self.ate_max, odom_drift_m = dist(x, y, ox, oy),
+           scans = stats and stats.scans or 0, scans_matched = stats and stats.matched or 0,
+           scans_kept_odometry = stats and stats.kept or 0,
+           scans_degenerate = stats and stats.degenerate or 0, scans_poor = stats and stats.poor or 0,
+           loop_closures = 0 }
 end
 
 -- Whether (x, y) is on the free side of source i's wall face.

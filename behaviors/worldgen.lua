@@ -77,6 +77,8 @@ M.KNOBS = {
   { name = "min_separation", type = "number", min = 0.3, max = 5, doc = "least distance between sources, m (default 1.0)" },
   { name = "odom_noise", type = "number", min = 0, max = 1, doc = "odom.noise_v and noise_w of the world (default 0)" },
   { name = "thermal_noise", type = "number", min = 0, max = 5, doc = "camera noise, C (default: the simulator's 0.1)" },
+  { name = "errors", type = "choice", choices = { "none", "turtlebot3" },
+    doc = "systematic odometry/IMU errors of the robot: robot.errors of the world (default none)" },
 }
 
 local KIND_SET = { any = true, dead_end = true, corner = true, pair = true }
@@ -546,6 +548,7 @@ function M.world_lua(w, name, map_file)
     L[#L + 1] = ("  odom = { noise_v = %s, noise_w = %s },"):format(num(k.odom_noise), num(k.odom_noise))
   end
   if k.thermal_noise then L[#L + 1] = ("  thermal = { noise = %s },"):format(num(k.thermal_noise)) end
+  if k.errors and k.errors ~= "none" then L[#L + 1] = ("  robot = { errors = %q },"):format(k.errors) end
   L[#L + 1] = "  ambient = 22,"
   L[#L + 1] = ("  seed = %d,"):format(math.floor(w.seed) % 2147483647)
   L[#L + 1] = "}"

@@ -401,6 +401,22 @@ function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
 ---Clears the tripped mark (after a slice).
 function tycho.watchdog.untrip(co) end
+---@class tycho.scan_matcher
+local scan_matcher = {}
+---Scan-to-map matcher (core/scan_match.c): correlative search + the
+---likelihood field of the map's occupied cells. Options: window_xy (m),
+---window_yaw, step_yaw (rad), beam_stride, refine_steps, min_score,
+---degenerate_ratio, prior_xy, prior_yaw; unknown keys are errors.
+---@return tycho.scan_matcher
+function tycho.scan_matcher(opts) end
+---The map to match against: cells with cost >= occupied (default 200) are walls;
+---sigma (m, default 0.05) is the likelihood field's width.
+---@param grid tycho.grid
+function scan_matcher:set_map(grid, opts) end
+---@param scan tycho.scan
+---@param guess table {x=, y=, yaw=} the LiDAR's pose from odometry
+---@return table result {x, y, yaw, score, guess_score, beams, ok, degenerate, info_min, info_max}
+function scan_matcher:match(scan, guess) end
 ---coroutine.resume with a CPU-time budget (the tasks runner's path, Lua 5.4
 ---only): false, "runaway: ..." when co ran `seconds` without yielding.
 ---@param co thread

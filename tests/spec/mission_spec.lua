@@ -170,4 +170,32 @@ describe("IMU pitch on the simulated ramp", function()
     assert.is_true(drive(sim, 2.0, 2.3, 0, 4.0))             -- over the ramp
     assert.is_false(drive(sim, 0.4, 0.4, 0, 8.0))            -- bottom corridor, flat
   end)
+
+  it("knows where it is when the wheels lie: scan matching against a TurtleBot3's odometry errors", function()
+    -- maze_small with the turtlebot3 error preset (seed 1: the odometry
+    -- drifts over a metre and tens of degrees in the mission)
+    local src = io.open("maps/maze_small.lua"):read("*a")
+    local cwd = os.getenv("PWD") or "."
+    local text = src:gsub('map = "maze_small.yaml",', ('map = %q, robot = { errors = "turtlebot3" },'):format(cwd .. "/maps/maze_small.yaml"))
+    local world = os.tmpname() .. ".lua"
+    local f = assert(io.open(world, "w"))
+    f:write(text)
+    f:close()
+    local code, s, out, dir = mission(world, { "--set", "localization=scan_matching" })
+    assert.are.equal(0, code, out)
+    assert.are.equal("turtlebot3", s.odometry.errors)
+    assert.is_true(s.odometry.max_drift_m > 0.3, "odometry drift " .. s.odometry.max_drift_m)
+    assert.are.equal("scan_matching", s.localization.method)
+    assert.is_true(s.localization.ate_rmse_m < 0.06, "trajectory error " .. s.localization.ate_rmse_m)
+    assert.is_true(s.localization.scans_matched > 0.9 * s.localization.scans)
+    assert.are.equal(0, s.collisions)
+    for i, e in ipairs(s.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
+    cleanup(dir)
+    -- the wheels alone: the mission's idea of its pose is off by the drift
+    code, s, out, dir = mission(world)
+    assert.are.equal("odometry", s.localization.method)
+    assert.is_true(s.localization.ate_rmse_m > 0.2, "trajectory error " .. s.localization.ate_rmse_m)
+    cleanup(dir)
+    os.remove(world)
+  end)
 end)

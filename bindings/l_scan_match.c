@@ -1,0 +1,131 @@
+/* Lua bindings: scan-to-map matching (core/scan_match.c).
+ *
+ *   tycho.scan_matcher([{window_xy=, window_yaw=, step_yaw=, beam_stride=,
+ *                        refine_steps=, min_score=, degenerate_ratio=, prior_xy=,
+ *                        prior_yaw=}]) -> matcher
+ *   matcher:set_map(grid [, {occupied = 200, sigma = 0.05}])
+ *   matcher:match(scan, {x=, y=, yaw=}) -> {x, y, yaw, score, guess_score, beams,
+ *                                          ok, degenerate, info_min, info_max}
+ *
+ * Unknown option keys are errors (a typo must not pass silently). */
+#include "largs.h"
+#include "tycho/scan_match.h"
+
+#define MATCHER_MT "tycho.scan_matcher"
+
+typedef struct {
+    tycho_matcher *m;
+    tycho_match_params p;
+} lmatcher;
+
+static lmatcher *check_matcher(lua_State *L, int idx)
+{
+    lmatcher *b = luaL_checkudata(L, idx, MATCHER_MT);
+    if (!b->m) luaL_argerror(L, idx, "matcher has been freed");
+    return b;
+}
+
+static const char *const param_keys[] = {"window_xy", "window_yaw", "step_yaw", "beam_stride",
+                                         "refine_steps", "min_score", "degenerate_ratio", "prior_xy",
+                                         "prior_yaw", NULL};
+
+static int l_new(lua_State *L)
+{
+    opt_table(L, 1);
+    check_keys(L, 1, 1, param_keys);
+    lmatcher *b = tycho_newuserdata(L, sizeof *b);
+    b->m = NULL;
+    luaL_getmetatable(L, MATCHER_MT);
+    lua_setmetatable(L, -2);
+    tycho_match_params *p = &b->p;
+    tycho_match_params_defaults(p);
+    p->window_xy = tycho_l_optfield_number(L, 1, 1, "window_xy", p->window_xy);
+    p->window_yaw = tycho_l_optfield_number(L, 1, 1, "window_yaw", p->window_yaw);
+    p->step_yaw = tycho_l_optfield_number(L, 1, 1, "step_yaw", p->step_yaw);
+    p->beam_stride = (int)tycho_l_optfield_integer(L, 1, 1, "beam_stride", p->beam_stride);
+    p->refine_steps = (int)tycho_l_optfield_integer(L, 1, 1, "refine_steps", p->refine_steps);
+    p->min_score = tycho_l_optfield_number(L, 1, 1, "min_score", p->min_score);
+    p->degenerate_ratio = tycho_l_optfield_number(L, 1, 1, "degenerate_ratio", p->degenerate_ratio);
+    p->prior_xy = tycho_l_optfield_number(L, 1, 1, "prior_xy", p->prior_xy);
+    p->prior_yaw = tycho_l_optfield_number(L, 1, 1, "prior_yaw", p->prior_yaw);
+    luaL_argcheck(L, p->prior_xy >= 0 && p->prior_xy <= 100, 1, "prior_xy must be in [0, 100]");
+    luaL_argcheck(L, p->prior_yaw >= 0 && p->prior_yaw <= 100, 1, "prior_yaw must be in [0, 100]");
+    luaL_argcheck(L, p->window_xy >= 0 && p->window_xy <= 5, 1, "window_xy must be in [0, 5] m");
+    luaL_argcheck(L, p->window_yaw >= 0 && p->window_yaw <= M_PI, 1, "window_yaw must be in [0, pi] rad");
+    luaL_argcheck(L, p->step_yaw >= 1e-4 && p->step_yaw <= 0.5, 1, "step_yaw must be in [1e-4, 0.5] rad");
+    luaL_argcheck(L, p->beam_stride >= 1 && p->beam_stride <= 100, 1, "beam_stride must be in 1..100");
+    luaL_argcheck(L, p->refine_steps >= 0 && p->refine_steps <= 100, 1, "refine_steps must be in 0..100");
+    luaL_argcheck(L, p->min_score >= 0 && p->min_score <= 1, 1, "min_score must be in [0, 1]");
+    luaL_argcheck(L, p->degenerate_ratio >= 0 && p->degenerate_ratio <= 1, 1,
+                  "degenerate_ratio must be in [0, 1]");
+    b->m = tycho_matcher_new();
+    if (!b->m) return luaL_error(L, "out of memory for a scan matcher");
+    return 1;
+}
+
+static const char *const map_keys[] = {"occupied", "sigma", NULL};
+
+static int l_set_map(lua_State *L)
+{
+    lmatcher *b = check_matcher(L, 1);
+    tycho_grid *g = tycho_l_checkgrid(L, 2);
+    opt_table(L, 3);
+    check_keys(L, 3, 3, map_keys);
+    int occupied = (int)tycho_l_optfield_integer(L, 3, 3, "occupied", 200);
+    double sigma = tycho_l_optfield_number(L, 3, 3, "sigma", 0.05);
+    tycho_err err = {0};
+    if (tycho_matcher_set_map(b->m, g, occupied, sigma, &err) != TYCHO_OK) {
+        if (err.code == TYCHO_EINVAL) return luaL_argerror(L, 3, err.msg);
+        return tycho_l_error(L, &err);
+    }
+    return 0;
+}
+
+static int l_match(lua_State *L)
+{
+    lmatcher *b = check_matcher(L, 1);
+    /* a tycho.scan: its tycho_scan is the userdata's first member */
+    const tycho_scan *s = luaL_checkudata(L, 2, "tycho.scan");
+    if (!s->ranges) return luaL_argerror(L, 2, "scan has been freed");
+    tycho_pose2 guess = check_pose(L, 3);
+    tycho_match_result r;
+    tycho_err err = {0};
+    if (tycho_matcher_match(b->m, s, guess, &b->p, &r, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    lua_createtable(L, 0, 10);
+    set_num(L, "x", r.pose.x);
+    set_num(L, "y", r.pose.y);
+    set_num(L, "yaw", r.pose.yaw);
+    set_num(L, "score", r.score);
+    set_num(L, "guess_score", r.guess_score);
+    set_int(L, "beams", r.beams);
+    set_bool(L, "ok", r.ok);
+    set_bool(L, "degenerate", r.degenerate);
+    set_num(L, "info_min", r.info_min);
+    set_num(L, "info_max", r.info_max);
+    return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+    lmatcher *b = luaL_checkudata(L, 1, MATCHER_MT);
+    tycho_matcher_free(b->m);
+    b->m = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lmatcher *b = luaL_checkudata(L, 1, MATCHER_MT);
+    lua_pushfstring(L, "tycho.scan_matcher (window %f m, %f deg)%s", b->p.window_xy,
+                    b->p.window_yaw * 180.0 / M_PI, b->m ? "" : " (freed)");
+    return 1;
+}
+
+void tycho_l_open_scan_match(lua_State *L, int module, int methods)
+{
+    (void)methods;
+    static const luaL_Reg fns[] = {{"set_map", l_set_map}, {"match", l_match}, {NULL, NULL}};
+    tycho_la_new_class(L, MATCHER_MT, fns, NULL, l_gc, l_tostring, NULL); /* __index: the methods */
+    lua_pushcfunction(L, l_new);
+    lua_setfield(L, module, "scan_matcher");
+}
