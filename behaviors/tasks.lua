@@ -167,7 +167,8 @@ local function after_resume(self, t, ok, ...)
   if not t.wait then t.wait, t.status = "yield", "ready" end -- a bare coroutine.yield()
 end
 
-local wd_resume = watchdog.resume -- Lua 5.4: a resume with its CPU budget, in C
+-- Lua 5.4: a resume with its CPU budget, in C (LuaJIT has no yielding hook)
+local wd_resume = not rawget(_G, "jit") and watchdog.resume or nil
 
 local function resume(self, t, ...)
   t.wait, t.op, t.pred, t.deadline, t.wake = nil, nil, nil, nil, nil

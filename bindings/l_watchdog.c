@@ -250,6 +250,10 @@ static int l_disarm_time(lua_State *L)
     return 0;
 }
 #else
+static int l_resume(lua_State *L)
+{
+    return luaL_error(L, "tycho.watchdog.resume needs Lua 5.4 (LuaJIT cannot yield from a hook)");
+}
 static int l_arm_time(lua_State *L)
 {
     lua_pushboolean(L, 0); /* LuaJIT cannot yield from a hook */
@@ -398,9 +402,7 @@ void tycho_l_open_watchdog(lua_State *L, int module, int methods)
         {"arm_time", l_arm_time}, {"disarm_time", l_disarm_time}, {"untrip", l_untrip}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
-#if !TYCHO_LUAJIT
     lua_pushcfunction(L, l_resume);
     lua_setfield(L, -2, "resume");
-#endif
     lua_setfield(L, module, "watchdog");
 }

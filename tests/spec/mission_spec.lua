@@ -175,7 +175,9 @@ describe("IMU pitch on the simulated ramp", function()
     -- maze_small with the turtlebot3 error preset (seed 1: the odometry
     -- drifts over a metre and tens of degrees in the mission)
     local src = io.open("maps/maze_small.lua"):read("*a")
-    local cwd = os.getenv("PWD") or "."
+    local pwd = io.popen("pwd")
+    local cwd = pwd:read("*l")
+    pwd:close()
     local text = src:gsub('map = "maze_small.yaml",', ('map = %q, robot = { errors = "turtlebot3" },'):format(cwd .. "/maps/maze_small.yaml"))
     local world = os.tmpname() .. ".lua"
     local f = assert(io.open(world, "w"))
