@@ -1,8 +1,8 @@
 --- Runs the heat-seeking mission on many worlds, in parallel processes, and
 -- totals what happened:
 --
---   tycho run behaviors/campaign.lua --generate N --seed0 S --out DIR [--jobs J] [--noise]
---   tycho run behaviors/campaign.lua --worlds DIR --out DIR [--jobs J]
+--   tycho run behaviors/campaign.lua --generate N --seed0 S [--out DIR] [--jobs J] [--noise] [--errors turtlebot3]
+--   tycho run behaviors/campaign.lua --worlds DIR [--out DIR] [--jobs J]
 --
 -- --generate writes N worlds (seeds S .. S+N-1, behaviors/worldgen.lua) to
 -- DIR/worlds/; --worlds takes every *.lua world file in a folder and every
@@ -21,14 +21,15 @@ local logmod = require "log"
 local Report = require "heat_seek_report"
 
 local spec = cli.spec { prog = "campaign",
-  usage_line = "(--generate N --seed0 S | --worlds DIR) --out DIR [options]",
+  usage_line = "(--generate N --seed0 S | --worlds DIR) [--out DIR] [options]",
   summary = "Runs the heat-seeking mission on many worlds in parallel and totals the results.",
   options = {
     { name = "generate", type = "integer", min = 1, max = 100000, metavar = "N", doc = "generate N worlds" },
     { name = "seed0", type = "integer", min = 0, max = 2 ^ 31 - 2, default = 1, metavar = "S",
       doc = "first seed of the generated worlds" },
     { name = "worlds", type = "string", metavar = "DIR", doc = "run the world files in DIR instead" },
-    { name = "out", type = "string", required = true, metavar = "DIR", doc = "output folder" },
+    { name = "out", type = "string", metavar = "DIR",
+      doc = "output folder (default out/campaign-FIRST-LAST for --generate, out/campaign-NAME for --worlds)" },
     { name = "jobs", type = "integer", min = 1, max = 256, metavar = "J",
       doc = "missions run at once (default: the number of cores)" },
     { name = "noise", type = "boolean",
@@ -38,7 +39,8 @@ local spec = cli.spec { prog = "campaign",
     { name = "set", type = "list", metavar = "NAME=VALUE", doc = "mission parameter for every run (repeatable)" },
     { name = "wall-limit", type = "number", min = 10, max = 36000, default = 600,
       doc = "wall-clock seconds a single run may take before it is killed" },
-    { name = "mission", type = "string", default = "behaviors/heat_seek.lua", doc = "mission script" },
+    { name = "mission", type = "string", metavar = "FILE",
+      doc = "mission script (default: heat_seek.lua beside this script)" },
     { name = "sheet", type = "boolean", default = true, doc = "write the contact sheet (--sheet=false: no)" },
   } }
 
@@ -247,6 +249,18 @@ end
 return cli.run(spec, arg, function(opt)
   if (opt.generate ~= nil) == (opt.worlds ~= nil) then
     return cli.usage_error(spec, "give --generate N or --worlds DIR (one of them)")
+  end
+  if not opt.mission then
+    -- beside this script, so the campaign runs from any folder
+    local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+    opt.mission = here .. "/heat_seek.lua"
+  end
+  if not opt.out then
+    if opt.generate then
+      opt.out = ("out/campaign-%d-%d"):format(opt.seed0, opt.seed0 + opt.generate - 1)
+    else
+      opt.out = "out/campaign-" .. (opt.worlds:gsub("/+$", ""):match("([^/]+)$") or "worlds")
+    end
   end
   if opt.out == "/" then return cli.usage_error(spec, "--out must not be /") end
   if not mkdir(opt.out .. "/runs") then

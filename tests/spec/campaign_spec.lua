@@ -65,6 +65,7 @@ describe("campaign.lua", function()
 
   it("refuses bad usage with exit 2", function()
     assert.are.equal(2, (run("behaviors/campaign.lua", { "--out", tmpdir() })))
+    assert.are.equal(2, (run("behaviors/campaign.lua", { "--generate", "2", "--errors", "tb3", "--out", tmpdir() })))
     assert.are.equal(2, (run("behaviors/campaign.lua", { "--generate", "2", "--worlds", "x", "--out", tmpdir() })))
     assert.are.equal(2, (run("behaviors/campaign.lua", { "--worlds", "/nonexistent", "--out", tmpdir() })))
     assert.are.equal(2, (run("behaviors/campaign.lua", { "--generate=0", "--out", tmpdir() })))
