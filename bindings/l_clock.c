@@ -21,11 +21,16 @@ tycho_clock *tycho_l_checkclock(lua_State *L, int idx)
 }
 
 /* tycho.clock.new{mode = "sim" | "wall"} */
+static const tycho_opt_field clock_new_fields[] = {
+    TYCHO_OPT_STR("mode"), {0}};
+static const tycho_opt_spec clock_new_spec = {"clock.new", clock_new_fields};
+
 static int l_clock_new(lua_State *L)
 {
     tycho_clock_mode mode = TYCHO_CLOCK_SIM;
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
+    tycho_l_checkopts(L, 1, 1, &clock_new_spec);
         lua_getfield(L, 1, "mode");
         if (!lua_isnil(L, -1)) {
             const char *m = lua_tostring(L, -1);
@@ -118,4 +123,5 @@ void tycho_l_open_clock(lua_State *L, int module, int methods)
     lua_newtable(L);
     luaL_setfuncs(L, clock_fns, 0);
     lua_setfield(L, module, "clock");
+    tycho_l_register_opts(L, &clock_new_spec);
 }

@@ -41,10 +41,15 @@ static void push_cell(lua_State *L, tycho_cell c)
  * -> array of {size, centroid, nearest, goal, goal_cell, nearest_cell,
  *    distance, cost [, cells]}, best first; or nil, message when the robot is
  *    off the grid or not near free space. */
+static const tycho_opt_field frontiers_fields[] = {
+    TYCHO_OPT_TAB("robot"), TYCHO_OPT_INT_IN("free_max", 1, 255), TYCHO_OPT_INT_POS("min_cells"), TYCHO_OPT_NUM_NONNEG("min_size"), TYCHO_OPT_NUM("potential_scale"), TYCHO_OPT_NUM("gain_scale"), TYCHO_OPT_NUM_NONNEG("start_radius"), TYCHO_OPT_BOOL("cells"), {0}};
+static const tycho_opt_spec frontiers_spec = {"grid:frontiers", frontiers_fields};
+
 static int l_frontiers(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &frontiers_spec);
     lws *w = lua_touserdata(L, lua_upvalueindex(1));
 
     lua_getfield(L, 2, "robot");
@@ -135,4 +140,5 @@ void tycho_l_open_frontiers(lua_State *L, int module, int methods)
     lua_setmetatable(L, -2);
     lua_pushcclosure(L, l_frontiers, 1);
     lua_setfield(L, methods, "frontiers");
+    tycho_l_register_opts(L, &frontiers_spec);
 }
