@@ -140,13 +140,17 @@ static void close_console(console *c)
     clear_candidates();
 }
 
+static const tycho_opt_field open_fields[] = {TYCHO_OPT_STR("prompt"), TYCHO_OPT_STR("history"),
+                                              TYCHO_OPT_FN("complete"), {0}};
+static const tycho_opt_spec open_spec = {"console.open", open_fields};
+
 static int l_open(lua_State *L)
 {
     if (active) return luaL_error(L, "tycho.console.open: a console is already open");
     const char *prompt = "tycho> ";
     const char *history = NULL;
+    tycho_l_checkopts(L, 1, 1, &open_spec);
     if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
         lua_getfield(L, 1, "prompt");
         if (!lua_isnil(L, -1)) prompt = luaL_checkstring(L, -1);
         lua_getfield(L, 1, "history");
@@ -344,4 +348,5 @@ void tycho_l_open_console(lua_State *L, int module, int methods)
     lua_pushcfunction(L, l_open);
     lua_setfield(L, -2, "open");
     lua_setfield(L, module, "console");
+    tycho_l_register_opts(L, &open_spec);
 }

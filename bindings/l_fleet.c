@@ -42,6 +42,15 @@ static int check_robot(lua_State *L, lfleet *f, int idx)
 
 /* The route graph an options table asks for: {graph = "grid" | "sparse",
  * cell = 1.0, connectivity = 4 | 8, spacing = 1.0}. Errors name the field. */
+#define GRAPH_FIELDS TYCHO_OPT_STR("graph"), TYCHO_OPT_NUM_POS("spacing")
+static const tycho_opt_field planner_fields[] = {
+    TYCHO_OPT_NUM_POS("cell"), TYCHO_OPT_INT_POS("horizon"), TYCHO_OPT_INT_POS("max_orders"),
+    TYCHO_OPT_NUM_POS("time_limit"), TYCHO_OPT_INT("connectivity"), GRAPH_FIELDS, {0}};
+static const tycho_opt_field graph_fields[] = {TYCHO_OPT_NUM_POS("cell"), TYCHO_OPT_INT("connectivity"),
+                                               GRAPH_FIELDS, {0}};
+static const tycho_opt_spec planner_spec = {"fleet.planner", planner_fields};
+static const tycho_opt_spec graph_spec = {"fleet.graph", graph_fields};
+
 static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, double cell, int connectivity)
 {
     const char *kind = "grid";
@@ -65,7 +74,7 @@ static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, doub
 static int l_planner(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &planner_spec);
     lua_settop(L, 2); /* the options stay at 2 (nil if none) under what we push */
     tycho_mapf_params p;
     tycho_mapf_defaults(&p);
@@ -124,7 +133,7 @@ static void push_graph(lua_State *L, const tycho_graph *g)
 static int l_graph(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &graph_spec);
     lua_settop(L, 2);
     double cell = tycho_l_optfield_number(L, 2, 2, "cell", 1.0);
     int conn = (int)tycho_l_optfield_integer(L, 2, 2, "connectivity", 4);
@@ -364,4 +373,6 @@ void tycho_l_open_fleet(lua_State *L, int module, int methods)
     lua_pushcfunction(L, l_goals);
     lua_setfield(L, -2, "goals");
     lua_setfield(L, module, "fleet");
+    tycho_l_register_opts(L, &planner_spec);
+    tycho_l_register_opts(L, &graph_spec);
 }

@@ -150,12 +150,12 @@ tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what)
         if (lua_isnil(L, -1) && i == 2) {
             v[i] = 0;
         } else if (lua_type(L, -1) != LUA_TNUMBER) {
-            luaL_argerror(L, argn, lua_pushfstring(L, "%s: number '%s' (or [%d]) expected, got %s", what,
-                                                   keys[i], i + 1, luaL_typename(L, -1)));
+            luaL_error(L, "bad field '%s' in argument #%d (%s: number '%s' or [%d] expected, got %s)", keys[i],
+                       argn, what, keys[i], i + 1, luaL_typename(L, -1));
         } else {
             v[i] = lua_tonumber(L, -1);
             if (!isfinite(v[i]))
-                luaL_argerror(L, argn, lua_pushfstring(L, "%s: '%s' must be finite", what, keys[i]));
+                luaL_error(L, "bad field '%s' in argument #%d (%s must be finite)", keys[i], argn, what);
         }
         lua_pop(L, 1);
     }

@@ -261,6 +261,17 @@ static void wait_hook(void *ctx, double seconds)
 
 /* --- scheduler ---------------------------------------------------------- */
 
+static const tycho_opt_field sched_new_fields[] = {TYCHO_OPT_OF("clock", TYCHO_OPT_ANY),
+                                                   TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY), TYCHO_OPT_FN("on_error"), {0}};
+static const tycho_opt_spec sched_new_spec = {"scheduler.new", sched_new_fields};
+static const tycho_opt_field task_fields[] = {TYCHO_OPT_STR("name"), TYCHO_OPT_NUM_NONNEG("phase"), {0}};
+static const tycho_opt_spec every_spec = {"scheduler:every", task_fields};
+static const tycho_opt_spec after_spec = {"scheduler:after", task_fields};
+static const tycho_opt_field run_fields[] = {
+    TYCHO_OPT_NUM("until_time"), TYCHO_OPT_INT("max_steps"), TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY),
+    TYCHO_OPT_BOOL("stop_on_error"), TYCHO_OPT_FN("until_fn"), TYCHO_OPT_FN("wait"), {0}};
+static const tycho_opt_spec run_spec = {"scheduler:run", run_fields};
+
 static double opt_realtime(lua_State *L, int idx, int argn, double def)
 {
     if (lua_isnoneornil(L, idx)) return def;
@@ -281,7 +292,7 @@ static double opt_realtime(lua_State *L, int idx, int argn, double def)
 /* tycho.scheduler.new{clock = c, realtime = false, on_error = fn} */
 static int l_sched_new(lua_State *L)
 {
-    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
+    tycho_l_checkopts(L, 1, 1, &sched_new_spec);
     lua_settop(L, 1);
     double realtime = opt_realtime(L, 1, 1, 0.0);
     if (lua_istable(L, 1)) lua_getfield(L, 1, "clock");
@@ -351,7 +362,7 @@ static int add_task(lua_State *L, int periodic)
     if (lua_type(L, 4) == LUA_TSTRING) {
         name = lua_tostring(L, 4);
     } else if (!lua_isnoneornil(L, 4)) {
-        luaL_checktype(L, 4, LUA_TTABLE);
+        tycho_l_checkopts(L, 4, 4, periodic ? &every_spec : &after_spec);
         lua_getfield(L, 4, "name");
         if (!lua_isnil(L, -1)) {
             if (lua_type(L, -1) != LUA_TSTRING)
@@ -428,7 +439,7 @@ static int do_run(lua_State *L, lsched *b, tycho_run_opts *o, int stop_on_error,
 static int l_run(lua_State *L)
 {
     lsched *b = check_sched(L, 1);
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &run_spec);
     lua_settop(L, 2);
     tycho_run_opts o;
     tycho_run_opts_init(&o);
@@ -762,4 +773,8 @@ void tycho_l_open_runtime(lua_State *L, int module, int methods)
 
     static const luaL_Reg sched_fns[] = {{"new", l_sched_new}, {"traceback", msgh}, {NULL, NULL}};
     add_funcs(L, module, "scheduler", sched_fns);
+    tycho_l_register_opts(L, &sched_new_spec);
+    tycho_l_register_opts(L, &every_spec);
+    tycho_l_register_opts(L, &after_spec);
+    tycho_l_register_opts(L, &run_spec);
 }

@@ -53,20 +53,11 @@ static inline double field_xy(lua_State *L, int t, int argn, const char *key, in
     return v;
 }
 
-/* pose: {x=, y=, yaw=} or {x, y, yaw}. */
+/* pose: {x=, y=, yaw=} or {x, y, yaw}, by the one pose parser. */
 static inline tycho_pose2 check_pose(lua_State *L, int idx)
 {
     idx = abs_index(L, idx);
-    if (!lua_istable(L, idx))
-        luaL_argerror(L, idx, lua_pushfstring(L, "pose {x=, y=, yaw=} expected, got %s",
-                                              luaL_typename(L, idx)));
-    tycho_pose2 p;
-    p.x = field_xy(L, idx, idx, "x", 1, "pose");
-    p.y = field_xy(L, idx, idx, "y", 2, "pose");
-    p.yaw = field_xy(L, idx, idx, "yaw", 3, "pose");
-    if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.yaw)))
-        luaL_argerror(L, idx, "pose must be finite");
-    return p;
+    return tycho_l_checkpose(L, idx, idx, "pose");
 }
 
 /* points: array of {x, y} or {x=, y=} -> a scratch userdata left on the
