@@ -47,7 +47,7 @@ static int l_grid_new(lua_State *L)
     lua_Integer fill = tycho_l_optfield_integer(L, 1, 1, "fill", TYCHO_COST_UNKNOWN);
     tycho_pose2 o = {0, 0, 0};
     lua_getfield(L, 1, "origin");
-    if (!lua_isnil(L, -1)) o = tycho_l_checkpose(L, -1, 1, "origin");
+    if (!lua_isnil(L, -1)) o = tycho_l_checkpose(L, -1, 1, "origin", false);
     lua_pop(L, 1);
     tycho_err err = {0};
     tycho_grid *g = tycho_grid_new((int)w, (int)h, res, o, (uint8_t)fill, &err);

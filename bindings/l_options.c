@@ -11,6 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The argument number as the caller wrote it: in a method call (obj:f(a))
+ * Lua counts self, the person does not (luaL_argerror's rule). */
+static int caller_argn(lua_State *L, int argn)
+{
+    lua_Debug ar;
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat && !strcmp(ar.namewhat, "method"))
+        return argn - 1;
+    return argn;
+}
+
 static const char *type_name(tycho_opt_type t)
 {
     switch (t) {
@@ -51,7 +61,8 @@ static void push_accepted(lua_State *L, const tycho_opt_spec *spec)
 static int field_error(lua_State *L, int argn, const tycho_opt_spec *spec, const char *key,
                        const char *why)
 {
-    return luaL_error(L, "bad field '%s' in argument #%d to '%s' (%s)", key, argn, spec->fn, why);
+    return luaL_error(L, "bad field '%s' in argument #%d to '%s' (%s)", key, caller_argn(L, argn), spec->fn,
+                      why);
 }
 
 /* The value at the stack top against f; raises naming the key. */
@@ -93,7 +104,7 @@ static void check_value(lua_State *L, int argn, const tycho_opt_spec *spec, cons
         return;
     case TYCHO_OPT_POSE:
         if (t != LUA_TTABLE) break;
-        tycho_l_checkpose(L, lua_gettop(L), argn, f->key);
+        tycho_l_checkpose(L, lua_gettop(L), argn, f->key, false);
         return;
     case TYCHO_OPT_ANY:
         return;
@@ -118,8 +129,8 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
             const tycho_opt_field *f = find_field(spec, key);
             if (!f) {
                 push_accepted(L, spec);
-                luaL_error(L, "unknown field '%s' in argument #%d to '%s' (accepted: %s)", key, argn,
-                           spec->fn, lua_tostring(L, -1));
+                luaL_error(L, "unknown field '%s' in argument #%d to '%s' (accepted: %s)", key,
+                           caller_argn(L, argn), spec->fn, lua_tostring(L, -1));
             }
             check_value(L, argn, spec, f);
         } else if (lua_type(L, -2) != LUA_TNUMBER) {
@@ -130,7 +141,7 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
     }
 }
 
-tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what)
+tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what, bool need_yaw)
 {
     if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
     if (!lua_istable(L, idx))
@@ -144,18 +155,19 @@ tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what)
             lua_pop(L, 1);
             lua_rawgeti(L, idx, i + 1);
         }
-        /* x and y are required; yaw defaults to 0 (a point is a pose facing
-         * +x). Other fields are allowed: a pose is often a robot's state
-         * table (with v, w, t) handed on as it is. */
-        if (lua_isnil(L, -1) && i == 2) {
+        /* x and y are required; yaw may default to 0 where a pose is a place
+         * (a map's origin, a sensor sweep) rather than a robot's heading.
+         * Other fields are allowed: a pose is often a robot's state table
+         * (with v, w, t) handed on as it is. */
+        if (lua_isnil(L, -1) && i == 2 && !need_yaw) {
             v[i] = 0;
         } else if (lua_type(L, -1) != LUA_TNUMBER) {
             luaL_error(L, "bad field '%s' in argument #%d (%s: number '%s' or [%d] expected, got %s)", keys[i],
-                       argn, what, keys[i], i + 1, luaL_typename(L, -1));
+                       caller_argn(L, argn), what, keys[i], i + 1, luaL_typename(L, -1));
         } else {
             v[i] = lua_tonumber(L, -1);
             if (!isfinite(v[i]))
-                luaL_error(L, "bad field '%s' in argument #%d (%s must be finite)", keys[i], argn, what);
+                luaL_error(L, "bad field '%s' in argument #%d (%s must be finite)", keys[i], caller_argn(L, argn), what);
         }
         lua_pop(L, 1);
     }

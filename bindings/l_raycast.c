@@ -52,7 +52,7 @@ static double check_field_number(lua_State *L, int idx, int argn, const char *ke
     return v;
 }
 
-static tycho_pose2 check_pose(lua_State *L, int idx) { return tycho_l_checkpose(L, idx, idx, "pose"); }
+static tycho_pose2 check_pose(lua_State *L, int idx) { return tycho_l_checkpose(L, idx, idx, "pose", false); }
 
 static void opt_ray(lua_State *L, int idx, int argn, tycho_ray_opts *o)
 {

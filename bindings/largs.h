@@ -57,7 +57,7 @@ static inline double field_xy(lua_State *L, int t, int argn, const char *key, in
 static inline tycho_pose2 check_pose(lua_State *L, int idx)
 {
     idx = abs_index(L, idx);
-    return tycho_l_checkpose(L, idx, idx, "pose");
+    return tycho_l_checkpose(L, idx, idx, "pose", true);
 }
 
 /* points: array of {x, y} or {x=, y=} -> a scratch userdata left on the

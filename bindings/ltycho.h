@@ -87,8 +87,9 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
  * tycho_l_open_* for every spec it declares. */
 void tycho_l_register_opts(lua_State *L, const tycho_opt_spec *spec);
 /* The one pose parser: {x=, y=, yaw=} or {x, y, yaw}; x and y required and
- * finite, yaw defaults to 0. Errors name argument argn and `what`. */
-tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what);
+ * finite; yaw defaults to 0 unless need_yaw (a robot's pose, where a
+ * missing heading is a mistake). Errors name argument argn and `what`. */
+tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what, bool need_yaw);
 
 /* Cells from Lua: a cell argument is two integers (cx, cy) starting at idx.
  * World points are two numbers. */
