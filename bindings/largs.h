@@ -17,21 +17,6 @@ static inline int abs_index(lua_State *L, int idx)
     return (idx > 0 || idx <= LUA_REGISTRYINDEX) ? idx : lua_gettop(L) + idx + 1;
 }
 
-/* Raises if the table at idx has a string key not in keys (NULL-terminated). */
-static inline void check_keys(lua_State *L, int idx, int argn, const char *const *keys)
-{
-    if (!lua_istable(L, idx)) return;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING) continue;
-        const char *k = lua_tostring(L, -1);
-        bool ok = false;
-        for (int i = 0; keys[i]; i++) ok = ok || !strcmp(k, keys[i]);
-        if (!ok) luaL_argerror(L, argn, lua_pushfstring(L, "unknown field '%s'", k));
-    }
-}
-
 static inline void opt_table(lua_State *L, int idx)
 {
     if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
