@@ -117,7 +117,8 @@ void tycho_l_open_clock(lua_State *L, int module, int methods)
     (void)methods;
     static const luaL_Reg clock_methods[] = {
         {"now", l_clock_now}, {"advance", l_clock_advance}, {NULL, NULL}};
-    tycho_la_new_class(L, TYCHO_CLOCK_MT, clock_methods, l_clock_index, l_clock_gc, l_clock_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){TYCHO_CLOCK_MT, clock_methods, l_clock_index, l_clock_gc, l_clock_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg clock_fns[] = {
         {"new", l_clock_new}, {"monotonic", l_monotonic}, {NULL, NULL}};
     lua_newtable(L);

@@ -218,7 +218,8 @@ void tycho_l_open_device(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg meth[] = {{"read", l_read}, {"write", l_write}, {"close", l_close}, {NULL, NULL}};
-    tycho_la_new_class(L, DEVICE_MT, meth, l_index, l_close, l_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){DEVICE_MT, meth, l_index, l_close, l_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"open", l_open}, {"path", l_path}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);

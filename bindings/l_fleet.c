@@ -352,16 +352,7 @@ void tycho_l_open_fleet(lua_State *L, int module, int methods)
     static const luaL_Reg meth[] = {{"plan", l_plan}, {"route", l_route},
                                     {"preconditions", l_preconditions}, {"at", l_at},
                                     {"arrival", l_arrival}, {"graph", l_planner_graph}, {NULL, NULL}};
-    luaL_newmetatable(L, FLEET_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, meth, 0);
-    lua_setfield(L, -2, "methods");
-    lua_pushcfunction(L, l_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    tycho_l_newclass(L, &(tycho_l_class){FLEET_MT, meth, l_index, l_gc, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, l_planner);

@@ -207,7 +207,8 @@ void tycho_l_open_fleet_sim(lua_State *L, int module, int methods)
                                     {"stop_until", l_stop_until}, {"step", l_step}, {"reached", l_reached},
                                     {"moving", l_moving}, {"stopped", l_stopped}, {"pose", l_pose},
                                     {"stats", l_stats}, {NULL, NULL}};
-    tycho_la_new_class(L, FLEET_SIM_MT, meth, l_index, l_gc, l_tostring, l_len);
+    tycho_l_newclass(L, &(tycho_l_class){FLEET_SIM_MT, meth, l_index, l_gc, l_tostring, (const luaL_Reg[]){{"__len", l_len}, {NULL, NULL}}});
+    lua_pop(L, 1);
     lua_getfield(L, module, "fleet"); /* tycho.fleet, made by l_fleet.c */
     if (!lua_istable(L, -1)) {
         lua_pop(L, 1);

@@ -133,10 +133,7 @@ void tycho_l_open_frontiers(lua_State *L, int module, int methods)
     (void)module;
     lws *w = tycho_newuserdata(L, sizeof *w);
     w->s = NULL; /* allocated on first use */
-    if (luaL_newmetatable(L, WS_MT)) {
-        lua_pushcfunction(L, ws_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    tycho_l_newclass(L, &(tycho_l_class){WS_MT, NULL, NULL, ws_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     lua_pushcclosure(L, l_frontiers, 1);
     lua_setfield(L, methods, "frontiers");

@@ -404,8 +404,10 @@ void tycho_l_open_fusion(lua_State *L, int module, int methods)
     static const luaL_Reg pitch_methods[] = {
         {"push", l_pitch_push}, {"reset", l_pitch_reset}, {"state", l_pitch_state}, {NULL, NULL}};
     static const luaL_Reg none[] = {{NULL, NULL}};
-    tycho_la_new_class(L, PITCH_MT, pitch_methods, l_pitch_index, l_pitch_gc, l_pitch_tostring, NULL);
-    tycho_la_new_class(L, KMEANS_MT, none, NULL, l_kmeans_gc, NULL, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){PITCH_MT, pitch_methods, l_pitch_index, l_pitch_gc, l_pitch_tostring, NULL});
+    lua_pop(L, 1);
+    tycho_l_newclass(L, &(tycho_l_class){KMEANS_MT, none, NULL, l_kmeans_gc, NULL, NULL});
+    lua_pop(L, 1);
 
     lua_newtable(L);
     lua_pushcfunction(L, l_locate);

@@ -331,23 +331,18 @@ static const luaL_Reg grid_methods[] = {
     {NULL, NULL},
 };
 
+void tycho_l_grid_class(lua_State *L)
+{
+    static const luaL_Reg meta[] = {{"__len", l_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){TYCHO_GRID_MT, grid_methods, l_index, l_gc, l_tostring, meta});
+}
+
 void tycho_l_open_grid(lua_State *L, int module, int methods)
 {
     int mt = methods - 1; /* module.c pushes the metatable just below the methods */
-    luaL_setfuncs(L, grid_methods, 0);
     lua_pushvalue(L, mt);
     lua_pushcclosure(L, l_get, 1);
     lua_setfield(L, methods, "get");
-
-    lua_pushvalue(L, methods);
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, mt, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, mt, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, mt, "__tostring");
-    lua_pushcfunction(L, l_len);
-    lua_setfield(L, mt, "__len");
 
     lua_newtable(L);
     lua_pushcfunction(L, l_grid_new);

@@ -230,18 +230,10 @@ void tycho_l_open_inflation(lua_State *L, int module, int methods)
 {
     (void)module;
     int top = lua_gettop(L);
-    luaL_newmetatable(L, FIELD_MT);
-    lua_newtable(L);
-    lua_pushcfunction(L, l_field_get);
-    lua_setfield(L, -2, "get");
-    lua_pushcclosure(L, l_field_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_field_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, l_field_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_field_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg field_methods[] = {{"get", l_field_get}, {NULL, NULL}};
+    static const luaL_Reg field_meta[] = {{"__len", l_field_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){FIELD_MT, field_methods, l_field_index, l_field_gc,
+                                         l_field_tostring, field_meta});
     lua_pop(L, 1);
 
     /* one workspace per Lua state: after the first inflation of a given
@@ -249,9 +241,7 @@ void tycho_l_open_inflation(lua_State *L, int module, int methods)
     lworkspace *w = tycho_newuserdata(L, sizeof *w);
     w->ws = tycho_inflation_new();
     w->edt = tycho_edt_new();
-    luaL_newmetatable(L, INFLATION_WS_MT);
-    lua_pushcfunction(L, l_ws_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){INFLATION_WS_MT, NULL, NULL, l_ws_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     static const luaL_Reg fns[] = {

@@ -397,8 +397,8 @@ void tycho_l_open_motion(lua_State *L, int module, int methods)
         {"path", l_follower_path},         {"params", l_follower_params},
         {"set_params", l_follower_set_params}, {"blocked", l_follower_blocked},
         {NULL, NULL}};
-    tycho_la_new_class(L, FOLLOWER_MT, follower_methods, l_follower_index, l_follower_gc,
-                       l_follower_tostring, l_follower_len);
+    tycho_l_newclass(L, &(tycho_l_class){FOLLOWER_MT, follower_methods, l_follower_index, l_follower_gc, l_follower_tostring, (const luaL_Reg[]){{"__len", l_follower_len}, {NULL, NULL}}});
+    lua_pop(L, 1);
     lua_pushcfunction(L, l_follower_new);
     lua_setfield(L, module, "follower");
 

@@ -292,29 +292,17 @@ static int planner_gc(lua_State *L)
 void tycho_l_open_planners(lua_State *L, int module, int methods)
 {
     (void)module;
-    luaL_newmetatable(L, PATH_MT);
     static const luaL_Reg path_methods[] = {
         {"cell", path_cell}, {"world", path_world}, {"shorten", path_shorten}, {NULL, NULL}};
-    lua_newtable(L);
-    luaL_setfuncs(L, path_methods, 0);
-    lua_setfield(L, -2, "methods");
-    lua_pushcfunction(L, path_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, path_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, path_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, path_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg path_meta[] = {{"__len", path_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){PATH_MT, path_methods, path_index, path_gc, path_tostring, path_meta});
     lua_pop(L, 1);
 
     /* one planner workspace per Lua state, shared by the grid methods */
     lplanner *b = tycho_newuserdata(L, sizeof *b);
     b->p = tycho_planner_new();
     if (!b->p) luaL_error(L, "out of memory for the planner workspace");
-    luaL_newmetatable(L, PLANNER_MT);
-    lua_pushcfunction(L, planner_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){PLANNER_MT, NULL, NULL, planner_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     static const luaL_Reg grid_fns[] = {

@@ -416,27 +416,11 @@ void tycho_l_open_raycast(lua_State *L, int module, int methods)
 {
     int top = lua_gettop(L);
     /* scan metatable: methods first, then fields */
-    luaL_newmetatable(L, SCAN_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, scan_methods, 0);
-    lua_pushcclosure(L, l_scan_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_scan_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, l_scan_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_scan_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg scan_meta[] = {{"__len", l_scan_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SCAN_MT, scan_methods, l_scan_index, l_scan_gc, l_scan_tostring, scan_meta});
     lua_pop(L, 1);
 
-    luaL_newmetatable(L, RAYMAP_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, raymap_methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_rm_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_rm_tostring);
-    lua_setfield(L, -2, "__tostring");
+    tycho_l_newclass(L, &(tycho_l_class){RAYMAP_MT, raymap_methods, NULL, l_rm_gc, l_rm_tostring, NULL});
     lua_pop(L, 1);
 
     lua_pushcfunction(L, l_raycast);
@@ -450,9 +434,7 @@ void tycho_l_open_raycast(lua_State *L, int module, int methods)
      * stamps are valid for any grid, see scan.c) */
     linserter *ins = tycho_newuserdata(L, sizeof *ins);
     ins->ws = tycho_inserter_new();
-    luaL_newmetatable(L, INSERTER_MT);
-    lua_pushcfunction(L, l_ins_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){INSERTER_MT, NULL, NULL, l_ins_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     if (!ins->ws) luaL_error(L, "out of memory for the scan insertion workspace");
     lua_pushcclosure(L, l_insert_scan, 1);

@@ -300,27 +300,14 @@ void tycho_l_open_regions(lua_State *L, int module, int methods)
     (void)module;
     lua_pushcfunction(L, l_wall_faces);
     lua_setfield(L, methods, "wall_faces");
-    luaL_newmetatable(L, LABELS_MT);
-    lua_newtable(L);
-    lua_pushcfunction(L, lab_get);
-    lua_setfield(L, -2, "get");
-    lua_pushcfunction(L, lab_size);
-    lua_setfield(L, -2, "size");
-    lua_pushcclosure(L, lab_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lab_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, lab_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, lab_gc);
-    lua_setfield(L, -2, "__gc");
+    static const luaL_Reg lab_methods[] = {{"get", lab_get}, {"size", lab_size}, {NULL, NULL}};
+    static const luaL_Reg lab_meta[] = {{"__len", lab_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){LABELS_MT, lab_methods, lab_index, lab_gc, lab_tostring, lab_meta});
     lua_pop(L, 1);
 
     lws *w = tycho_newuserdata(L, sizeof *w);
     w->r = NULL; /* allocated on first use */
-    luaL_newmetatable(L, WS_MT);
-    lua_pushcfunction(L, ws_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){WS_MT, NULL, NULL, ws_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     lua_pushvalue(L, ws);

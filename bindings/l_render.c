@@ -342,15 +342,7 @@ static const luaL_Reg pic_methods[] = {
 void tycho_l_open_render(lua_State *L, int module, int methods)
 {
     (void)methods;
-    luaL_newmetatable(L, PIC_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, pic_methods, 0);
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){PIC_MT, pic_methods, l_index, l_gc, l_tostring, NULL});
     lua_pop(L, 1);
     lua_pushcfunction(L, l_picture);
     lua_setfield(L, module, "picture");

@@ -721,29 +721,6 @@ static int l_task_tostring(lua_State *L)
 
 /* --- registration ------------------------------------------------------- */
 
-/* Creates metatable `name` with the methods as __index (through the C
- * __index function `index` when given, which gets the methods as upvalue). */
-static void new_class(lua_State *L, const char *name, const luaL_Reg *methods,
-                      const luaL_Reg *meta, lua_CFunction index)
-{
-    luaL_newmetatable(L, name);
-    int mt = lua_gettop(L);
-    for (const luaL_Reg *r = meta; r->name; r++) {
-        lua_pushcfunction(L, r->func);
-        lua_setfield(L, mt, r->name);
-    }
-    lua_newtable(L);
-    for (const luaL_Reg *r = methods; r->name; r++) {
-        lua_pushcfunction(L, r->func);
-        lua_setfield(L, -2, r->name);
-    }
-    lua_pushcclosure(L, index, 1);
-    lua_setfield(L, mt, "__index");
-    lua_pushstring(L, name);
-    lua_setfield(L, mt, "__name");
-    lua_pop(L, 1);
-}
-
 static void add_funcs(lua_State *L, int module, const char *field, const luaL_Reg *fns)
 {
     lua_newtable(L);
@@ -762,14 +739,15 @@ void tycho_l_open_runtime(lua_State *L, int module, int methods)
         {"tick", l_tick}, {"stop", l_stop}, {"pause", l_pause}, {"resume", l_resume},
         {"now", l_sched_now}, {"tasks", l_tasks}, {"cancel_all", l_cancel_all},
         {"on_error", l_on_error}, {"report_error", l_report_error}, {NULL, NULL}};
-    static const luaL_Reg sched_meta[] = {
-        {"__gc", l_sched_gc}, {"__tostring", l_sched_tostring}, {"__len", l_sched_len},
-        {NULL, NULL}};
-    new_class(L, SCHED_MT, sched_methods, sched_meta, l_sched_index);
+    static const luaL_Reg sched_meta[] = {{"__len", l_sched_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SCHED_MT, sched_methods, l_sched_index, l_sched_gc, l_sched_tostring,
+                                         sched_meta});
+    lua_pop(L, 1);
 
     static const luaL_Reg task_methods[] = {{"cancel", l_task_cancel}, {NULL, NULL}};
-    static const luaL_Reg task_meta[] = {{"__tostring", l_task_tostring}, {NULL, NULL}};
-    new_class(L, TASK_MT, task_methods, task_meta, l_task_index);
+    /* a task handle owns nothing: closing it only retires the handle */
+    tycho_l_newclass(L, &(tycho_l_class){TASK_MT, task_methods, l_task_index, NULL, l_task_tostring, NULL});
+    lua_pop(L, 1);
 
     static const luaL_Reg sched_fns[] = {{"new", l_sched_new}, {"traceback", msgh}, {NULL, NULL}};
     add_funcs(L, module, "scheduler", sched_fns);

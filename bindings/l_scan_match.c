@@ -128,7 +128,8 @@ void tycho_l_open_scan_match(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg fns[] = {{"set_map", l_set_map}, {"match", l_match}, {NULL, NULL}};
-    tycho_la_new_class(L, MATCHER_MT, fns, NULL, l_gc, l_tostring, NULL); /* __index: the methods */
+    tycho_l_newclass(L, &(tycho_l_class){MATCHER_MT, fns, NULL, l_gc, l_tostring, NULL});
+    lua_pop(L, 1); /* __index: the methods */
     lua_pushcfunction(L, l_new);
     lua_setfield(L, module, "scan_matcher");
     tycho_l_register_opts(L, &matcher_spec);

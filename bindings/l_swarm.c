@@ -181,13 +181,8 @@ static int l_tostring(lua_State *L)
 void tycho_l_open_swarm(lua_State *L, int module, int methods)
 {
     (void)methods;
-    luaL_newmetatable(L, SWARM_MT);
-    lua_newtable(L);
-    lua_pushcfunction(L, l_command);
-    lua_setfield(L, -2, "command");
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg swarm_methods[] = {{"command", l_command}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SWARM_MT, swarm_methods, NULL, NULL, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, l_new);

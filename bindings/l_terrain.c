@@ -557,12 +557,14 @@ void tycho_l_open_terrain(lua_State *L, int module, int methods)
                                   {"stairs", l_hf_stairs}, {"prisms", l_hf_prisms}, {"bump", l_hf_bump},
                                   {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep},
                                   {"copy", l_hf_copy}, {"restore", l_hf_restore}, {NULL, NULL}};
-    tycho_la_new_class(L, HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
                                   {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {"blocked", l_map_blocked},
                                   {"first_blocked", l_map_first_blocked}, {"known", l_map_known},
                                   {"to_grid", l_map_to_grid}, {NULL, NULL}};
-    tycho_la_new_class(L, TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"heightfield", l_heightfield}, {"map", l_map}, {"mecanum_inverse", l_mecanum_inverse},
                                    {"mecanum_forward", l_mecanum_forward}, {NULL, NULL}};
     lua_newtable(L);

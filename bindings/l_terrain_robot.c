@@ -206,7 +206,8 @@ static int l_compare(lua_State *L)
 void tycho_l_terrain_robot_funcs(lua_State *L, int table)
 {
     static const luaL_Reg m[] = {{"place", l_robot_place}, {"step", l_robot_step}, {NULL, NULL}};
-    tycho_la_new_class(L, ROBOT_MT, m, l_robot_index, l_robot_gc, l_robot_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){ROBOT_MT, m, l_robot_index, l_robot_gc, l_robot_tostring, NULL});
+    lua_pop(L, 1);
     lua_pushcfunction(L, l_robot);
     lua_setfield(L, table, "robot");
     lua_pushcfunction(L, l_compare);

@@ -90,31 +90,4 @@ static inline void set_bool(lua_State *L, const char *k, int v)
 }
 
 
-/* A metatable for userdata with methods, __index (closure over the method
- * table, or the table itself), __gc, __tostring and optional __len. */
-static inline void tycho_la_new_class(lua_State *L, const char *name, const luaL_Reg *methods,
-                      lua_CFunction index, lua_CFunction gc, lua_CFunction tostring,
-                      lua_CFunction len)
-{
-    luaL_newmetatable(L, name);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    /* mt.methods: where the console's completion and the stub check look */
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "methods");
-    if (index) lua_pushcclosure(L, index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-    if (tostring) {
-        lua_pushcfunction(L, tostring);
-        lua_setfield(L, -2, "__tostring");
-    }
-    if (len) {
-        lua_pushcfunction(L, len);
-        lua_setfield(L, -2, "__len");
-    }
-    lua_pop(L, 1);
-}
-
 #endif

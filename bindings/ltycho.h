@@ -30,6 +30,26 @@ lua_Integer tycho_l_optfield_integer(lua_State *L, int idx, int argn, const char
                                      lua_Integer def);
 int tycho_l_optfield_boolean(lua_State *L, int idx, int argn, const char *key, int def);
 
+/* --- userdata classes (l_class.c) -----------------------------------------
+ * Every class is declared as a tycho_l_class and made by tycho_l_newclass,
+ * which leaves its metatable on the stack. `free` releases the C side and
+ * must tolerate an object whose C side is already gone (NULL); it is __gc and
+ * runs once through __close, after which the object raises "X is closed". */
+typedef struct {
+    const char *name;         /* "tycho.path": the metatable's registry name and __name */
+    const luaL_Reg *methods;  /* obj:method(...); may be NULL */
+    lua_CFunction index;      /* __index as a closure over the methods table (fields
+                                 beside methods); NULL: __index is the methods table */
+    lua_CFunction free;       /* __gc; NULL when there is nothing to release */
+    lua_CFunction tostring;   /* NULL: "tycho.path: 0x..." */
+    const luaL_Reg *meta;     /* further metamethods (__len, __call); may be NULL */
+} tycho_l_class;
+
+/* Registry key of {[name] = metatable} for every class. */
+#define TYCHO_CLASSES_REG "tycho.classes"
+
+void tycho_l_newclass(lua_State *L, const tycho_l_class *c);
+
 /* --- option tables (l_options.c) -------------------------------------------
  * An option-taking function declares its keys once:
  *     static const tycho_opt_field fields[] = {
@@ -100,6 +120,10 @@ struct tycho_clock;
 struct tycho_clock *tycho_l_checkclock(lua_State *L, int idx);
 /* Pushes a new simulated clock. */
 void tycho_l_pushclock(lua_State *L);
+
+/* Pushes the grid's metatable (l_grid.c), made first: every area adds
+ * methods to it. */
+void tycho_l_grid_class(lua_State *L);
 
 /* Each binding area adds its functions to the module table (at `module`) and
  * its methods to the grid method table (at `methods`). */

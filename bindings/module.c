@@ -101,12 +101,10 @@ int luaopen_tycho(lua_State *L)
     lua_pushstring(L, TYCHO_LUAJIT ? "LuaJIT" : LUA_VERSION);
     lua_setfield(L, module, "lua");
 
-    luaL_newmetatable(L, TYCHO_GRID_MT);
+    tycho_l_grid_class(L);
     int mt = lua_gettop(L);
-    lua_newtable(L); /* methods, shared by every area */
+    lua_getfield(L, mt, "methods"); /* the grid's methods, shared by every area */
     int methods = lua_gettop(L);
-    lua_pushvalue(L, methods);
-    lua_setfield(L, mt, "methods");
 
     tycho_l_open_grid(L, module, methods);
     tycho_l_open_mapio(L, module, methods);
