@@ -37,7 +37,7 @@ static int check_bot(lua_State *L, tycho_fleet *f, int idx)
 static const tycho_opt_field fleet_sim_fields[] = {
     TYCHO_OPT_NUM_POS("radius"), TYCHO_OPT_NUM_POS("v_max"),     TYCHO_OPT_NUM_POS("w_max"),
     TYCHO_OPT_NUM_POS("accel"),  TYCHO_OPT_NUM_POS("tolerance"), TYCHO_OPT_NUM_POS("dt"), {0}};
-static const tycho_opt_spec fleet_sim_spec = {"fleet.sim.new", fleet_sim_fields};
+static const tycho_opt_spec fleet_sim_spec = {"fleet.sim", fleet_sim_fields};
 
 static int l_new(lua_State *L)
 {

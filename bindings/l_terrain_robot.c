@@ -43,6 +43,7 @@ static tycho_heightfield *check_field(lua_State *L, int idx)
 
 static int l_robot(lua_State *L)
 {
+    lua_settop(L, 1); /* the userdata pushed below must not land at index 1 when no options are given */
     opt_table(L, 1);
     tycho_l_checkopts(L, 1, 1, &robot_spec);
     const char *kind = "diff";
