@@ -3,7 +3,6 @@
 -- ground, re-planning happens exactly when the path is blocked, world
 -- files are checked, and the command writes its summary, picture and
 -- trajectory, which the comparison tool reads back.
-local tycho = require "tycho"
 local json = require "json_decode"
 local worldmod = require "terrain.world"
 local mission = require "terrain.mission"
@@ -128,7 +127,7 @@ describe("terrain mission", function()
     local out, sock = os.tmpname(), os.tmpname()
     os.remove(out)
     os.remove(sock)
-    local run = io.popen(("cd '%s' && '%s' run behaviors/terrain_nav.lua --world maps/terrain_flat.lua --realtime --speed 10 --socket '%s' --out '%s' --quiet --set margin=0.5 > /dev/null 2>&1"):format(
+    local proc = io.popen(("cd '%s' && '%s' run behaviors/terrain_nav.lua --world maps/terrain_flat.lua --realtime --speed 10 --socket '%s' --out '%s' --quiet --set margin=0.5 > /dev/null 2>&1"):format(
       SRC, EXE, sock, out), "r")
     -- the socket appears once the world is loaded: seconds under ASan, over
     -- a minute once on a machine running other builds beside it; wait by
@@ -140,8 +139,8 @@ describe("terrain mission", function()
       if attached:match("rc=0") then break end
       os.execute("sleep 0.05")
     until os.time() > deadline
-    run:read("*a")
-    run:close()
+    proc:read("*a")
+    proc:close()
     assert.matches("slope_coef = 0.3", attached)
     assert.matches("\n0%.35\n", attached)  -- barrier from the world's params
     local f = assert(io.open(out .. "/summary.json"))

@@ -55,7 +55,7 @@ describe("tycho.terrain", function()
     assert.is_true(cost > 8)            -- longer than the 8 m straight line
     local slope, rough = map:plane_fit(70, 30, 1)
     assert.is_true(slope < 1e-6 and rough < 1e-6) -- flat floor
-    local s2, r2 = map:plane_fit(20, 30, 2)
+    local _, r2 = map:plane_fit(20, 30, 2)
     assert.is_true(r2 > 0.003)          -- the prisms' ridges
     assert.is_nil(map:plan(10, 10, 50, 10)) -- into the wall
   end)
