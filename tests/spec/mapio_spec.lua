@@ -1,6 +1,7 @@
+local exe = require "helpers.exe"
 local tycho = require "tycho"
 
-local src = os.getenv("TYCHO_SOURCE_DIR") or "."
+local src = exe.SRC
 local data = os.getenv("TYCHO_TEST_DATA") or (src .. "/tests/data")
 local maps = src .. "/tests/data/maps/"
 

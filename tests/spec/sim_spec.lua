@@ -1,6 +1,7 @@
+local exe = require "helpers.exe"
 local tycho = require "tycho"
 
-local src = os.getenv("TYCHO_SOURCE_DIR") or "."
+local src = exe.SRC
 local worlds = src .. "/tests/data/worlds/"
 local basic = worlds .. "basic.lua"
 local map = worlds .. "basic.yaml"

@@ -1,8 +1,9 @@
 -- The LuaLS stubs (bindings/meta/tycho.lua) cover the whole bound API: every
 -- function of the tycho module and every method of its userdata classes.
+local exe = require "helpers.exe"
 local tycho = require "tycho"
 
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local SRC = exe.SRC
 
 local function bound_api()
   local out, seen = {}, {}
