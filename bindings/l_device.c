@@ -82,9 +82,7 @@ static int l_open(lua_State *L)
     tycho_err err = {0};
     b->d = tycho_device_open(plugin_path(), driver, (tycho_device_kind)kind, s, n, &err);
     if (!b->d) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     return 1;
 }
@@ -144,9 +142,7 @@ static int l_read(lua_State *L)
     tycho_err err = {0};
     int r = tycho_device_read(d, s, &err);
     if (r < 0) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     if (r == 0) return 0;
     push_sample(L, s);
@@ -170,9 +166,7 @@ static int l_write(lua_State *L)
     }
     tycho_err err = {0};
     if (tycho_device_write(d, &c, &err) != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;

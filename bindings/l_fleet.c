@@ -320,9 +320,7 @@ static int load_poses(lua_State *L, int goals)
         free(text);
     }
     if (st != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {

@@ -88,9 +88,7 @@ static int l_frontiers(lua_State *L)
     if (st == TYCHO_EINVAL) return luaL_argerror(L, 2, err.msg);
     if (st == TYCHO_ENOMEM) return tycho_l_error(L, &err);
     if (st) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
 
     size_t n = tycho_frontier_search_count(w->s);

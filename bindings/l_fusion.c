@@ -116,7 +116,7 @@ static const tycho_opt_field camera_fields[] = {
     TYCHO_OPT_NUM("yaw"),       TYCHO_OPT_NUM_POS("fov"),       TYCHO_OPT_INT_POS("rows"),
     TYCHO_OPT_INT_POS("cols"),  TYCHO_OPT_BOOL("mirrored"),     TYCHO_OPT_NUM("threshold"),
     TYCHO_OPT_NUM("bin_width"), TYCHO_OPT_NUM("min_range"),     TYCHO_OPT_NUM("max_range"),
-    TYCHO_OPT_OF("narrow", TYCHO_OPT_ANY), {0}};
+    TYCHO_OPT_BOOL("narrow"), {0}};
 static const tycho_opt_spec locate_spec = {"fusion.locate", camera_fields};
 static const tycho_opt_field kmeans_auto_fields[] = {TYCHO_OPT_INT("k_max"), TYCHO_OPT_NUM("radius"), {0}};
 static const tycho_opt_spec kmeans_auto_spec = {"kmeans", kmeans_auto_fields};

@@ -391,9 +391,7 @@ static int l_recv(lua_State *L)
         tycho_err err = {0};
         int r = tycho_frame_next(&c->in, &type, &p, &len, &err);
         if (r < 0) {
-            lua_pushnil(L);
-            lua_pushstring(L, err.msg);
-            return 2;
+            return tycho_l_fail(L, &err);
         }
         if (r == 0) break;
         lua_createtable(L, 2, 0);

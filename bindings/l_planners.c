@@ -121,9 +121,7 @@ static int l_nearest(lua_State *L)
     tycho_status st = tycho_nearest(workspace(L), g, c, tycho_pred_cost_range, &r, NULL, &found,
                                     &d, &err);
     if (st == TYCHO_ENOPATH) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     if (st != TYCHO_OK) return tycho_l_error(L, &err);
     lua_pushinteger(L, found.x);

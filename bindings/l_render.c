@@ -254,11 +254,7 @@ static int l_save(lua_State *L)
     lpic *b = check_box(L, 1);
     const char *path = luaL_checkstring(L, 2);
     tycho_err err = {0};
-    if (tycho_picture_save_png(b->p, path, &err) != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg[0] ? err.msg : tycho_status_name(err.code));
-        return 2;
-    }
+    if (tycho_picture_save_png(b->p, path, &err) != TYCHO_OK) return tycho_l_fail(L, &err);
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -20,8 +20,12 @@ tycho_grid *tycho_l_checkgrid(lua_State *L, int idx);
 /* Takes ownership of g (frees it on failure). */
 void tycho_l_pushgrid(lua_State *L, tycho_grid *g);
 
-/* Raise a Lua error carrying a core error message. */
+/* The error rule (README, "Errors"): misuse (a bad argument, an unknown
+ * option) raises; a failure of the environment (a file, a device, a socket,
+ * a goal with no path) is a result. tycho_l_error raises with the core's
+ * message; tycho_l_fail returns nil, message. */
 int tycho_l_error(lua_State *L, const tycho_err *err);
+int tycho_l_fail(lua_State *L, const tycho_err *err);
 
 /* Read integer/number fields of an options table at idx, with defaults;
  * errors name the field ("bad field 'radius' in argument #2 (number expected)"). */

@@ -10,6 +10,13 @@ int tycho_l_error(lua_State *L, const tycho_err *err)
     return luaL_error(L, "%s", err->msg[0] ? err->msg : tycho_status_name(err->code));
 }
 
+int tycho_l_fail(lua_State *L, const tycho_err *err)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, err->msg[0] ? err->msg : tycho_status_name(err->code));
+    return 2;
+}
+
 static void check_field_type(lua_State *L, int argn, const char *key, int want)
 {
     if (lua_type(L, -1) != want)
