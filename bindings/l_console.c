@@ -140,8 +140,8 @@ static void close_console(console *c)
     clear_candidates();
 }
 
-static const tycho_opt_field open_fields[] = {TYCHO_OPT_STR("prompt"), TYCHO_OPT_STR("history"),
-                                              TYCHO_OPT_FN("complete"), {0}};
+static const tycho_opt_field open_fields[] = {
+    TYCHO_OPT_STR("prompt"), TYCHO_OPT_STR("history"), TYCHO_OPT_FN("complete"), {0}};
 static const tycho_opt_spec open_spec = {"console.open", open_fields};
 
 static int l_open(lua_State *L)

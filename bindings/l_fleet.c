@@ -40,17 +40,21 @@ static int check_robot(lua_State *L, lfleet *f, int idx)
     return (int)i - 1;
 }
 
-/* The route graph an options table asks for: {graph = "grid" | "sparse",
- * cell = 1.0, connectivity = 4 | 8, spacing = 1.0}. Errors name the field. */
 #define GRAPH_FIELDS TYCHO_OPT_STR("graph"), TYCHO_OPT_NUM_POS("spacing")
-static const tycho_opt_field planner_fields[] = {
-    TYCHO_OPT_NUM_POS("cell"), TYCHO_OPT_INT_POS("horizon"), TYCHO_OPT_INT_POS("max_orders"),
-    TYCHO_OPT_NUM_POS("time_limit"), TYCHO_OPT_INT("connectivity"), GRAPH_FIELDS, {0}};
-static const tycho_opt_field graph_fields[] = {TYCHO_OPT_NUM_POS("cell"), TYCHO_OPT_INT("connectivity"),
-                                               GRAPH_FIELDS, {0}};
+static const tycho_opt_field planner_fields[] = {TYCHO_OPT_NUM_POS("cell"),
+                                                 TYCHO_OPT_INT_POS("horizon"),
+                                                 TYCHO_OPT_INT_POS("max_orders"),
+                                                 TYCHO_OPT_NUM_POS("time_limit"),
+                                                 TYCHO_OPT_INT("connectivity"),
+                                                 GRAPH_FIELDS,
+                                                 {0}};
+static const tycho_opt_field graph_fields[] = {
+    TYCHO_OPT_NUM_POS("cell"), TYCHO_OPT_INT("connectivity"), GRAPH_FIELDS, {0}};
 static const tycho_opt_spec planner_spec = {"fleet.planner", planner_fields};
 static const tycho_opt_spec graph_spec = {"fleet.graph", graph_fields};
 
+/* The route graph an options table asks for: {graph = "grid" | "sparse",
+ * cell = 1.0, connectivity = 4 | 8, spacing = 1.0}. Errors name the field. */
 static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, double cell, int connectivity)
 {
     const char *kind = "grid";

@@ -35,16 +35,23 @@ static void push_cell(lua_State *L, tycho_cell c)
     lua_setfield(L, -2, "cy");
 }
 
+static const tycho_opt_field frontiers_fields[] = {TYCHO_OPT_TAB("robot"),
+                                                   TYCHO_OPT_INT_IN("free_max", 1, 255),
+                                                   TYCHO_OPT_INT_POS("min_cells"),
+                                                   TYCHO_OPT_NUM_NONNEG("min_size"),
+                                                   TYCHO_OPT_NUM("potential_scale"),
+                                                   TYCHO_OPT_NUM("gain_scale"),
+                                                   TYCHO_OPT_NUM_NONNEG("start_radius"),
+                                                   TYCHO_OPT_BOOL("cells"),
+                                                   {0}};
+static const tycho_opt_spec frontiers_spec = {"grid:frontiers", frontiers_fields};
+
 /* grid:frontiers{robot = {x=, y=}, min_size = 0.5, min_cells = 1,
  *   potential_scale = 3, gain_scale = 1, free_max = 253, start_radius = 0.5,
  *   cells = false}
  * -> array of {size, centroid, nearest, goal, goal_cell, nearest_cell,
  *    distance, cost [, cells]}, best first; or nil, message when the robot is
  *    off the grid or not near free space. */
-static const tycho_opt_field frontiers_fields[] = {
-    TYCHO_OPT_TAB("robot"), TYCHO_OPT_INT_IN("free_max", 1, 255), TYCHO_OPT_INT_POS("min_cells"), TYCHO_OPT_NUM_NONNEG("min_size"), TYCHO_OPT_NUM("potential_scale"), TYCHO_OPT_NUM("gain_scale"), TYCHO_OPT_NUM_NONNEG("start_radius"), TYCHO_OPT_BOOL("cells"), {0}};
-static const tycho_opt_spec frontiers_spec = {"grid:frontiers", frontiers_fields};
-
 static int l_frontiers(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);

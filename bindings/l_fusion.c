@@ -112,21 +112,28 @@ static void check_frame(lua_State *L, int idx, const tycho_thermal_camera *cam, 
     }
 }
 
-static const tycho_opt_field camera_fields[] = {
-    TYCHO_OPT_NUM("yaw"),       TYCHO_OPT_NUM_POS("fov"),       TYCHO_OPT_INT_POS("rows"),
-    TYCHO_OPT_INT_POS("cols"),  TYCHO_OPT_BOOL("mirrored"),     TYCHO_OPT_NUM("threshold"),
-    TYCHO_OPT_NUM("bin_width"), TYCHO_OPT_NUM("min_range"),     TYCHO_OPT_NUM("max_range"),
-    TYCHO_OPT_BOOL("narrow"), {0}};
+static const tycho_opt_field camera_fields[] = {TYCHO_OPT_NUM("yaw"),
+                                                TYCHO_OPT_NUM_POS("fov"),
+                                                TYCHO_OPT_INT_POS("rows"),
+                                                TYCHO_OPT_INT_POS("cols"),
+                                                TYCHO_OPT_BOOL("mirrored"),
+                                                TYCHO_OPT_NUM("threshold"),
+                                                TYCHO_OPT_NUM("bin_width"),
+                                                TYCHO_OPT_NUM("min_range"),
+                                                TYCHO_OPT_NUM("max_range"),
+                                                TYCHO_OPT_BOOL("narrow"),
+                                                {0}};
 static const tycho_opt_spec locate_spec = {"fusion.locate", camera_fields};
-static const tycho_opt_field kmeans_auto_fields[] = {TYCHO_OPT_INT("k_max"), TYCHO_OPT_NUM("radius"), {0}};
+static const tycho_opt_field kmeans_auto_fields[] = {
+    TYCHO_OPT_INT("k_max"), TYCHO_OPT_NUM("radius"), {0}};
 static const tycho_opt_spec kmeans_auto_spec = {"kmeans", kmeans_auto_fields};
-static const tycho_opt_field kmeans_fields[] = {TYCHO_OPT_INT("seed"), TYCHO_OPT_INT("max_iter"),
-                                                TYCHO_OPT_INT("n_init"), {0}};
+static const tycho_opt_field kmeans_fields[] = {
+    TYCHO_OPT_INT("seed"), TYCHO_OPT_INT("max_iter"), TYCHO_OPT_INT("n_init"), {0}};
 static const tycho_opt_spec kmeans_spec = {"kmeans", kmeans_fields};
 static const tycho_opt_field pitch_fields[] = {
-    TYCHO_OPT_NUM("window"),         TYCHO_OPT_NUM("multiple"),     TYCHO_OPT_NUM("floor"),
-    TYCHO_OPT_NUM("abs_threshold"),  TYCHO_OPT_NUM("spike_fraction"), TYCHO_OPT_NUM("baseline_tau"),
-    TYCHO_OPT_INT("min_samples"),    TYCHO_OPT_INT("capacity"), {0}};
+    TYCHO_OPT_NUM("window"),        TYCHO_OPT_NUM("multiple"),       TYCHO_OPT_NUM("floor"),
+    TYCHO_OPT_NUM("abs_threshold"), TYCHO_OPT_NUM("spike_fraction"), TYCHO_OPT_NUM("baseline_tau"),
+    TYCHO_OPT_INT("min_samples"),   TYCHO_OPT_INT("capacity"),       {0}};
 static const tycho_opt_spec pitch_spec = {"pitch_detector", pitch_fields};
 
 static int l_locate(lua_State *L)
@@ -404,7 +411,8 @@ void tycho_l_open_fusion(lua_State *L, int module, int methods)
     static const luaL_Reg pitch_methods[] = {
         {"push", l_pitch_push}, {"reset", l_pitch_reset}, {"state", l_pitch_state}, {NULL, NULL}};
     static const luaL_Reg none[] = {{NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){PITCH_MT, pitch_methods, l_pitch_index, l_pitch_gc, l_pitch_tostring, NULL});
+    tycho_l_newclass(L, &(tycho_l_class){PITCH_MT, pitch_methods, l_pitch_index, l_pitch_gc,
+                                         l_pitch_tostring, NULL});
     lua_pop(L, 1);
     tycho_l_newclass(L, &(tycho_l_class){KMEANS_MT, none, NULL, l_kmeans_gc, NULL, NULL});
     lua_pop(L, 1);

@@ -30,7 +30,8 @@ static uint8_t check_cost(lua_State *L, int idx)
 
 static const tycho_opt_field grid_new_fields[] = {
     TYCHO_OPT_INT_IN("width", 1, 1 << 20), TYCHO_OPT_INT_IN("height", 1, 1 << 20),
-    TYCHO_OPT_NUM_POS("resolution"), TYCHO_OPT_POSE_("origin"), TYCHO_OPT_INT_IN("fill", 0, 255), {0}};
+    TYCHO_OPT_NUM_POS("resolution"),       TYCHO_OPT_POSE_("origin"),
+    TYCHO_OPT_INT_IN("fill", 0, 255),      {0}};
 static const tycho_opt_spec grid_new_spec = {"grid.new", grid_new_fields};
 
 /* tycho.grid.new{width=, height=, resolution=0.05, origin={x=,y=,yaw=}, fill=255} */
@@ -206,9 +207,13 @@ static double check_prob(lua_State *L, int idx, const char *key, double def)
     return p;
 }
 
-static const tycho_opt_field logodds_fields[] = {
-    TYCHO_OPT_NUM("p_hit"), TYCHO_OPT_NUM("p_miss"),     TYCHO_OPT_NUM("p_min"),
-    TYCHO_OPT_NUM("p_max"), TYCHO_OPT_NUM("occ_thresh"), TYCHO_OPT_NUM("free_thresh"), {0}};
+static const tycho_opt_field logodds_fields[] = {TYCHO_OPT_NUM("p_hit"),
+                                                 TYCHO_OPT_NUM("p_miss"),
+                                                 TYCHO_OPT_NUM("p_min"),
+                                                 TYCHO_OPT_NUM("p_max"),
+                                                 TYCHO_OPT_NUM("occ_thresh"),
+                                                 TYCHO_OPT_NUM("free_thresh"),
+                                                 {0}};
 static const tycho_opt_spec logodds_spec = {"grid:set_logodds_params", logodds_fields};
 
 static int l_set_logodds_params(lua_State *L)
@@ -334,7 +339,8 @@ static const luaL_Reg grid_methods[] = {
 void tycho_l_grid_class(lua_State *L)
 {
     static const luaL_Reg meta[] = {{"__len", l_len}, {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){TYCHO_GRID_MT, grid_methods, l_index, l_gc, l_tostring, meta});
+    tycho_l_newclass(
+        L, &(tycho_l_class){TYCHO_GRID_MT, grid_methods, l_index, l_gc, l_tostring, meta});
 }
 
 void tycho_l_open_grid(lua_State *L, int module, int methods)

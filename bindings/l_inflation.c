@@ -41,11 +41,14 @@ static lworkspace *workspace(lua_State *L)
 }
 
 static const tycho_opt_field inflation_fields[] = {
-    TYCHO_OPT_NUM_NONNEG("inscribed_radius"), TYCHO_OPT_NUM_NONNEG("inflation_radius"), TYCHO_OPT_NUM("cost_scaling_factor"), TYCHO_OPT_BOOL("inflate_unknown"), TYCHO_OPT_BOOL("inflate_around_unknown"), {0}};
+    TYCHO_OPT_NUM_NONNEG("inscribed_radius"), TYCHO_OPT_NUM_NONNEG("inflation_radius"),
+    TYCHO_OPT_NUM("cost_scaling_factor"),     TYCHO_OPT_BOOL("inflate_unknown"),
+    TYCHO_OPT_BOOL("inflate_around_unknown"), {0}};
 static const tycho_opt_spec inflation_spec = {"grid:inflate", inflation_fields};
 static const tycho_opt_spec inflate_into_spec = {"grid:inflate_into", inflation_fields};
 
-static void check_params(lua_State *L, int idx, const tycho_opt_spec *spec, tycho_inflation_params *p)
+static void check_params(lua_State *L, int idx, const tycho_opt_spec *spec,
+                         tycho_inflation_params *p)
 {
     tycho_inflation_defaults(p);
     if (lua_isnoneornil(L, idx)) return;
@@ -107,8 +110,10 @@ static int l_inflate_into(lua_State *L)
     return 1;
 }
 
-static const tycho_opt_field dt_fields[] = {
-    TYCHO_OPT_INT_IN("threshold", 0, 255), TYCHO_OPT_BOOL("unknown_blocked"), TYCHO_OPT_NUM_POS("max_distance"), {0}};
+static const tycho_opt_field dt_fields[] = {TYCHO_OPT_INT_IN("threshold", 0, 255),
+                                            TYCHO_OPT_BOOL("unknown_blocked"),
+                                            TYCHO_OPT_NUM_POS("max_distance"),
+                                            {0}};
 static const tycho_opt_spec dt_spec = {"grid:distance_transform", dt_fields};
 
 static int l_distance_transform(lua_State *L)
@@ -119,7 +124,7 @@ static int l_distance_transform(lua_State *L)
     double maxd = INFINITY;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-    tycho_l_checkopts(L, 2, 2, &dt_spec);
+        tycho_l_checkopts(L, 2, 2, &dt_spec);
         thr = tycho_l_optfield_integer(L, 2, 2, "threshold", thr);
         if (thr < 0 || thr > 254)
             return luaL_error(L, "bad field 'threshold' in argument #2 (cost 0..254 expected)");

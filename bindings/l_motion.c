@@ -39,28 +39,42 @@ static const char *const follower_keys[] = {
     "max_w_accel", "xy_tolerance", "yaw_tolerance", "search_dist", NULL};
 
 #define NUM_KEY(k) TYCHO_OPT_NUM(k)
-static const tycho_opt_field follower_fields[] = {
-    NUM_KEY("desired_v"),       NUM_KEY("max_v"),          NUM_KEY("max_w"),
-    NUM_KEY("lookahead_time"),  NUM_KEY("min_lookahead"),  NUM_KEY("max_lookahead"),
-    NUM_KEY("min_radius"),      NUM_KEY("min_v"),          NUM_KEY("slow_clearance"),
-    NUM_KEY("clearance_gain"),  NUM_KEY("approach_dist"),  NUM_KEY("approach_min_v"),
-    TYCHO_OPT_BOOL("rotate_to_heading"), NUM_KEY("rotate_threshold"), NUM_KEY("rotate_w"),
-    NUM_KEY("max_accel"),       NUM_KEY("max_w_accel"),    NUM_KEY("xy_tolerance"),
-    NUM_KEY("yaw_tolerance"),   NUM_KEY("search_dist"),    {0}};
+static const tycho_opt_field follower_fields[] = {NUM_KEY("desired_v"),
+                                                  NUM_KEY("max_v"),
+                                                  NUM_KEY("max_w"),
+                                                  NUM_KEY("lookahead_time"),
+                                                  NUM_KEY("min_lookahead"),
+                                                  NUM_KEY("max_lookahead"),
+                                                  NUM_KEY("min_radius"),
+                                                  NUM_KEY("min_v"),
+                                                  NUM_KEY("slow_clearance"),
+                                                  NUM_KEY("clearance_gain"),
+                                                  NUM_KEY("approach_dist"),
+                                                  NUM_KEY("approach_min_v"),
+                                                  TYCHO_OPT_BOOL("rotate_to_heading"),
+                                                  NUM_KEY("rotate_threshold"),
+                                                  NUM_KEY("rotate_w"),
+                                                  NUM_KEY("max_accel"),
+                                                  NUM_KEY("max_w_accel"),
+                                                  NUM_KEY("xy_tolerance"),
+                                                  NUM_KEY("yaw_tolerance"),
+                                                  NUM_KEY("search_dist"),
+                                                  {0}};
 static const tycho_opt_spec follower_spec = {"follower", follower_fields};
 static const tycho_opt_spec set_params_spec = {"follower:set_params", follower_fields};
-static const tycho_opt_field block_fields[] = {TYCHO_OPT_NUM("lookahead"), TYCHO_OPT_INT("threshold"),
-                                               TYCHO_OPT_BOOL("unknown"), {0}};
+static const tycho_opt_field block_fields[] = {
+    TYCHO_OPT_NUM("lookahead"), TYCHO_OPT_INT("threshold"), TYCHO_OPT_BOOL("unknown"), {0}};
 static const tycho_opt_spec follower_blocked_spec = {"follower:blocked", block_fields};
 static const tycho_opt_spec path_blocked_spec = {"grid:path_blocked", block_fields};
-static const tycho_opt_field diffdrive_fields[] = {NUM_KEY("wheel_separation"), NUM_KEY("wheel_radius"),
-                                                   NUM_KEY("max_v"), NUM_KEY("max_w"), {0}};
+static const tycho_opt_field diffdrive_fields[] = {
+    NUM_KEY("wheel_separation"), NUM_KEY("wheel_radius"), NUM_KEY("max_v"), NUM_KEY("max_w"), {0}};
 static const tycho_opt_spec to_wheels_spec = {"diffdrive.to_wheels", diffdrive_fields};
 static const tycho_opt_spec from_wheels_spec = {"diffdrive.from_wheels", diffdrive_fields};
 static const tycho_opt_spec limit_spec = {"diffdrive.limit", diffdrive_fields};
 
 /* Reads follower params from the table at idx over the values in p. */
-static void read_follower_params(lua_State *L, int idx, const tycho_opt_spec *spec, tycho_follower_params *p)
+static void read_follower_params(lua_State *L, int idx, const tycho_opt_spec *spec,
+                                 tycho_follower_params *p)
 {
     tycho_l_checkopts(L, idx, idx, spec);
     double *num[] = {&p->desired_v,      &p->max_v,          &p->max_w,
@@ -209,8 +223,8 @@ static int l_follower_set_params(lua_State *L)
     return 1;
 }
 
-static void read_block_opts(lua_State *L, int idx, const tycho_opt_spec *spec, double *lookahead, int *threshold,
-                            int *unknown)
+static void read_block_opts(lua_State *L, int idx, const tycho_opt_spec *spec, double *lookahead,
+                            int *threshold, int *unknown)
 {
     tycho_l_checkopts(L, idx, idx, spec);
     *lookahead = tycho_l_optfield_number(L, idx, idx, "lookahead", *lookahead);
@@ -317,7 +331,8 @@ static int l_follower_index(lua_State *L)
 
 /* --- diff drive ------------------------------------------------------------ */
 
-static void opt_diffdrive(lua_State *L, int idx, const tycho_opt_spec *spec, tycho_diffdrive_params *p)
+static void opt_diffdrive(lua_State *L, int idx, const tycho_opt_spec *spec,
+                          tycho_diffdrive_params *p)
 {
     tycho_diffdrive_defaults(p);
     tycho_l_checkopts(L, idx, idx, spec);
@@ -397,7 +412,10 @@ void tycho_l_open_motion(lua_State *L, int module, int methods)
         {"path", l_follower_path},         {"params", l_follower_params},
         {"set_params", l_follower_set_params}, {"blocked", l_follower_blocked},
         {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){FOLLOWER_MT, follower_methods, l_follower_index, l_follower_gc, l_follower_tostring, (const luaL_Reg[]){{"__len", l_follower_len}, {NULL, NULL}}});
+    tycho_l_newclass(L,
+                     &(tycho_l_class){FOLLOWER_MT, follower_methods, l_follower_index,
+                                      l_follower_gc, l_follower_tostring,
+                                      (const luaL_Reg[]){{"__len", l_follower_len}, {NULL, NULL}}});
     lua_pop(L, 1);
     lua_pushcfunction(L, l_follower_new);
     lua_setfield(L, module, "follower");

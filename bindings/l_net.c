@@ -560,7 +560,8 @@ void tycho_l_open_net(lua_State *L, int module, int methods)
                                   {"close", l_conn_close}, {"fd", l_conn_fd}, {"backlog", l_conn_backlog},
                                   {"peer_uid", l_conn_peer_uid}, {"set_limit", l_conn_set_limit},
                                   {"set_out_limit", l_conn_set_out_limit}, {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){SERVER_MT, srv, NULL, l_server_close, l_server_tostring, NULL});
+    tycho_l_newclass(
+        L, &(tycho_l_class){SERVER_MT, srv, NULL, l_server_close, l_server_tostring, NULL});
     lua_pop(L, 1);
     tycho_l_newclass(L, &(tycho_l_class){CONN_MT, cn, NULL, l_conn_close, l_conn_tostring, NULL});
     lua_pop(L, 1);

@@ -16,7 +16,8 @@
 static int caller_argn(lua_State *L, int argn)
 {
     lua_Debug ar;
-    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat && !strcmp(ar.namewhat, "method"))
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.namewhat &&
+        !strcmp(ar.namewhat, "method"))
         return argn - 1;
     return argn;
 }
@@ -24,14 +25,22 @@ static int caller_argn(lua_State *L, int argn)
 static const char *type_name(tycho_opt_type t)
 {
     switch (t) {
-    case TYCHO_OPT_NUMBER: return "number";
-    case TYCHO_OPT_INTEGER: return "integer";
-    case TYCHO_OPT_BOOLEAN: return "boolean";
-    case TYCHO_OPT_STRING: return "string";
-    case TYCHO_OPT_TABLE: return "table";
-    case TYCHO_OPT_FUNCTION: return "function";
-    case TYCHO_OPT_POSE: return "pose";
-    case TYCHO_OPT_ANY: return "any";
+    case TYCHO_OPT_NUMBER:
+        return "number";
+    case TYCHO_OPT_INTEGER:
+        return "integer";
+    case TYCHO_OPT_BOOLEAN:
+        return "boolean";
+    case TYCHO_OPT_STRING:
+        return "string";
+    case TYCHO_OPT_TABLE:
+        return "table";
+    case TYCHO_OPT_FUNCTION:
+        return "function";
+    case TYCHO_OPT_POSE:
+        return "pose";
+    case TYCHO_OPT_ANY:
+        return "any";
     }
     return "?";
 }
@@ -61,12 +70,13 @@ static void push_accepted(lua_State *L, const tycho_opt_spec *spec)
 static int field_error(lua_State *L, int argn, const tycho_opt_spec *spec, const char *key,
                        const char *why)
 {
-    return luaL_error(L, "bad field '%s' in argument #%d to '%s' (%s)", key, caller_argn(L, argn), spec->fn,
-                      why);
+    return luaL_error(L, "bad field '%s' in argument #%d to '%s' (%s)", key, caller_argn(L, argn),
+                      spec->fn, why);
 }
 
 /* The value at the stack top against f; raises naming the key. */
-static void check_value(lua_State *L, int argn, const tycho_opt_spec *spec, const tycho_opt_field *f)
+static void check_value(lua_State *L, int argn, const tycho_opt_spec *spec,
+                        const tycho_opt_field *f)
 {
     int t = lua_type(L, -1);
     char why[96];
@@ -117,8 +127,8 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
 {
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
-        luaL_argerror(L, argn, lua_pushfstring(L, "options table expected, got %s",
-                                               luaL_typename(L, idx)));
+        luaL_argerror(L, argn,
+                      lua_pushfstring(L, "options table expected, got %s", luaL_typename(L, idx)));
     if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
@@ -134,8 +144,9 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
             }
             check_value(L, argn, spec, f);
         } else if (lua_type(L, -2) != LUA_TNUMBER) {
-            luaL_argerror(L, argn, lua_pushfstring(L, "option table keys must be strings, got %s",
-                                                   luaL_typename(L, -2)));
+            luaL_argerror(L, argn,
+                          lua_pushfstring(L, "option table keys must be strings, got %s",
+                                          luaL_typename(L, -2)));
         }
         lua_pop(L, 1);
     }
@@ -145,8 +156,9 @@ tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what,
 {
     if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
     if (!lua_istable(L, idx))
-        luaL_argerror(L, argn, lua_pushfstring(L, "%s: pose {x=, y=, yaw=} or {x, y, yaw} expected, got %s",
-                                               what, luaL_typename(L, idx)));
+        luaL_argerror(L, argn,
+                      lua_pushfstring(L, "%s: pose {x=, y=, yaw=} or {x, y, yaw} expected, got %s",
+                                      what, luaL_typename(L, idx)));
     static const char *const keys[3] = {"x", "y", "yaw"};
     double v[3];
     for (int i = 0; i < 3; i++) {
@@ -162,12 +174,14 @@ tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what,
         if (lua_isnil(L, -1) && i == 2 && !need_yaw) {
             v[i] = 0;
         } else if (lua_type(L, -1) != LUA_TNUMBER) {
-            luaL_error(L, "bad field '%s' in argument #%d (%s: number '%s' or [%d] expected, got %s)", keys[i],
-                       caller_argn(L, argn), what, keys[i], i + 1, luaL_typename(L, -1));
+            luaL_error(L,
+                       "bad field '%s' in argument #%d (%s: number '%s' or [%d] expected, got %s)",
+                       keys[i], caller_argn(L, argn), what, keys[i], i + 1, luaL_typename(L, -1));
         } else {
             v[i] = lua_tonumber(L, -1);
             if (!isfinite(v[i]))
-                luaL_error(L, "bad field '%s' in argument #%d (%s must be finite)", keys[i], caller_argn(L, argn), what);
+                luaL_error(L, "bad field '%s' in argument #%d (%s must be finite)", keys[i],
+                           caller_argn(L, argn), what);
         }
         lua_pop(L, 1);
     }

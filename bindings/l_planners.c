@@ -33,9 +33,12 @@ static tycho_planner *workspace(lua_State *L)
     return b->p;
 }
 
-static const tycho_opt_field plan_fields[] = {
-    TYCHO_OPT_STR("algorithm"), TYCHO_OPT_NUM_NONNEG("weight"), TYCHO_OPT_INT_IN("blocked_cost", 1, 254),
-    TYCHO_OPT_BOOL("allow_unknown"), TYCHO_OPT_BOOL("shorten"), {0}};
+static const tycho_opt_field plan_fields[] = {TYCHO_OPT_STR("algorithm"),
+                                              TYCHO_OPT_NUM_NONNEG("weight"),
+                                              TYCHO_OPT_INT_IN("blocked_cost", 1, 254),
+                                              TYCHO_OPT_BOOL("allow_unknown"),
+                                              TYCHO_OPT_BOOL("shorten"),
+                                              {0}};
 static const tycho_opt_spec plan_spec = {"grid:plan", plan_fields};
 static const tycho_opt_spec plan_world_spec = {"grid:plan_world", plan_fields};
 static const tycho_opt_field nearest_fields[] = {
@@ -66,7 +69,8 @@ static void read_opts(lua_State *L, int idx, const tycho_opt_spec *spec, tycho_p
     if (!(o->weight >= 0)) luaL_error(L, "bad field 'weight' in options (must be >= 0)");
 }
 
-static int plan_cells(lua_State *L, tycho_cell s, tycho_cell g, int opt_idx, const tycho_opt_spec *spec)
+static int plan_cells(lua_State *L, tycho_cell s, tycho_cell g, int opt_idx,
+                      const tycho_opt_spec *spec)
 {
     tycho_grid *grid = tycho_l_checkgrid(L, 1);
     lua_settop(L, opt_idx); /* the path userdata goes above the options */
@@ -293,7 +297,8 @@ void tycho_l_open_planners(lua_State *L, int module, int methods)
     static const luaL_Reg path_methods[] = {
         {"cell", path_cell}, {"world", path_world}, {"shorten", path_shorten}, {NULL, NULL}};
     static const luaL_Reg path_meta[] = {{"__len", path_len}, {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){PATH_MT, path_methods, path_index, path_gc, path_tostring, path_meta});
+    tycho_l_newclass(
+        L, &(tycho_l_class){PATH_MT, path_methods, path_index, path_gc, path_tostring, path_meta});
     lua_pop(L, 1);
 
     /* one planner workspace per Lua state, shared by the grid methods */

@@ -52,7 +52,10 @@ static double check_field_number(lua_State *L, int idx, int argn, const char *ke
     return v;
 }
 
-static tycho_pose2 check_pose(lua_State *L, int idx) { return tycho_l_checkpose(L, idx, idx, "pose", false); }
+static tycho_pose2 check_pose(lua_State *L, int idx)
+{
+    return tycho_l_checkpose(L, idx, idx, "pose", false);
+}
 
 static void opt_ray(lua_State *L, int idx, int argn, tycho_ray_opts *o)
 {
@@ -129,12 +132,13 @@ static int check_beam(lua_State *L, const lscan *b, int idx)
 #define RAY_FIELDS TYCHO_OPT_INT_IN("threshold", 0, 255), TYCHO_OPT_BOOL("unknown_blocked")
 #define SCAN_FIELDS                                                                                \
     TYCHO_OPT_INT_IN("count", 1, TYCHO_SCAN_MAX_BEAMS), TYCHO_OPT_NUM("angle_min"),                \
-        TYCHO_OPT_NUM("angle_increment"), TYCHO_OPT_NUM("angle_max"), TYCHO_OPT_NUM_NONNEG("range_min"), \
-        TYCHO_OPT_NUM_POS("range_max")
+        TYCHO_OPT_NUM("angle_increment"), TYCHO_OPT_NUM("angle_max"),                              \
+        TYCHO_OPT_NUM_NONNEG("range_min"), TYCHO_OPT_NUM_POS("range_max")
 static const tycho_opt_field ray_fields[] = {RAY_FIELDS, {0}};
 static const tycho_opt_field scan_fields[] = {SCAN_FIELDS, {0}};
 static const tycho_opt_field cast_scan_fields[] = {SCAN_FIELDS, RAY_FIELDS, {0}};
-static const tycho_opt_field insert_fields[] = {TYCHO_OPT_BOOL("clear_on_max_range"), TYCHO_OPT_BOOL("grow"), {0}};
+static const tycho_opt_field insert_fields[] = {
+    TYCHO_OPT_BOOL("clear_on_max_range"), TYCHO_OPT_BOOL("grow"), {0}};
 static const tycho_opt_spec raycast_spec = {"grid:raycast", ray_fields};
 static const tycho_opt_spec raycaster_spec = {"grid:raycaster", ray_fields};
 static const tycho_opt_spec grid_scan_spec = {"grid:scan", cast_scan_fields};
@@ -417,10 +421,12 @@ void tycho_l_open_raycast(lua_State *L, int module, int methods)
     int top = lua_gettop(L);
     /* scan metatable: methods first, then fields */
     static const luaL_Reg scan_meta[] = {{"__len", l_scan_len}, {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){SCAN_MT, scan_methods, l_scan_index, l_scan_gc, l_scan_tostring, scan_meta});
+    tycho_l_newclass(L, &(tycho_l_class){SCAN_MT, scan_methods, l_scan_index, l_scan_gc,
+                                         l_scan_tostring, scan_meta});
     lua_pop(L, 1);
 
-    tycho_l_newclass(L, &(tycho_l_class){RAYMAP_MT, raymap_methods, NULL, l_rm_gc, l_rm_tostring, NULL});
+    tycho_l_newclass(
+        L, &(tycho_l_class){RAYMAP_MT, raymap_methods, NULL, l_rm_gc, l_rm_tostring, NULL});
     lua_pop(L, 1);
 
     lua_pushcfunction(L, l_raycast);

@@ -31,13 +31,12 @@ static tycho_regions *upvalue_ws(lua_State *L)
     return w->r;
 }
 
-/* {min_cost=, max_cost=, connectivity=} at idx (argument argn), validated. */
 #define REGION_FIELDS                                                                              \
     TYCHO_OPT_INT_IN("min_cost", 0, 255), TYCHO_OPT_INT_IN("max_cost", 0, 255),                    \
         TYCHO_OPT_INT("connectivity")
 static const tycho_opt_field region_fields[] = {REGION_FIELDS, {0}};
-static const tycho_opt_field flood_fields[] = {REGION_FIELDS, TYCHO_OPT_INT_IN("value", 0, 255),
-                                               TYCHO_OPT_BOOL("cells"), {0}};
+static const tycho_opt_field flood_fields[] = {
+    REGION_FIELDS, TYCHO_OPT_INT_IN("value", 0, 255), TYCHO_OPT_BOOL("cells"), {0}};
 static const tycho_opt_spec components_spec = {"grid:components", region_fields};
 static const tycho_opt_spec seal_region_spec = {"grid:seal_region", region_fields};
 static const tycho_opt_spec flood_spec = {"grid:flood_fill", flood_fields};
@@ -45,6 +44,7 @@ static const tycho_opt_field wall_faces_fields[] = {
     TYCHO_OPT_INT_IN("threshold", 0, 255), TYCHO_OPT_INT_IN("free_max", 0, 255), {0}};
 static const tycho_opt_spec wall_faces_spec = {"grid:wall_faces", wall_faces_fields};
 
+/* {min_cost=, max_cost=, connectivity=} at idx (argument argn), validated. */
 static tycho_region_params check_params(lua_State *L, int idx, int argn, const tycho_opt_spec *spec)
 {
     tycho_region_params p;
@@ -120,13 +120,13 @@ static int l_seal_region(lua_State *L)
     return 1;
 }
 
-/* grid:seal_line(x0, y0, x1, y1, {world = false, thickness = 1, cost = 254}) -> cells sealed.
- * Cells (integers) by default; world = true takes metres. A cost under 254
- * (world coordinates only) raises cells to it instead (a soft keep-out). */
 static const tycho_opt_field seal_line_fields[] = {
     TYCHO_OPT_BOOL("world"), TYCHO_OPT_INT_POS("thickness"), TYCHO_OPT_INT_IN("cost", 0, 255), {0}};
 static const tycho_opt_spec seal_line_spec = {"grid:seal_line", seal_line_fields};
 
+/* grid:seal_line(x0, y0, x1, y1, {world = false, thickness = 1, cost = 254}) -> cells sealed.
+ * Cells (integers) by default; world = true takes metres. A cost under 254
+ * (world coordinates only) raises cells to it instead (a soft keep-out). */
 static int l_seal_line(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -302,7 +302,8 @@ void tycho_l_open_regions(lua_State *L, int module, int methods)
     lua_setfield(L, methods, "wall_faces");
     static const luaL_Reg lab_methods[] = {{"get", lab_get}, {"size", lab_size}, {NULL, NULL}};
     static const luaL_Reg lab_meta[] = {{"__len", lab_len}, {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){LABELS_MT, lab_methods, lab_index, lab_gc, lab_tostring, lab_meta});
+    tycho_l_newclass(
+        L, &(tycho_l_class){LABELS_MT, lab_methods, lab_index, lab_gc, lab_tostring, lab_meta});
     lua_pop(L, 1);
 
     lws *w = tycho_newuserdata(L, sizeof *w);

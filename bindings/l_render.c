@@ -109,18 +109,26 @@ static double opt_positive(lua_State *L, int idx, int argn, const char *key, dou
     return v;
 }
 
-static const tycho_opt_field picture_fields[] = {TYCHO_OPT_INT("scale"), TYCHO_OPT_OF("map", TYCHO_OPT_ANY), {0}};
-static const tycho_opt_field path_fields[] = {TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("width"), {0}};
-static const tycho_opt_field point_fields[] = {TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("radius"),
-                                               TYCHO_OPT_STR("shape"), TYCHO_OPT_NUM("width"), {0}};
-static const tycho_opt_field pose_fields[] = {TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("length"),
-                                              TYCHO_OPT_NUM("width"), {0}};
+static const tycho_opt_field picture_fields[] = {
+    TYCHO_OPT_INT("scale"), TYCHO_OPT_OF("map", TYCHO_OPT_ANY), {0}};
+static const tycho_opt_field path_fields[] = {
+    TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("width"), {0}};
+static const tycho_opt_field point_fields[] = {TYCHO_OPT_OF("color", TYCHO_OPT_ANY),
+                                               TYCHO_OPT_NUM("radius"),
+                                               TYCHO_OPT_STR("shape"),
+                                               TYCHO_OPT_NUM("width"),
+                                               {0}};
+static const tycho_opt_field pose_fields[] = {
+    TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("length"), TYCHO_OPT_NUM("width"), {0}};
 static const tycho_opt_spec picture_spec = {"picture", picture_fields};
 static const tycho_opt_spec path_spec = {"picture:path", path_fields};
 static const tycho_opt_spec point_spec = {"picture:point", point_fields};
 static const tycho_opt_spec pose_spec = {"picture:pose", pose_fields};
 
-static void check_opts(lua_State *L, int idx, const tycho_opt_spec *spec) { tycho_l_checkopts(L, idx, idx, spec); }
+static void check_opts(lua_State *L, int idx, const tycho_opt_spec *spec)
+{
+    tycho_l_checkopts(L, idx, idx, spec);
+}
 
 /* tycho.picture(grid, {scale = 1}), tycho.picture(heightfield, {scale = 1, map = terrain_map}) */
 static int l_picture(lua_State *L)

@@ -262,14 +262,21 @@ static void wait_hook(void *ctx, double seconds)
 /* --- scheduler ---------------------------------------------------------- */
 
 static const tycho_opt_field sched_new_fields[] = {TYCHO_OPT_OF("clock", TYCHO_OPT_ANY),
-                                                   TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY), TYCHO_OPT_FN("on_error"), {0}};
+                                                   TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY),
+                                                   TYCHO_OPT_FN("on_error"),
+                                                   {0}};
 static const tycho_opt_spec sched_new_spec = {"scheduler.new", sched_new_fields};
-static const tycho_opt_field task_fields[] = {TYCHO_OPT_STR("name"), TYCHO_OPT_NUM_NONNEG("phase"), {0}};
+static const tycho_opt_field task_fields[] = {
+    TYCHO_OPT_STR("name"), TYCHO_OPT_NUM_NONNEG("phase"), {0}};
 static const tycho_opt_spec every_spec = {"scheduler:every", task_fields};
 static const tycho_opt_spec after_spec = {"scheduler:after", task_fields};
-static const tycho_opt_field run_fields[] = {
-    TYCHO_OPT_NUM("until_time"), TYCHO_OPT_INT("max_steps"), TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY),
-    TYCHO_OPT_BOOL("stop_on_error"), TYCHO_OPT_FN("until_fn"), TYCHO_OPT_FN("wait"), {0}};
+static const tycho_opt_field run_fields[] = {TYCHO_OPT_NUM("until_time"),
+                                             TYCHO_OPT_INT("max_steps"),
+                                             TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY),
+                                             TYCHO_OPT_BOOL("stop_on_error"),
+                                             TYCHO_OPT_FN("until_fn"),
+                                             TYCHO_OPT_FN("wait"),
+                                             {0}};
 static const tycho_opt_spec run_spec = {"scheduler:run", run_fields};
 
 static double opt_realtime(lua_State *L, int idx, int argn, double def)
@@ -740,13 +747,14 @@ void tycho_l_open_runtime(lua_State *L, int module, int methods)
         {"now", l_sched_now}, {"tasks", l_tasks}, {"cancel_all", l_cancel_all},
         {"on_error", l_on_error}, {"report_error", l_report_error}, {NULL, NULL}};
     static const luaL_Reg sched_meta[] = {{"__len", l_sched_len}, {NULL, NULL}};
-    tycho_l_newclass(L, &(tycho_l_class){SCHED_MT, sched_methods, l_sched_index, l_sched_gc, l_sched_tostring,
-                                         sched_meta});
+    tycho_l_newclass(L, &(tycho_l_class){SCHED_MT, sched_methods, l_sched_index, l_sched_gc,
+                                         l_sched_tostring, sched_meta});
     lua_pop(L, 1);
 
     static const luaL_Reg task_methods[] = {{"cancel", l_task_cancel}, {NULL, NULL}};
     /* a task handle owns nothing: closing it only retires the handle */
-    tycho_l_newclass(L, &(tycho_l_class){TASK_MT, task_methods, l_task_index, NULL, l_task_tostring, NULL});
+    tycho_l_newclass(
+        L, &(tycho_l_class){TASK_MT, task_methods, l_task_index, NULL, l_task_tostring, NULL});
     lua_pop(L, 1);
 
     static const luaL_Reg sched_fns[] = {{"new", l_sched_new}, {"traceback", msgh}, {NULL, NULL}};

@@ -255,12 +255,14 @@ void tycho_load_opts_init(tycho_load_opts *o)
     o->globals_idx = 0;
 }
 
-/* tycho.load_data(path [, {budget_s =, instructions =, memory_mb =, globals =}]) */
-static const tycho_opt_field load_data_fields[] = {
-    TYCHO_OPT_NUM_POS("budget_s"), TYCHO_OPT_NUM_POS("instructions"), TYCHO_OPT_NUM_POS("memory_mb"),
-    TYCHO_OPT_TAB("globals"), {0}};
+static const tycho_opt_field load_data_fields[] = {TYCHO_OPT_NUM_POS("budget_s"),
+                                                   TYCHO_OPT_NUM_POS("instructions"),
+                                                   TYCHO_OPT_NUM_POS("memory_mb"),
+                                                   TYCHO_OPT_TAB("globals"),
+                                                   {0}};
 static const tycho_opt_spec load_data_spec = {"load_data", load_data_fields};
 
+/* tycho.load_data(path [, {budget_s =, instructions =, memory_mb =, globals =}]) */
 static int l_load_data(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);

@@ -26,9 +26,11 @@ static lmatcher *check_matcher(lua_State *L, int idx)
 }
 
 static const tycho_opt_field matcher_fields[] = {
-    TYCHO_OPT_NUM("window_xy"), TYCHO_OPT_NUM("window_yaw"),       TYCHO_OPT_NUM("step_yaw"),
-    TYCHO_OPT_INT("beam_stride"), TYCHO_OPT_INT("refine_steps"),   TYCHO_OPT_NUM("min_score"),
-    TYCHO_OPT_NUM("degenerate_ratio"), TYCHO_OPT_NUM("prior_xy"),  TYCHO_OPT_NUM("prior_yaw"), {0}};
+    TYCHO_OPT_NUM("window_xy"),        TYCHO_OPT_NUM("window_yaw"),
+    TYCHO_OPT_NUM("step_yaw"),         TYCHO_OPT_INT("beam_stride"),
+    TYCHO_OPT_INT("refine_steps"),     TYCHO_OPT_NUM("min_score"),
+    TYCHO_OPT_NUM("degenerate_ratio"), TYCHO_OPT_NUM("prior_xy"),
+    TYCHO_OPT_NUM("prior_yaw"),        {0}};
 static const tycho_opt_spec matcher_spec = {"scan_matcher", matcher_fields};
 
 static int l_new(lua_State *L)
@@ -65,7 +67,8 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-static const tycho_opt_field map_fields[] = {TYCHO_OPT_INT_IN("occupied", 1, 255), TYCHO_OPT_NUM_POS("sigma"), {0}};
+static const tycho_opt_field map_fields[] = {
+    TYCHO_OPT_INT_IN("occupied", 1, 255), TYCHO_OPT_NUM_POS("sigma"), {0}};
 static const tycho_opt_spec set_map_spec = {"scan_matcher:set_map", map_fields};
 
 static int l_set_map(lua_State *L)

@@ -47,7 +47,11 @@ static tycho_shape opt_shape(lua_State *L, const char *key, tycho_shape def)
 }
 
 static const tycho_opt_field swarm_new_fields[] = {
-    TYCHO_OPT_NUM("dist_critical"), TYCHO_OPT_NUM("dist_attract"), TYCHO_OPT_NUM("dist_repulse"), TYCHO_OPT_NUM("max_speed"), TYCHO_OPT_NUM("goal_tolerance"), TYCHO_OPT_NUM("stall_ratio"), TYCHO_OPT_NUM("stall_time"), TYCHO_OPT_NUM("stall_progress"), TYCHO_OPT_NUM("escape_time"), TYCHO_OPT_STR("repulse_shape"), TYCHO_OPT_STR("attract_shape"), TYCHO_OPT_STR("mode"), TYCHO_OPT_NUM_POS("horizon"), TYCHO_OPT_TAB("off_in"), {0}};
+    TYCHO_OPT_NUM("dist_critical"), TYCHO_OPT_NUM("dist_attract"),   TYCHO_OPT_NUM("dist_repulse"),
+    TYCHO_OPT_NUM("max_speed"),     TYCHO_OPT_NUM("goal_tolerance"), TYCHO_OPT_NUM("stall_ratio"),
+    TYCHO_OPT_NUM("stall_time"),    TYCHO_OPT_NUM("stall_progress"), TYCHO_OPT_NUM("escape_time"),
+    TYCHO_OPT_STR("repulse_shape"), TYCHO_OPT_STR("attract_shape"),  TYCHO_OPT_STR("mode"),
+    TYCHO_OPT_NUM_POS("horizon"),   TYCHO_OPT_TAB("off_in"),         {0}};
 static const tycho_opt_spec swarm_new_spec = {"swarm.new", swarm_new_fields};
 
 static int l_new(lua_State *L)

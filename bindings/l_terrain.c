@@ -49,28 +49,42 @@ static tycho_terrain *check_map(lua_State *L)
     return b->t;
 }
 
-static const tycho_opt_field grid_fields[] = {TYCHO_OPT_INT_POS("width"), TYCHO_OPT_INT_POS("height"),
-                                              TYCHO_OPT_NUM_POS("resolution"), TYCHO_OPT_TAB("origin"), {0}};
+static const tycho_opt_field grid_fields[] = {TYCHO_OPT_INT_POS("width"),
+                                              TYCHO_OPT_INT_POS("height"),
+                                              TYCHO_OPT_NUM_POS("resolution"),
+                                              TYCHO_OPT_TAB("origin"),
+                                              {0}};
 static const tycho_opt_spec heightfield_spec = {"terrain.heightfield", grid_fields};
 static const tycho_opt_spec map_spec = {"terrain.map", grid_fields};
 static const tycho_opt_field roughness_fields[] = {
-    TYCHO_OPT_STR("class"), TYCHO_OPT_NUM("gd_n0"), TYCHO_OPT_NUM("w"),     TYCHO_OPT_INT("bands"),
-    TYCHO_OPT_NUM("blur"),  TYCHO_OPT_INT("seed"),  TYCHO_OPT_NUM("n_min"), TYCHO_OPT_NUM("n_max"), {0}};
+    TYCHO_OPT_STR("class"), TYCHO_OPT_NUM("gd_n0"), TYCHO_OPT_NUM("w"),
+    TYCHO_OPT_INT("bands"), TYCHO_OPT_NUM("blur"),  TYCHO_OPT_INT("seed"),
+    TYCHO_OPT_NUM("n_min"), TYCHO_OPT_NUM("n_max"), {0}};
 static const tycho_opt_spec roughness_spec = {"heightfield:roughness", roughness_fields};
-static const tycho_opt_field sweep_fields[] = {TYCHO_OPT_INT("lines"),     TYCHO_OPT_INT("columns"),
-                                               TYCHO_OPT_NUM("range_max"), TYCHO_OPT_TAB("mount"),
-                                               TYCHO_OPT_TAB("self"),      TYCHO_OPT_BOOL("refresh"), {0}};
+static const tycho_opt_field sweep_fields[] = {TYCHO_OPT_INT("lines"),
+                                               TYCHO_OPT_INT("columns"),
+                                               TYCHO_OPT_NUM("range_max"),
+                                               TYCHO_OPT_TAB("mount"),
+                                               TYCHO_OPT_TAB("self"),
+                                               TYCHO_OPT_BOOL("refresh"),
+                                               {0}};
 static const tycho_opt_spec sweep_spec = {"heightfield:sweep", sweep_fields};
-static const tycho_opt_field trav_fields[] = {TYCHO_OPT_NUM("step_coef"), TYCHO_OPT_NUM("slope_coef"),
-                                              TYCHO_OPT_NUM("barrier"), TYCHO_OPT_NUM("margin"), {0}};
+static const tycho_opt_field trav_fields[] = {TYCHO_OPT_NUM("step_coef"),
+                                              TYCHO_OPT_NUM("slope_coef"),
+                                              TYCHO_OPT_NUM("barrier"),
+                                              TYCHO_OPT_NUM("margin"),
+                                              {0}};
 static const tycho_opt_spec trav_spec = {"terrain_map:traversability", trav_fields};
-static const tycho_opt_field tplan_fields[] = {TYCHO_OPT_NUM("slope_weight"), TYCHO_OPT_NUM("unknown_cost"),
+static const tycho_opt_field tplan_fields[] = {TYCHO_OPT_NUM("slope_weight"),
+                                               TYCHO_OPT_NUM("unknown_cost"),
                                                TYCHO_OPT_NUM("clearance_weight"),
-                                               TYCHO_OPT_NUM("roughness_weight"), {0}};
+                                               TYCHO_OPT_NUM("roughness_weight"),
+                                               {0}};
 static const tycho_opt_spec tplan_spec = {"terrain_map:plan", tplan_fields};
 
 /* {width =, height =, resolution =, origin = {x =, y =}} at argument 1 */
-static void grid_args(lua_State *L, const tycho_opt_spec *spec, int *w, int *h, double *res, double *ox, double *oy)
+static void grid_args(lua_State *L, const tycho_opt_spec *spec, int *w, int *h, double *res,
+                      double *ox, double *oy)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     tycho_l_checkopts(L, 1, 1, spec);

@@ -89,5 +89,4 @@ static inline void set_bool(lua_State *L, const char *k, int v)
     lua_setfield(L, -2, k);
 }
 
-
 #endif

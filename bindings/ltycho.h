@@ -40,13 +40,13 @@ int tycho_l_optfield_boolean(lua_State *L, int idx, int argn, const char *key, i
  * must tolerate an object whose C side is already gone (NULL); it is __gc and
  * runs once through __close, after which the object raises "X is closed". */
 typedef struct {
-    const char *name;         /* "tycho.path": the metatable's registry name and __name */
-    const luaL_Reg *methods;  /* obj:method(...); may be NULL */
-    lua_CFunction index;      /* __index as a closure over the methods table (fields
-                                 beside methods); NULL: __index is the methods table */
-    lua_CFunction free;       /* __gc; NULL when there is nothing to release */
-    lua_CFunction tostring;   /* NULL: "tycho.path: 0x..." */
-    const luaL_Reg *meta;     /* further metamethods (__len, __call); may be NULL */
+    const char *name;        /* "tycho.path": the metatable's registry name and __name */
+    const luaL_Reg *methods; /* obj:method(...); may be NULL */
+    lua_CFunction index;     /* __index as a closure over the methods table (fields
+                                beside methods); NULL: __index is the methods table */
+    lua_CFunction free;      /* __gc; NULL when there is nothing to release */
+    lua_CFunction tostring;  /* NULL: "tycho.path: 0x..." */
+    const luaL_Reg *meta;    /* further metamethods (__len, __call); may be NULL */
 } tycho_l_class;
 
 /* Registry key of {[name] = metatable} for every class. */
@@ -73,7 +73,12 @@ typedef enum {
     TYCHO_OPT_ANY,
 } tycho_opt_type;
 
-typedef enum { TYCHO_OPT_ANY_VALUE, TYCHO_OPT_POSITIVE, TYCHO_OPT_NONNEG, TYCHO_OPT_IN } tycho_opt_range;
+typedef enum {
+    TYCHO_OPT_ANY_VALUE,
+    TYCHO_OPT_POSITIVE,
+    TYCHO_OPT_NONNEG,
+    TYCHO_OPT_IN
+} tycho_opt_range;
 
 typedef struct {
     const char *key; /* NULL ends the list */
@@ -87,15 +92,42 @@ typedef struct {
     const tycho_opt_field *fields;
 } tycho_opt_spec;
 
-#define TYCHO_OPT_NUM(k) {(k), TYCHO_OPT_NUMBER, TYCHO_OPT_ANY_VALUE, 0, 0}
-#define TYCHO_OPT_NUM_POS(k) {(k), TYCHO_OPT_NUMBER, TYCHO_OPT_POSITIVE, 0, 0}
-#define TYCHO_OPT_NUM_NONNEG(k) {(k), TYCHO_OPT_NUMBER, TYCHO_OPT_NONNEG, 0, 0}
-#define TYCHO_OPT_NUM_IN(k, lo, hi) {(k), TYCHO_OPT_NUMBER, TYCHO_OPT_IN, (lo), (hi)}
-#define TYCHO_OPT_INT(k) {(k), TYCHO_OPT_INTEGER, TYCHO_OPT_ANY_VALUE, 0, 0}
-#define TYCHO_OPT_INT_POS(k) {(k), TYCHO_OPT_INTEGER, TYCHO_OPT_POSITIVE, 0, 0}
-#define TYCHO_OPT_INT_NONNEG(k) {(k), TYCHO_OPT_INTEGER, TYCHO_OPT_NONNEG, 0, 0}
-#define TYCHO_OPT_INT_IN(k, lo, hi) {(k), TYCHO_OPT_INTEGER, TYCHO_OPT_IN, (lo), (hi)}
-#define TYCHO_OPT_OF(k, type) {(k), (type), TYCHO_OPT_ANY_VALUE, 0, 0}
+#define TYCHO_OPT_NUM(k)                                                                           \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_ANY_VALUE, 0, 0                                           \
+    }
+#define TYCHO_OPT_NUM_POS(k)                                                                       \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_POSITIVE, 0, 0                                            \
+    }
+#define TYCHO_OPT_NUM_NONNEG(k)                                                                    \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_NONNEG, 0, 0                                              \
+    }
+#define TYCHO_OPT_NUM_IN(k, lo, hi)                                                                \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_IN, (lo), (hi)                                            \
+    }
+#define TYCHO_OPT_INT(k)                                                                           \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_ANY_VALUE, 0, 0                                          \
+    }
+#define TYCHO_OPT_INT_POS(k)                                                                       \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_POSITIVE, 0, 0                                           \
+    }
+#define TYCHO_OPT_INT_NONNEG(k)                                                                    \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_NONNEG, 0, 0                                             \
+    }
+#define TYCHO_OPT_INT_IN(k, lo, hi)                                                                \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_IN, (lo), (hi)                                           \
+    }
+#define TYCHO_OPT_OF(k, type)                                                                      \
+    {                                                                                              \
+        (k), (type), TYCHO_OPT_ANY_VALUE, 0, 0                                                     \
+    }
 #define TYCHO_OPT_BOOL(k) TYCHO_OPT_OF(k, TYCHO_OPT_BOOLEAN)
 #define TYCHO_OPT_STR(k) TYCHO_OPT_OF(k, TYCHO_OPT_STRING)
 #define TYCHO_OPT_TAB(k) TYCHO_OPT_OF(k, TYCHO_OPT_TABLE)
