@@ -48,7 +48,7 @@ static const char *type_name(tycho_opt_type t)
 static const tycho_opt_field *find_field(const tycho_opt_spec *spec, const char *key)
 {
     for (const tycho_opt_field *f = spec->fields; f->key; f++)
-        if (!strcmp(f->key, key)) return f;
+        if (f->key[0] == key[0] && !strcmp(f->key, key)) return f; /* most keys differ at once */
     return NULL;
 }
 
