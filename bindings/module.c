@@ -10,6 +10,13 @@ int tycho_l_error(lua_State *L, const tycho_err *err)
     return luaL_error(L, "%s", err->msg[0] ? err->msg : tycho_status_name(err->code));
 }
 
+int tycho_l_fail(lua_State *L, const tycho_err *err)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, err->msg[0] ? err->msg : tycho_status_name(err->code));
+    return 2;
+}
+
 static void check_field_type(lua_State *L, int argn, const char *key, int want)
 {
     if (lua_type(L, -1) != want)
@@ -101,12 +108,10 @@ int luaopen_tycho(lua_State *L)
     lua_pushstring(L, TYCHO_LUAJIT ? "LuaJIT" : LUA_VERSION);
     lua_setfield(L, module, "lua");
 
-    luaL_newmetatable(L, TYCHO_GRID_MT);
+    tycho_l_grid_class(L);
     int mt = lua_gettop(L);
-    lua_newtable(L); /* methods, shared by every area */
+    lua_getfield(L, mt, "methods"); /* the grid's methods, shared by every area */
     int methods = lua_gettop(L);
-    lua_pushvalue(L, methods);
-    lua_setfield(L, mt, "methods");
 
     tycho_l_open_grid(L, module, methods);
     tycho_l_open_mapio(L, module, methods);

@@ -5,7 +5,8 @@ PKGS=(cmake make gcc clang pkg-config
       liblua5.4-dev lua5.4 lua-busted
       libluajit-5.1-dev luajit
       libpng-dev libyaml-dev
-      libedit-dev libi2c-dev libgpiod-dev)
+      libedit-dev libi2c-dev libgpiod-dev
+      lua-check)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
