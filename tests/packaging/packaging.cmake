@@ -28,3 +28,9 @@ if(NOT TYCHO_SANITIZE AND NOT TYCHO_LUAJIT)
     set_tests_properties(busted_toplevel PROPERTIES LABELS packaging TIMEOUT 300)
   endif()
 endif()
+
+# the resolver behind the relocatable install, on layouts built for it
+add_executable(test_home ${TYCHO_PACKAGING_DIR}/test_home.c ${CMAKE_SOURCE_DIR}/bindings/home.c)
+target_include_directories(test_home PRIVATE ${CMAKE_SOURCE_DIR}/bindings ${CMAKE_SOURCE_DIR}/tests/c ${LUA_INCLUDE_DIRS})
+target_link_libraries(test_home PRIVATE PkgConfig::LUA ${CMAKE_DL_LIBS})
+add_test(NAME c_test_home COMMAND test_home)
