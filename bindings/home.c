@@ -276,7 +276,12 @@ static int short_searcher(lua_State *L)
         int found = push_path_file(L, lua_tostring(L, -1));
         lua_remove(L, found ? -2 : -1);
         if (!found) {
-            lua_pushfstring(L, "\n\tno runtime module '" PREFIX "%s'", name);
+            const tycho_home *h = tycho_home_get();
+            if (h->problem[0])
+                lua_pushfstring(L, "\n\tno runtime module '" PREFIX "%s' (the runtime's Lua files: %s)", name,
+                                h->problem);
+            else
+                lua_pushfstring(L, "\n\tno runtime module '" PREFIX "%s' in %s", name, h->lua_dir);
             return 1;
         }
     }

@@ -29,7 +29,9 @@ static void usage(FILE *out)
             "  -h, --help             show this help\n"
             "  -V, --version          show the version\n"
             "\n"
-            "Scripts use `local tycho = require \"tycho\"`. Behaviours live in behaviors/.\n");
+            "Scripts use `local tycho = require \"tycho\"`; the runtime's Lua files (behaviours,\n"
+            "missions: `require \"tycho.fsm\"`) are found from where this executable lies, or\n"
+            "TYCHO_HOME (a source tree or an install prefix). man tycho for more.\n");
 }
 
 static int traceback(lua_State *L)

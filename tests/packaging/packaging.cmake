@@ -5,7 +5,7 @@ set(TYCHO_PACKAGING_DIR ${CMAKE_SOURCE_DIR}/tests/packaging)
 set(TYCHO_PACKAGING_ENV "")
 if(TYCHO_SANITIZE)
   list(APPEND TYCHO_PACKAGING_ENV "TYCHO_TEST_LUA_PRELOAD=${ASAN_LIB}:${UBSAN_LIB}"
-       "TYCHO_TEST_CONSUMER_FLAGS=-fsanitize=address,undefined")
+       "TYCHO_TEST_CONSUMER_FLAGS=-fsanitize=address,undefined" "TYCHO_TEST_SANITIZED=1")
 endif()
 add_test(NAME install_relocated
          COMMAND bash ${TYCHO_PACKAGING_DIR}/install_relocated.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${LUA_INTERP}
