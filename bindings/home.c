@@ -182,7 +182,7 @@ const tycho_home *tycho_home_get(void)
     const char *env = getenv("TYCHO_HOME");
     char self[PATH_MAX > TYCHO_HOME_PATH_MAX ? PATH_MAX : TYCHO_HOME_PATH_MAX];
     int have = own_file(self, in_executable) == 0;
-    if (tycho_home_resolve(&home, tycho_install_dirs_default(), env, have ? self : NULL) == 0 || env)
+    if (tycho_home_resolve(&home, tycho_install_dirs_default(), env, have ? self : NULL) == 0 || (env && *env))
         return &home;
     /* code of ours linked into another program (a benchmark): its executable
      * may still sit in a build tree */
