@@ -10,6 +10,7 @@
  * Device errors come back as values (and the driver's thread goes on or
  * stops by itself); nothing here raises for a device problem, only for a
  * programming error (a bad argument). */
+#include "home.h"
 #include "largs.h"
 #include "loader.h"
 
@@ -26,7 +27,7 @@ typedef struct {
 static const char *plugin_path(void)
 {
     const char *p = getenv("TYCHO_DRIVER_PATH");
-    return p && *p ? p : TYCHO_DRIVER_DIR;
+    return p && *p ? p : tycho_home_get()->plugin_dir;
 }
 
 static tycho_device *check_dev(lua_State *L)

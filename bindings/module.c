@@ -1,6 +1,7 @@
 /* luaopen_tycho: assembles the `tycho` module from the binding areas. Built
  * both into the tycho.so C module (for stock lua5.4 / busted) and into the
  * tycho executable. */
+#include "home.h"
 #include "ltycho.h"
 
 #include <stdio.h>
@@ -140,6 +141,10 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_terrain(L, module, methods);
     tycho_l_open_pattern(L, module, methods);
     tycho_l_open_sandbox(L, module, methods);
+
+    lua_pushcfunction(L, tycho_l_home);
+    lua_setfield(L, module, "home");
+    tycho_home_install_searchers(L);
 
     lua_settop(L, module);
     return 1;

@@ -208,6 +208,12 @@ function tycho.image.load(path) end
 ---Writes a file atomically (temp file, fsync, rename).
 ---@return true|nil ok, string? err
 function tycho.write_atomic(path, data) end
+---Where the runtime's own files were found: from the executable's (or
+---tycho.so's) own place, or TYCHO_HOME. layout is "installed", "source" or
+---"none" (then problem says why); lua holds the runtime's Lua files, plugins
+---the driver plugins, data the maps/ and robots/ folders.
+---@return {layout: "installed"|"source"|"none", lua?: string, plugins?: string, data?: string, problem?: string}
+function tycho.home() end
 
 -- pictures --------------------------------------------------------------------------
 
@@ -588,7 +594,7 @@ tycho.device = {}
 ---@param settings? table<string, string|number|boolean>
 ---@return tycho.device|nil device, string? err
 function tycho.device.open(kind, driver, settings) end
----The plugin path (TYCHO_DRIVER_PATH, else the build's drivers folder).
+---The plugin path (TYCHO_DRIVER_PATH, else the plugins folder of tycho.home()).
 ---@return string
 function tycho.device.path() end
 ---The latest sample if there is a new one (never waits).
