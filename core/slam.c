@@ -51,13 +51,14 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->sigma = 0.05;
     p->submap_scans = 40;
     tycho_match_params_defaults(&p->local);
-    p->loop_window_xy = 0.5;
-    p->loop_window_yaw = 10.0 * M_PI / 180.0;
-    p->loop_min_score = 0.6;
+    p->local.plateau_centre = true;
+    p->loop_window_xy = 0.3;
+    p->loop_window_yaw = 5.0 * M_PI / 180.0;
+    p->loop_min_score = 0.85;
     p->loop_radius = 3.0;
     p->loop_every = 5;
     p->loop_matches_per_scan = 2;
-    p->loop_min_separation = 120;
+    p->loop_min_separation = 40;
     p->optimize_every = 10;
     p->edge_sigma_xy = 0.02;
     p->edge_sigma_yaw = 0.5 * M_PI / 180.0;
@@ -173,8 +174,8 @@ static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
     m->matcher = tycho_matcher_new();
     if (!m->matcher) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
     if (tycho_matcher_set_map(m->matcher, m->grid, WALL_COST, s->p.sigma, err) != TYCHO_OK) return err ? err->code : TYCHO_EINVAL;
-    /* field, pooled field, mask and the distance transform's buffers */
-    m->bytes = (size_t)tycho_grid_width(m->grid) * tycho_grid_height(m->grid) * 17;
+    tycho_matcher_shrink(m->matcher);
+    m->bytes = tycho_matcher_bytes(m->matcher);
     tycho_grid_free(m->grid);
     m->grid = NULL;
     s->st.finished_submaps++;

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now_ms(void)
@@ -34,6 +35,8 @@ int main(void)
     tycho_grid *world = square_world();
     tycho_slam_params p;
     tycho_slam_params_defaults(&p);
+    /* BENCH_SLAM_NO_LOOPS=1: the front end alone, for comparison */
+    if (getenv("BENCH_SLAM_NO_LOOPS")) p.loop_closure = false;
     tycho_err err;
     tycho_slam *s = tycho_slam_new(&p, &err);
     tycho_scan scan;
@@ -90,6 +93,9 @@ int main(void)
     printf("slam trajectory error (online poses) RMSE %.3f m; render of %d scans %.1f ms (%dx%d); memory held %.1f MB\n",
            sqrt(sq / n), n, t_render, map ? tycho_grid_width(map) : 0, map ? tycho_grid_height(map) : 0,
            st.bytes / 1048576.0);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("slam peak resident memory of the whole benchmark process: %.1f MB\n", ru.ru_maxrss / 1024.0);
     tycho_grid_free(map);
     free(times);
     tycho_scan_free(&scan);

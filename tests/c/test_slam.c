@@ -108,6 +108,13 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps)
     tycho_slam_params p;
     tycho_slam_params_defaults(&p);
     p.loop_closure = closure;
+    if (getenv("SLAM_RES")) p.resolution = atof(getenv("SLAM_RES"));
+    if (getenv("SLAM_SEP")) p.loop_min_separation = atoi(getenv("SLAM_SEP"));
+    if (getenv("SLAM_PLATEAU")) p.local.plateau_centre = atoi(getenv("SLAM_PLATEAU"));
+    if (getenv("SLAM_EVERY")) p.loop_every = atoi(getenv("SLAM_EVERY"));
+    if (getenv("SLAM_SUB")) p.submap_scans = atoi(getenv("SLAM_SUB"));
+    if (getenv("SLAM_REFINE")) p.local.refine_steps = atoi(getenv("SLAM_REFINE"));
+    if (getenv("SLAM_SIGMA")) p.sigma = atof(getenv("SLAM_SIGMA"));
     tycho_err err;
     tycho_slam *s = tycho_slam_new(&p, &err);
     tycho_scan scan;
@@ -133,10 +140,11 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps)
             tycho_pose2 inc = k < turns ? (tycho_pose2){ 0, 0, turn_step } : (tycho_pose2){ move_step, 0, 0 };
             truth = tycho_pose2_compose(truth, inc);
             tycho_pose2 oinc = { inc.x * 1.03, 0, inc.yaw * 1.02 + 0.002 * (inc.x / 0.04) };
+            if (getenv("SLAM_EXACT")) oinc = inc;
             odom = tycho_pose2_compose(odom, oinc);
             tycho_scan_cast(world, truth, &scan, NULL);
             for (int b = 0; b < scan.count; b++)
-                if (isfinite(scan.ranges[b])) scan.ranges[b] += (float)(0.01 * gauss());
+                if (isfinite(scan.ranges[b]) && !getenv("SLAM_EXACT")) scan.ranges[b] += (float)(0.01 * gauss());
             tycho_slam_step st;
             if (tycho_slam_add_scan(s, &scan, odom, &st, &err) != TYCHO_OK) {
                 CHECK_MSG(0, "%s", err.msg);

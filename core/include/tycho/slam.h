@@ -40,7 +40,7 @@ typedef struct {
     double loop_radius;     /* m, try submaps whose anchor is this near the node, default 3 */
     int loop_every;         /* search closures for every n-th node, default 5 */
     int loop_matches_per_scan; /* loop candidate matches per add_scan (the slice), default 2 */
-    int loop_min_separation; /* scans between a submap's last scan and a node matched against it, default 120:
+    int loop_min_separation; /* scans between a submap's last scan and a node matched against it, default 40:
                               * nearer ones repeat the front end's own matches */
     int optimize_every;     /* scans between optimisations while closures are pending, default 10 */
     double edge_sigma_xy, edge_sigma_yaw; /* consecutive-node edges, default 0.02 m, 0.5 deg */
