@@ -37,6 +37,11 @@ int main(void)
     tycho_slam_params_defaults(&p);
     /* BENCH_SLAM_NO_LOOPS=1: the front end alone, for comparison */
     if (getenv("BENCH_SLAM_NO_LOOPS")) p.loop_closure = false;
+    /* as test_slam: a window wider than the 0.2 m drift at the loop's
+     * return, a score the 1 cm range noise reaches */
+    p.loop_window_xy = 0.5;
+    p.loop_window_yaw = 10 * M_PI / 180;
+    p.loop_min_score = 0.6;
     tycho_err err;
     tycho_slam *s = tycho_slam_new(&p, &err);
     tycho_scan scan;

@@ -34,9 +34,9 @@ typedef struct {
     double sigma;           /* m, likelihood field spread, default 0.05 */
     int submap_scans;       /* scans in a finished submap, default 40 */
     tycho_match_params local; /* front-end match (window 0.15 m, 6 deg) */
-    double loop_window_xy;  /* m, loop-closure search half-width, default 0.5 */
-    double loop_window_yaw; /* rad, default 10 deg */
-    double loop_min_score;  /* mean likelihood per beam to accept a closure, default 0.6 */
+    double loop_window_xy;  /* m, loop-closure search half-width, default 0.3 */
+    double loop_window_yaw; /* rad, default 5 deg */
+    double loop_min_score;  /* mean likelihood per beam to accept a closure, default 0.85 */
     double loop_radius;     /* m, try submaps whose anchor is this near the node, default 3 */
     int loop_every;         /* search closures for every n-th node, default 5 */
     int loop_matches_per_scan; /* loop candidate matches per add_scan (the slice), default 2 */
