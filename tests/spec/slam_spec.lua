@@ -2,6 +2,7 @@
 -- in a grid) with odometry 3 % long; every scan becomes a node, the map comes
 -- back rendered from the poses; bad arguments are refused with their position.
 local tycho = require "tycho"
+local atan2 = math.atan2 or math.atan -- LuaJIT has atan2; Lua 5.4 atan(y, x)
 
 -- a 6 x 6 m room with a 2 x 2 m pillar and two boxes on the walls (features
 -- along every side, so no match is degenerate)
@@ -26,7 +27,7 @@ describe("tycho.slam", function()
     local worst, n = 0, 0
     local corners = { { 5, 1 }, { 5, 5 }, { 1, 5 }, { 1, 1 }, { 5, 1 } }
     for _, c in ipairs(corners) do
-      local h = math.atan(c[2] - ty, c[1] - tx)
+      local h = atan2(c[2] - ty, c[1] - tx)
       local dyaw = math.atan(math.sin(h - tyaw), math.cos(h - tyaw))
       local turns = math.ceil(math.abs(dyaw) / math.rad(5))
       for _ = 1, turns do tyaw = tyaw + dyaw / turns; oyaw = oyaw + dyaw / turns * 1.02 end
