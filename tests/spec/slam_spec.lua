@@ -28,7 +28,7 @@ describe("tycho.slam", function()
     local corners = { { 5, 1 }, { 5, 5 }, { 1, 5 }, { 1, 1 }, { 5, 1 } }
     for _, c in ipairs(corners) do
       local h = atan2(c[2] - ty, c[1] - tx)
-      local dyaw = math.atan(math.sin(h - tyaw), math.cos(h - tyaw))
+      local dyaw = atan2(math.sin(h - tyaw), math.cos(h - tyaw))
       local turns = math.ceil(math.abs(dyaw) / math.rad(5))
       for _ = 1, turns do tyaw = tyaw + dyaw / turns; oyaw = oyaw + dyaw / turns * 1.02 end
       local d = math.sqrt((c[1] - tx) ^ 2 + (c[2] - ty) ^ 2)
