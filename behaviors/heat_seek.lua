@@ -428,7 +428,10 @@ if summary.localization then
   local l = summary.localization
   print(("summary: localization %s: trajectory error %.3f m RMSE, %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
     :format(l.method, l.ate_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched, l.scans_kept_odometry))
-  if l.method == "slam" then print(("summary: SLAM closed %d loops"):format(l.loop_closures)) end
+  if l.method == "slam" then
+    print(("summary: SLAM closed %d loops; %d pose graph optimisations, the longest %.1f ms")
+      :format(l.loop_closures, l.optimizations or 0, l.max_optimization_ms or 0))
+  end
 end
 if summary.odometry and summary.odometry.errors ~= "none" then
   local o = summary.odometry

@@ -134,14 +134,19 @@ static int add_block(cs_di *T, int bi, int bj, const double P[9], const double W
         for (int c = 0; c < 3; c++) {
             double v = 0;
             for (int k = 0; k < 3; k++) v += P[k * 3 + r] * W[k] * Q[k * 3 + c];
-            if (v != 0 && !cs_di_entry(T, 3 * bi + r, 3 * bj + c, v)) return 0;
+            /* zeros too: the pattern must not change between iterations (the
+             * symbolic factorisation is reused) */
+            if (!cs_di_entry(T, 3 * bi + r, 3 * bj + c, v)) return 0;
         }
     return 1;
 }
 
 /* One Gauss-Newton step: builds H dx = -b and solves it by sparse
- * Cholesky. Returns the largest node move, or a negative value on failure. */
-static double gauss_newton_step(tycho_pose_graph *g, double *rhs)
+ * Cholesky. *S is the symbolic factorisation (fill-reducing ordering and
+ * elimination tree), computed on the first step and reused: the pattern of
+ * H is the same while the edges are. Returns the largest node move, or a
+ * negative value on failure. */
+static double gauss_newton_step(tycho_pose_graph *g, double *rhs, double *work, cs_dis **S)
 {
     int dim = 3 * g->n;
     cs_di *T = cs_di_spalloc(dim, dim, 36 * g->ne + 3 * dim, 1, 1);
@@ -171,9 +176,17 @@ static double gauss_newton_step(tycho_pose_graph *g, double *rhs)
     cs_di_spfree(T);
     if (!H) return -1;
     /* cs_compress keeps duplicates; the factorisation wants them summed */
-    ok = cs_di_dupl(H) && cs_di_cholsol(1, H, rhs);
+    ok = cs_di_dupl(H);
+    if (ok && !*S) ok = (*S = cs_di_schol(1, H)) != NULL;
+    cs_din *N = ok ? cs_di_chol(H, *S) : NULL;
     cs_di_spfree(H);
-    if (!ok) return -1;
+    if (!N) return -1;
+    /* x = P^T L^-T L^-1 P b */
+    cs_di_ipvec((*S)->pinv, rhs, work, dim);
+    cs_di_lsolve(N->L, work);
+    cs_di_ltsolve(N->L, work);
+    cs_di_pvec((*S)->pinv, work, rhs, dim);
+    cs_di_nfree(N);
     double max_step = 0;
     for (int n = 0; n < g->n; n++) {
         tycho_pose2 *p = &g->nodes[n];
@@ -196,11 +209,12 @@ tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations, 
         if (out) *out = r;
         return TYCHO_OK;
     }
-    double *rhs = malloc((size_t)3 * g->n * sizeof *rhs);
+    double *rhs = malloc((size_t)6 * g->n * sizeof *rhs);
     if (!rhs) return tycho_fail(err, TYCHO_ENOMEM, "pose graph: out of memory");
+    cs_dis *S = NULL;
     tycho_status st = TYCHO_OK;
     for (int it = 0; it < max_iterations; it++) {
-        double step = gauss_newton_step(g, rhs);
+        double step = gauss_newton_step(g, rhs, rhs + 3 * g->n, &S);
         if (step < 0) {
             st = tycho_fail(err, TYCHO_EINVAL,
                             "pose graph: the normal equations are singular or out of memory (%d nodes, %d edges)",
@@ -211,6 +225,7 @@ tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations, 
         r.max_step = step;
         if (step < 1e-5) break;
     }
+    cs_di_sfree(S);
     free(rhs);
     r.chi2_after = total_chi2(g);
     if (out) *out = r;
