@@ -1,6 +1,6 @@
 /* Lua bindings: SLAM with submaps and loop closure (core/slam.c).
  *
- *   tycho.slam.new([{resolution=, sigma=, submap_scans=, window_xy=, window_yaw=,
+ *   tycho.slam.new([{resolution=, sigma=, submap_scans=, field_every=, window_xy=, window_yaw=,
  *                    loop_closure=, loop_window_xy=, loop_window_yaw=, loop_min_score=,
  *                    loop_radius=, loop_every=, loop_matches_per_scan=,
  *                    loop_min_separation=, optimize_every=, edge_sigma_xy=,
@@ -31,7 +31,7 @@ static lslam *check_slam(lua_State *L, int idx)
 }
 
 static const char *const param_keys[] = {
-    "resolution", "sigma", "submap_scans", "window_xy", "window_yaw", "loop_closure", "loop_window_xy",
+    "resolution", "sigma", "submap_scans", "field_every", "window_xy", "window_yaw", "loop_closure", "loop_window_xy",
     "loop_window_yaw", "loop_min_score", "loop_radius", "loop_every", "loop_matches_per_scan",
     "loop_min_separation", "optimize_every", "edge_sigma_xy", "edge_sigma_yaw", "loop_sigma_xy",
     "loop_sigma_yaw", "huber", NULL};
@@ -45,6 +45,7 @@ static int l_new(lua_State *L)
     p.resolution = tycho_l_optfield_number(L, 1, 1, "resolution", p.resolution);
     p.sigma = tycho_l_optfield_number(L, 1, 1, "sigma", p.sigma);
     p.submap_scans = (int)tycho_l_optfield_integer(L, 1, 1, "submap_scans", p.submap_scans);
+    p.field_every = (int)tycho_l_optfield_integer(L, 1, 1, "field_every", p.field_every);
     p.local.window_xy = tycho_l_optfield_number(L, 1, 1, "window_xy", p.local.window_xy);
     p.local.window_yaw = tycho_l_optfield_number(L, 1, 1, "window_yaw", p.local.window_yaw);
     p.loop_closure = tycho_l_optfield_boolean(L, 1, 1, "loop_closure", p.loop_closure);

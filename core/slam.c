@@ -34,7 +34,8 @@ struct tycho_slam {
     submap *subs;
     int nsub, subcap;
     int cur, next;          /* active submaps: matched against / being started; -1 none */
-    bool front_dirty;       /* cur changed since the front matcher's field was built */
+    int front_sub;          /* the submap the front matcher's field was built from (-1 none) */
+    int front_stale;        /* scans inserted into it since */
     tycho_matcher *front;
     tycho_inserter *ins;
     int *queue;             /* nodes waiting for the loop-closure search (ring) */
@@ -50,6 +51,7 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->resolution = 0.05;
     p->sigma = 0.05;
     p->submap_scans = 40;
+    p->field_every = 1;
     tycho_match_params_defaults(&p->local);
     p->local.plateau_centre = true;
     p->loop_window_xy = 0.3;
@@ -78,6 +80,7 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
     NEED(in_range(p->resolution, 0.005, 1), "slam: resolution must be in [0.005, 1] m");
     NEED(in_range(p->sigma, 0.005, 1), "slam: sigma must be in [0.005, 1] m");
     NEED(p->submap_scans >= 2 && p->submap_scans <= 100000, "slam: submap_scans must be in 2..100000");
+    NEED(p->field_every >= 1 && p->field_every <= 1000, "slam: field_every must be in 1..1000");
     NEED(in_range(p->local.window_xy, 0, 5), "slam: window_xy must be in [0, 5] m");
     NEED(in_range(p->local.window_yaw, 0, M_PI), "slam: window_yaw must be in [0, pi] rad");
     NEED(in_range(p->loop_window_xy, 0, 5), "slam: loop_window_xy must be in [0, 5] m");
@@ -111,7 +114,7 @@ tycho_slam *tycho_slam_new(const tycho_slam_params *p, tycho_err *err)
     tycho_slam *s = calloc(1, sizeof *s);
     if (!s) goto oom;
     s->p = *p;
-    s->cur = s->next = -1;
+    s->cur = s->next = s->front_sub = -1;
     s->graph = tycho_pose_graph_new();
     s->front = tycho_matcher_new();
     s->ins = tycho_inserter_new();
@@ -303,10 +306,14 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
     submap *m = &s->subs[s->cur];
     *st = TYCHO_OK;
     if (m->scans == 0) return guess;
-    if (s->front_dirty) {
+    /* the field is rebuilt when the submap changed or every
+     * field_every scans: one more scan moves a 20-40-scan submap little, and
+     * the rebuild is most of a scan's cost */
+    if (s->front_sub != s->cur || s->front_stale >= s->p.field_every) {
         *st = tycho_matcher_set_map(s->front, m->grid, WALL_COST, s->p.sigma, err);
         if (*st != TYCHO_OK) return guess;
-        s->front_dirty = false;
+        s->front_sub = s->cur;
+        s->front_stale = 0;
     }
     tycho_pose2 anchor = node_pose(s, m->anchor);
     tycho_match_result r;
@@ -376,7 +383,7 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
         return err ? err->code : TYCHO_ENOMEM;
     if ((st = insert_into(s, s->cur, k, err)) != TYCHO_OK) return st;
     if (s->next >= 0 && (st = insert_into(s, s->next, k, err)) != TYCHO_OK) return st;
-    s->front_dirty = true;
+    s->front_stale++;
     if (s->subs[s->cur].scans >= s->p.submap_scans) {
         if ((st = finish_submap(s, s->cur, err)) != TYCHO_OK) return st;
         s->cur = s->next;

@@ -407,7 +407,7 @@ tycho.slam = {}
 ---@class tycho.slam
 local slam = {}
 ---Options (all optional; angles in rad): resolution, sigma (m), submap_scans,
----window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
+---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
 ---loop_window_yaw, loop_min_score, loop_radius, loop_every, loop_matches_per_scan,
 ---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
 ---loop_sigma_xy, loop_sigma_yaw, huber; unknown keys are errors.

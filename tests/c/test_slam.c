@@ -117,6 +117,7 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps)
     p.loop_window_yaw = 10 * M_PI / 180;
     p.loop_min_score = 0.6;
     if (getenv("SLAM_RES")) p.resolution = atof(getenv("SLAM_RES"));
+    if (getenv("SLAM_FIELD")) p.field_every = atoi(getenv("SLAM_FIELD"));
     if (getenv("SLAM_SEP")) p.loop_min_separation = atoi(getenv("SLAM_SEP"));
     if (getenv("SLAM_PLATEAU")) p.local.plateau_centre = atoi(getenv("SLAM_PLATEAU"));
     if (getenv("SLAM_EVERY")) p.loop_every = atoi(getenv("SLAM_EVERY"));

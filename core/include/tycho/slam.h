@@ -33,6 +33,7 @@ typedef struct {
     double resolution;      /* m per submap and rendered-map cell, default 0.05 */
     double sigma;           /* m, likelihood field spread, default 0.05 */
     int submap_scans;       /* scans in a finished submap, default 40 */
+    int field_every;        /* rebuild the front end's likelihood field every n scans, default 1 */
     tycho_match_params local; /* front-end match (window 0.15 m, 6 deg) */
     double loop_window_xy;  /* m, loop-closure search half-width, default 0.3 */
     double loop_window_yaw; /* rad, default 5 deg */
