@@ -4,7 +4,7 @@ set -euo pipefail
 PKGS=(cmake make gcc clang pkg-config
       liblua5.4-dev lua5.4 lua-busted
       libluajit-5.1-dev luajit
-      libpng-dev libyaml-dev
+      libpng-dev libyaml-dev libsuitesparse-dev
       libedit-dev libi2c-dev libgpiod-dev
       lua-check
       luarocks)

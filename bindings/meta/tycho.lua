@@ -426,6 +426,39 @@ function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
 ---Clears the tripped mark (after a slice).
 function tycho.watchdog.untrip(co) end
+---SLAM (core/slam.c): submaps matched by the scan matcher, a pose graph
+---optimised by sparse Cholesky (SuiteSparse), loop closure in slices.
+tycho.slam = {}
+---@class tycho.slam
+local slam = {}
+---Options (all optional; angles in rad): resolution, sigma (m), submap_scans,
+---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
+---loop_window_yaw, loop_min_score, loop_radius, loop_every, loop_matches_per_scan,
+---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
+---loop_sigma_xy, loop_sigma_yaw, huber; unknown keys are errors.
+---@return tycho.slam
+function tycho.slam.new(opts) end
+---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
+---@param scan tycho.scan
+---@param odom table {x=, y=, yaw=}
+---@return table step {x, y, yaw, matched, degenerate, score, loop_closures}
+function slam:add_scan(scan, odom) end
+---The latest scan's corrected pose.
+---@return number x, number y, number yaw
+function slam:pose() end
+---An odometry pose taken since the latest scan, corrected.
+---@return number x, number y, number yaw
+function slam:correct(x, y, yaw) end
+---Every scan re-rendered at its optimised pose (a new grid).
+---@return tycho.grid
+function slam:map() end
+---Runs the loop search for every queued scan (and the last) and optimises.
+function slam:finish() end
+---Every scan's optimised pose.
+---@return table[] poses {{x, y, yaw}, ...}
+function slam:trajectory() end
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, bytes}
+function slam:stats() end
 ---@class tycho.scan_matcher
 local scan_matcher = {}
 ---Scan-to-map matcher (core/scan_match.c): correlative search + the

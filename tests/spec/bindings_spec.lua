@@ -55,6 +55,7 @@ local factories = {
   ["tycho.follower"] = function() return tycho.follower() end,
   ["tycho.pitch_detector"] = function() return tycho.pitch_detector() end,
   ["tycho.scan_matcher"] = function() return tycho.scan_matcher() end,
+  ["tycho.slam"] = function() return tycho.slam.new() end,
   ["tycho.swarm"] = function() return tycho.swarm.new() end,
   ["tycho.fleet_planner"] = function() return tycho.fleet.planner(grid(), { cell = 1 }) end,
   ["tycho.fleet_sim"] = function() return tycho.fleet.sim(2) end,
@@ -230,6 +231,7 @@ local calls = {
   ["scan_matcher"] = function(o) return tycho.scan_matcher(o) end,
   ["scan_matcher:set_map"] = function(o) return tycho.scan_matcher():set_map(grid(), o) end,
   ["scheduler.new"] = function(o) return tycho.scheduler.new(o) end,
+  ["slam.new"] = function(o) return tycho.slam.new(o) end,
   ["scheduler:after"] = function(o) return tycho.scheduler.new():after(1, function() end, o) end,
   ["scheduler:every"] = function(o) return tycho.scheduler.new():every(1, function() end, o) end,
   ["scheduler:run"] = function(o)
