@@ -436,6 +436,7 @@ local slam = {}
 ---loop_window_yaw, loop_min_score, loop_radius, loop_every, loop_matches_per_scan,
 ---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
 ---loop_sigma_xy, loop_sigma_yaw, huber; unknown keys are errors.
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number}
 ---@return tycho.slam
 function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
