@@ -37,8 +37,8 @@ LONG_BENCHES=" bench_campaign "
 if [ ! -f "$build/CMakeCache.txt" ]; then
   bash scripts/build.sh "$build" -DTYCHO_WERROR=ON
 else
-  cmake --build "$build" -j "$(nproc)" > "$build.bench-build.log" 2>&1 ||
-    { cat "$build.bench-build.log"; exit 1; }
+  cmake --build "$build" -j "$(nproc)" > "$build/bench-build.log" 2>&1 ||
+    { cat "$build/bench-build.log"; exit 1; }
 fi
 
 read -r load1 load5 load15 _ < /proc/loadavg
