@@ -3,6 +3,7 @@
  * executable beside this binary), idle and with the simulator running at
  * 20 Hz beside the console. A round trip is from sending the line until
  * the prompt frame that ends its output arrives. Target: <= 2 ms. */
+#include "result.h"
 #include "tycho/frame.h"
 
 #include <libgen.h>
@@ -101,6 +102,13 @@ static int run(const char *exe, const char *label, const char *world)
     double p50 = ms[N / 2], p99 = ms[N * 99 / 100], max = ms[N - 1];
     printf("attach round trip '1 + 1' (%s): median %.3f ms, p99 %.3f ms, max %.3f ms over %d (target <= 2 ms) %s\n",
            label, p50, p99, max, N, p99 <= 2.0 ? "PASS" : "FAIL");
+    char key[64], what[200];
+    snprintf(key, sizeof key, "attach.%s.p99_ms", world ? "sim" : "idle");
+    snprintf(what, sizeof what, "`bench_attach`: console round trip of `1 + 1` over the attach socket (%s), p99", label);
+    bench_result(key, p99, "ms", "<=", 2, what);
+    snprintf(key, sizeof key, "attach.%s.median_ms", world ? "sim" : "idle");
+    snprintf(what, sizeof what, "`bench_attach`: the same (%s), median", label);
+    bench_result(key, p50, "ms", NULL, 0, what);
     close(fd);
     close(in[1]); /* EOF on the console: the runtime leaves */
     int status;

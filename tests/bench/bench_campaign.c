@@ -12,6 +12,7 @@
  * TYCHO_CAMPAIGN_NOISY_SEED0 (default 20001) the first seeds (a fresh
  * held-out set: seeds nobody has run before). Each campaign writes to
  * $TMPDIR/tycho-bench-campaign-SEED0. */
+#include "result.h"
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,5 +95,20 @@ int main(int argc, char **argv)
            verdict(h.timeouts + h.crashed == 0));
     printf("held-out campaign wall time      %6.0f s   <= 600 s  %s\n", h.wall_s, verdict(h.wall_s <= 600));
     printf("noisy sources engaged            %6.1f %%   >= 97 %%   %s\n", z.engaged_pct, verdict(z.engaged_pct >= 97));
+    char what[200];
+    snprintf(what, sizeof what, "`bench_campaign`: the mission on %d held-out generated mazes (seeds %d–%d), "
+             "sources engaged", n, s0, s0 + n - 1);
+    bench_result("campaign.engaged_pct", h.engaged_pct, "%", ">=", 99, what);
+    bench_result("campaign.solved_pct", h.solved_pct, "%", ">=", 97, "`bench_campaign`: the same, worlds solved");
+    bench_result("campaign.collisions", h.collisions, "collisions", "<=", 0, "`bench_campaign`: the same, collisions");
+    bench_result("campaign.ramp_pct", h.ramp_pct, "%", ">=", 95, "`bench_campaign`: the same, ramp climbed");
+    bench_result("campaign.median_sim_s", h.median_s, "s", "<=", 400,
+                 "`bench_campaign`: the same, median simulated time");
+    bench_result("campaign.timeouts", h.timeouts + h.crashed, "worlds", "<=", 0,
+                 "`bench_campaign`: the same, timeouts and crashes");
+    bench_result("campaign.wall_s", h.wall_s, "s", "<=", 600, "`bench_campaign`: the same, wall time on 2 cores");
+    snprintf(what, sizeof what, "`bench_campaign`: %d held-out mazes with odometry noise 0.05 and camera noise "
+             "doubled (seeds %d–%d), sources engaged", nn, ns0, ns0 + nn - 1);
+    bench_result("campaign.noisy_engaged_pct", z.engaged_pct, "%", ">=", 97, what);
     return 0;
 }

@@ -1,6 +1,9 @@
 /* Device protocol benchmark: AMG8833 frame decode (128 bytes -> 64
  * temperatures) and DYNAMIXEL 2.0 stream parsing. Target (issue 5): an
  * AMG8833 frame decode <= 2 us. */
+#include "result.h"
+
+#include <math.h>
 #include "tycho/devproto.h"
 #include "tycho/lidarproto.h"
 
@@ -30,6 +33,7 @@ int main(void)
     double us = (now() - t0) / N * 1e6;
     printf("amg8833 frame decode (64 pixels): %.3f us/frame over %d frames (target <= 2 us) %s\n", us, N,
            us <= 2 ? "PASS" : "FAIL");
+    bench_result("devproto.amg8833_us", us, "us/frame", "<=", 2, "`bench_devproto`: AMG8833 frame decode");
     /* a status packet with 100 bytes of parameters, fed as a stream */
     uint8_t params[100], pkt[256];
     for (int i = 0; i < 100; i++) params[i] = (uint8_t)i;
@@ -77,6 +81,8 @@ int main(void)
     double rus = (now() - t0) / R * 1e6;
     printf("lds-01 revolution parse (60 packets, 2520 bytes, checksums checked): %.2f us/revolution, %d revolutions "
            "(target <= 20 us) %s\n", rus, revs, rus <= 20 && revs == R ? "PASS" : "FAIL");
+    bench_result("devproto.lds01_rev_us", revs == R ? rus : INFINITY, "us/revolution", "<=", 20,
+                 "`bench_devproto`: LDS-01 revolution parse (60 packets, checksums)");
     (void)sink;
     return us <= 2 && got_n == M && rus <= 20 && revs == R ? 0 : 1;
 }

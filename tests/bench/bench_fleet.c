@@ -5,6 +5,9 @@
  * tried, the makespan and the sum of arrival steps, checks every plan with
  * an independent conflict check, and the median against the target.
  * Target (issue 6): median <= 1 s, every goal set solved. */
+#include "result.h"
+
+#include <math.h>
 #include "tycho/fleet_io.h"
 #include "tycho/inflation.h"
 #include "tycho/graph.h"
@@ -57,7 +60,7 @@ static int cmp(const void *a, const void *b)
 }
 
 /* Plans every goal set on one planner; prints each and the median. */
-static bool plan_sets(tycho_mapf *m, const double *sxy, const char *label)
+static bool plan_sets(tycho_mapf *m, const double *sxy, const char *label, const char *key_of)
 {
     double gxy[2 * NR], times[16];
     char path[4096], *text;
@@ -107,6 +110,11 @@ static bool plan_sets(tycho_mapf *m, const double *sxy, const char *label)
     bool pass = sets > 0 && failures == 0 && med <= 1.0;
     printf("fleet planning (%s): median %.1f ms over %d goal sets, %d failed (target <= 1000 ms, all solved) %s\n",
            label, med * 1e3, sets, failures, pass ? "PASS" : "FAIL");
+    char key[96], what[200];
+    snprintf(key, sizeof key, "fleet.%s.median_ms", key_of);
+    snprintf(what, sizeof what, "`bench_fleet`: 32 robots, warehouse, 5 goal sets, %s (median; %d not solved)",
+             label, failures);
+    bench_result(key, failures ? INFINITY : med * 1e3, "ms", "<=", 1000, what);
     return pass;
 }
 
@@ -155,7 +163,8 @@ int main(void)
         }
         printf("fleet graph (%s): %d vertices, %d edges, built in %.1f ms\n", labels[kind], tycho_mapf_vertex_count(m),
                tycho_mapf_graph(m)->E / 2, (now() - t0) * 1e3);
-        pass = plan_sets(m, sxy, labels[kind]) && pass;
+        static const char *keys[3] = {"grid4", "grid8", "sparse"};
+        pass = plan_sets(m, sxy, labels[kind], keys[kind]) && pass;
         tycho_mapf_free(m);
     }
     free(starts);

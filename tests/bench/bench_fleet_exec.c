@@ -5,6 +5,7 @@
  * breakdowns (p = 0.01, 40-90 s). Prints robots home, collisions, re-plans
  * and the simulated/wall time ratio. Targets: 100 % home, 0 collisions,
  * >= 20x real time. */
+#include "result.h"
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -97,6 +98,14 @@ int main(void)
            "%.0fx real time overall, slowest run %.0fx (targets 100 %%, 0, >= 20x) %s\n",
            total_home, total_robots, 100.0 * total_home / (total_robots ? total_robots : 1), total_collisions,
            total_replans, 5 * runs, total_sim / total_wall, worst_factor, pass ? "PASS" : "FAIL");
+    bench_result("fleet_exec.home_pct", 100.0 * total_home / (total_robots ? total_robots : 1), "%", ">=", 100,
+                 "`bench_fleet_exec`: 32 robots, 5 goal sets × seeded runs with delays and breakdowns: robots home");
+    bench_result("fleet_exec.collisions", total_collisions, "collisions", "<=", 0,
+                 "`bench_fleet_exec`: collisions over every run");
+    bench_result("fleet_exec.slowest_x", worst_factor, "x_real_time", ">=", 20,
+                 "`bench_fleet_exec`: slowest run, times real time");
+    bench_result("fleet_exec.overall_x", total_sim / total_wall, "x_real_time", NULL, 0,
+                 "`bench_fleet_exec`: all runs together, times real time (higher is better)");
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf /tmp/tycho-bench-fleet-%d", (int)getpid());
     if (system(rm) != 0) fprintf(stderr, "could not clean up\n");

@@ -7,6 +7,7 @@
  * it hits), then inflated like a Nav2 global costmap (inscribed 0.15 m,
  * inflation 0.45 m). The robot stands at the end of its drive. Measured
  * through the C API and through grid:frontiers from Lua. */
+#include "result.h"
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -230,6 +231,8 @@ int main(void)
            "searches (target <= %.0f ms) %s\n",
            N, N, RES, known * 100, npath, nf, best ? best->size : 0, best ? best->distance : 0,
            mean_ms, cpu_ms, worst * 1e3, runs, TARGET_MS, mean_ms <= TARGET_MS ? "PASS" : "FAIL");
+    bench_result("frontiers.search_ms", mean_ms, "ms", "<=", TARGET_MS,
+                 "`bench_frontiers`: 400×400 half-explored, one search");
 
     /* the same through Lua: grid:frontiers builds the result tables too */
     lua_State *L = luaL_newstate();
@@ -261,6 +264,8 @@ int main(void)
     printf("frontiers rooms400 via Lua grid:frontiers (%d frontiers returned): %.3f ms/call mean "
            "(%.3f ms CPU) over %d calls (target <= %.0f ms) %s\n",
            (int)lua_tointeger(L, -1), lua_ms, cpu_ms, runs, TARGET_MS, lua_ms <= TARGET_MS ? "PASS" : "FAIL");
+    bench_result("frontiers.lua_ms", lua_ms, "ms", "<=", TARGET_MS,
+                 "`bench_frontiers`: the same through Lua (`grid:frontiers`, result tables built)");
     lua_close(L);
     tycho_frontier_search_free(s);
     tycho_grid_free(g);

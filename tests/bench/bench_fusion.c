@@ -6,6 +6,7 @@
  * The budgets are this machine's share of a 50 Hz control tick, not
  * reference numbers: fusion runs 2 cameras x 10 Hz, the follower and pitch
  * detector every tick, k-means once per mission phase. */
+#include "result.h"
 #include "tycho/diffdrive.h"
 #include "tycho/follower.h"
 #include "tycho/fusion.h"
@@ -29,11 +30,15 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void report(const char *what, double value, const char *unit, const char *cond,
-                   double target)
+static void report(const char *key, const char *what, double value, const char *unit,
+                   const char *cond, double target)
 {
     printf("%s: %.3f %s %s (target <= %g %s) %s\n", what, value, unit, cond, target, unit,
            value <= target ? "PASS" : "FAIL");
+    char name[64], desc[320];
+    snprintf(name, sizeof name, "fusion.%s", key);
+    snprintf(desc, sizeof desc, "`bench_fusion`: %s, %s", what, cond);
+    bench_result(name, value, unit, "<=", target, desc);
 }
 
 static volatile double sink;
@@ -70,7 +75,7 @@ static void bench_fusion(void)
     double us = (now() - t0) / n * 1e6;
     char cond[128];
     snprintf(cond, sizeof cond, "per call, 360 beams + 8x8 frame, narrow, mean over %d calls", n);
-    report("fusion locate", us, "us", cond, 10);
+    report("locate_us", "fusion locate", us, "us", cond, 10);
 }
 
 /* A 25 m zig-zag path sampled every 5 cm, like a grid planner's output. */
@@ -114,7 +119,7 @@ static void bench_follower(void)
     char cond[160];
     snprintf(cond, sizeof cond, "per step, %d-point 25 m path, closed loop at 50 Hz, %ld steps", n,
              steps);
-    report("follower step (C)", t_total / steps * 1e6, "us", cond, 2);
+    report("follower_c_us", "follower step (C)", t_total / steps * 1e6, "us", cond, 2);
 
     /* path ahead check: 1.8 m lookahead on a 0.05 m grid */
     tycho_pose2 o = {-1, -3, 0};
@@ -126,7 +131,7 @@ static void bench_follower(void)
         tycho_path_check_blocked(g, path + 2 * (i % 400), 100, 1.8, 254, false, &b, NULL);
         sink += b.distance;
     }
-    report("path_blocked", (now() - t0) / m * 1e6, "us",
+    report("path_blocked_us", "path_blocked", (now() - t0) / m * 1e6, "us",
            "per check, 1.8 m lookahead (36 path segments) over a free 400x400 grid at 0.05 m", 5);
     tycho_grid_free(g);
     tycho_follower_free(f);
@@ -169,7 +174,7 @@ static void bench_follower_lua(void)
     snprintf(cond, sizeof cond,
              "per f:step + diffdrive.step from %s, 500-point path, %ld steps (incl. set_path)",
              LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", n);
-    report("follower step (Lua)", dt / n * 1e6, "us", cond, 5);
+    report("follower_lua_us", "follower step (Lua)", dt / n * 1e6, "us", cond, 5);
     lua_close(L);
 }
 
@@ -183,7 +188,7 @@ static void bench_pitch(void)
         tycho_pitch_push(d, i * 0.02, 0.01 * sin(i * 0.1), &st, NULL);
         sink += st.short_avg;
     }
-    report("pitch push", (now() - t0) / n * 1e9, "ns", "per sample at 50 Hz, 0.5 s window (25 samples)",
+    report("pitch_push_50hz_ns", "pitch push", (now() - t0) / n * 1e9, "ns", "per sample at 50 Hz, 0.5 s window (25 samples)",
            500);
     tycho_pitch_free(d);
     tycho_pitch_params p;
@@ -194,7 +199,7 @@ static void bench_pitch(void)
         tycho_pitch_push(d, i * 0.001, 0.01 * sin(i * 0.1), &st, NULL);
         sink += st.short_avg;
     }
-    report("pitch push", (now() - t0) / n * 1e9, "ns",
+    report("pitch_push_1khz_ns", "pitch push", (now() - t0) / n * 1e9, "ns",
            "per sample at 1 kHz, window capped at capacity 256", 2000);
     tycho_pitch_free(d);
 }
@@ -216,13 +221,13 @@ static void bench_kmeans(void)
     const int reps = 200;
     double t0 = now();
     for (int r = 0; r < reps; r++) tycho_kmeans_fit(km, xy, 600, 6, NULL, NULL);
-    report("kmeans fit", (now() - t0) / reps * 1e3, "ms", "600 points, k = 6, n_init 4", 5);
+    report("kmeans_fit_ms", "kmeans fit", (now() - t0) / reps * 1e3, "ms", "600 points, k = 6, n_init 4", 5);
     t0 = now();
     for (int r = 0; r < reps; r++) tycho_kmeans_fit_auto(km, xy, 600, 10, 0.5, NULL, NULL);
     char cond[96];
     snprintf(cond, sizeof cond, "600 points, k_max 10, radius 0.5 m (chose k = %d)",
              tycho_kmeans_k(km));
-    report("kmeans fit_auto", (now() - t0) / reps * 1e3, "ms", cond, 20);
+    report("kmeans_auto_ms", "kmeans fit_auto", (now() - t0) / reps * 1e3, "ms", cond, 20);
     tycho_kmeans_free(km);
 }
 

@@ -1,6 +1,7 @@
 /* Inflation of a 1000x1000 grid (0.05 m, inflation_radius 0.5 m) with an
  * indoor-like obstacle layout: rooms with 2-cell walls and doors, furniture
  * blocks and scattered clutter. Target: <= 20 ms per full inflation. */
+#include "result.h"
 #include "check.h"
 #include "tycho/edt.h"
 #include "tycho/image.h"
@@ -92,6 +93,8 @@ int main(void)
            "(%.1f%% inflated): %.2f ms mean, %.2f ms best over %d runs (target <= 20 ms) %s\n",
            w, h, 100.0 * lethal / ((double)w * h), 100.0 * inflated / ((double)w * h), mean_ms,
            best * 1e3, runs, mean_ms <= 20 ? "PASS" : "FAIL");
+    bench_result("inflation.mean_ms", mean_ms, "ms", "<=", 20,
+                 "`bench_inflation`: 1000×1000, 0.5 m at 0.05 m");
 
     /* in place, as a costmap update would run it */
     total = 0;

@@ -1,6 +1,7 @@
 /* 3D LiDAR benchmark (issue 7): a 16-line, 1800-column sweep cast against a
  * 400 x 400 height field at 0.1 m (rolling ground of +-0.3 m and 200 boxes),
  * the sensor 0.5 m above the middle. Target: <= 10 ms per sweep. */
+#include "result.h"
 #include "tycho/lidar3d.h"
 
 #include <math.h>
@@ -46,6 +47,8 @@ int main(void)
     }
     printf("lidar3d sweep, 16 x 1800 beams on a 400 x 400 height field: %.2f ms mean, %.2f ms best, %d points "
            "(target <= 10 ms) %s\n", sum / reps, best, n, sum / reps <= 10 ? "PASS" : "FAIL");
+    bench_result("lidar3d.sweep_ms", sum / reps, "ms", "<=", 10,
+                 "`bench_lidar3d`: 16 × 1800 beams on a 400 × 400 height field (mean per sweep)");
     free(r);
     free(pts);
     tycho_heightfield_free(f);

@@ -1,5 +1,6 @@
 /* Cost of calling a cheap tycho primitive from Lua (grid:get), net of the
  * loop itself. Target: <= 100 ns per call on Lua 5.4. */
+#include "result.h"
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -53,6 +54,7 @@ int main(void)
            "(target <= 100 ns) %s\n",
            per_call, tc / n * 1e9, n, LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", per_call <= 100 ? "PASS" : "FAIL");
     printf("lua grid.width field read: %.1f ns/read net of loop over %ld reads\n", per_field, n);
+    bench_result("lua.grid_get", per_call, "ns/call", "<=", 100, "`bench_lua`: `grid:get` from Lua");
     lua_close(L);
     return 0;
 }

@@ -13,6 +13,7 @@
  * and worlds are found from TYCHO_SOURCE_DIR (set by `cmake --build build
  * --target bench`), else the working directory. */
 #define _GNU_SOURCE
+#include "result.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -116,6 +117,7 @@ int main(void)
     }
     for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; w++) {
         char *summaries[2] = {NULL, NULL};
+        double worst_wall = 0, worst_rss = 0, sim_s = 0;
         for (int rep = 0; rep < 2; rep++) {
             char out[PATH_MAX];
             snprintf(out, sizeof out, "%s/w%zu-r%d", root, w, rep);
@@ -137,11 +139,29 @@ int main(void)
                    worlds[w].world, rep + 1, r.wall_s, st, st / r.wall_s, rss_mb,
                    worlds[w].target_s, rss_target_mb, ok ? "PASS" : "FAIL");
             if (!ok) failures++;
+            worst_wall = r.wall_s > worst_wall ? r.wall_s : worst_wall;
+            worst_rss = rss_mb > worst_rss ? rss_mb : worst_rss;
+            sim_s = st;
         }
+        char key[96], what[200], world[64];
+        const char *base = strrchr(worlds[w].world, '/');
+        snprintf(world, sizeof world, "%s", base ? base + 1 : worlds[w].world);
+        char *dot = strrchr(world, '.');
+        if (dot) *dot = 0;
+        snprintf(key, sizeof key, "mission.%s.wall_s", world);
+        snprintf(what, sizeof what, "`bench_mission`: whole mission, %s (%.0f s simulated), slower of 2 runs",
+                 world, sim_s);
+        bench_result(key, worst_wall, "s", "<=", worlds[w].target_s, what);
+        snprintf(key, sizeof key, "mission.%s.rss_mb", world);
+        snprintf(what, sizeof what, "`bench_mission`: peak RSS, %s", world);
+        bench_result(key, worst_rss, "MB", "<=", rss_target_mb, what);
         bool same = summaries[0] && summaries[1] && strcmp(summaries[0], summaries[1]) == 0;
         printf("mission %-22s determinism: same seed -> %s summary.json (wall time aside) %s\n",
                worlds[w].world, same ? "identical" : "DIFFERENT", same ? "PASS" : "FAIL");
         if (!same) failures++;
+        snprintf(key, sizeof key, "mission.%s.deterministic", world);
+        snprintf(what, sizeof what, "`bench_mission`: same seed twice gives the same summary.json, %s (1 = yes)", world);
+        bench_result(key, same, "bool", ">=", 1, what);
         free(summaries[0]);
         free(summaries[1]);
     }

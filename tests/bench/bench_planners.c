@@ -9,6 +9,7 @@
  * 3) and the best mean is kept, which filters noise from other processes on
  * a shared machine. Data: TYCHO_TEST_DATA, default tests/data in the
  * repository (TYCHO_SOURCE_DIR, else the working directory). */
+#include "result.h"
 #include "tycho/movingai.h"
 #include "tycho/planner.h"
 
@@ -38,6 +39,7 @@ static const bench_map MAPS[] = {
 };
 
 static int failures;
+static size_t not_optimal; /* over every map and algorithm */
 
 static void data_path(char *buf, size_t n, const char *rel)
 {
@@ -88,6 +90,15 @@ static void run_algo(tycho_planner *pl, const char *name, tycho_plan_algorithm a
            tycho_plan_algorithm_name(algo), name, us, sc->count, reps, tgt, optimal, sc->count,
            failed ? " (some failed)" : "", pass ? "PASS" : "FAIL");
     tycho_path_release(&path);
+    not_optimal += sc->count - optimal;
+    char key[96], what[160], map[64];
+    snprintf(map, sizeof map, "%s", name);
+    char *dot = strrchr(map, '.');
+    if (dot) *dot = 0;
+    snprintf(key, sizeof key, "planners.%s.%s_us", tycho_plan_algorithm_name(algo), map);
+    snprintf(what, sizeof what, "`bench_planners`: %s, %s, every scenario line",
+             tycho_plan_algorithm_name(algo), map);
+    bench_result(key, us, "us/query", target > 0 ? "<=" : NULL, target, what);
 }
 
 int main(void)
@@ -148,6 +159,8 @@ int main(void)
         tycho_grid_free(g);
     }
     tycho_planner_free(pl);
+    bench_result("planners.not_optimal", (double)not_optimal, "queries", "<=", 0,
+                 "`bench_planners`: answers that are not optimal, every map and algorithm");
     printf("bench_planners: %s\n", failures ? "FAIL" : "all PASS");
     return failures ? 1 : 0;
 }

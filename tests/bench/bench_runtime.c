@@ -5,7 +5,8 @@
  * behaviour step (a tight Lua loop inside a task: no budget vs the default
  * CPU-time budget vs an instruction-count budget).
  * Targets: reload <= 20 ms from the save; watchdog overhead <= 5 %.
- * Scripts come from TYCHO_SOURCE_DIR (set by the bench target) or the cwd. */
+ * Scripts come from TYCHO_SOURCE_DIR (set by the bench target) or the cwd.
+ * The RESULT lines follow tests/bench/result.h. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -38,6 +39,7 @@ static const char SCRIPT[] =
     "end\n"
     "r:close() os.remove(path)\n"
     "print(('hot reload of heat_seek_states.lua from save to swap: %.2f ms mean, %.2f ms worst over %d saves (target <= 20 ms) %s'):format(sum / n, worst, n, worst <= 20 and 'PASS' or 'FAIL'))\n"
+    "print(('RESULT runtime.reload_worst_ms %.6g ms <=20 `bench_runtime`: hot reload of `heat_seek_states.lua`, from the save (rename) to the swap, worst of %d'):format(worst, n))\n"
     "-- watchdog overhead\n"
     "local function run(budget, budget_s)\n"
     "  local s = tycho.scheduler.new { clock = tycho.clock.new { mode = 'sim' } }\n"
@@ -51,6 +53,7 @@ static const char SCRIPT[] =
     "for _ = 1, 3 do a = math.min(a, run(false, false)) b = math.min(b, run(nil, nil)) c = math.min(c, run(1e9)) end\n"
     "local ob, oc = (b / a - 1) * 100, (c / a - 1) * 100\n"
     "print(('watchdog overhead on a behaviour step (2e7-iteration loop in a task): none %.1f ms, default CPU-time budget %.1f ms (%+.1f %%), instruction-count budget %.1f ms (%+.1f %%) (target <= 5 %%) %s'):format(a * 1e3, b * 1e3, ob, c * 1e3, oc, ob <= 5 and 'PASS' or 'FAIL'))\n"
+    "print(('RESULT runtime.watchdog_overhead_pct %.6g %% <=5 `bench_runtime`: watchdog on a behaviour step (2e7-iteration loop in a task), default CPU-time budget'):format(ob))\n"
     "return worst <= 20 and ob <= 5\n";
 
 int main(void)

@@ -3,6 +3,7 @@
  * tasks runner, and a state machine's decision tick. Targets are ours: the
  * reference mission runs a few hundred periodic tasks and coroutines and
  * must simulate hundreds of seconds in a few wall seconds. */
+#include "result.h"
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -59,6 +60,8 @@ static void bench_core(void)
     printf("sched core: %.1f ns/dispatch mean over %lld dispatches of %d periodic C tasks "
            "(cpu %.1f ns) (target <= 200 ns) %s\n", ns, steps, ntasks,
            dc / (double)steps * 1e9, ns <= 200 ? "PASS" : "FAIL");
+    bench_result("sched.core_dispatch_ns", ns, "ns", "<=", 200,
+                 "`bench_sched`: core scheduler, one dispatch of a periodic C task");
     tycho_sched_free(s);
     tycho_clock_free(c);
 }
@@ -110,6 +113,8 @@ int main(void)
     printf("sched lua task: %.1f ns/dispatch mean over 1000000 dispatches of 100 Lua tasks, %s "
            "(cpu %.1f ns) (target <= 1000 ns) %s\n", ns, LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", last_cpu_ns,
            ns <= 1000 ? "PASS" : "FAIL");
+    bench_result("sched.lua_task_ns", ns, "ns", "<=", 1000,
+                 "`bench_sched`: one dispatch of a periodic Lua task (100 tasks)");
 
     /* coroutine runner: N coroutines yielding every tick of a 100 Hz runner,
      * each resume with the default CPU-time budget (the runaway guard); the
@@ -131,6 +136,11 @@ int main(void)
         ns = run_lua(L, coros);
         printf("tasks runner: %.1f ns/resume with %4d coroutines at 100 Hz (%.0f sim s, cpu %.1f ns) "
                "(target <= 1000 ns) %s\n", ns, n, sim_s, last_cpu_ns, ns <= 1000 ? "PASS" : "FAIL");
+        char key[64], what[200];
+        snprintf(key, sizeof key, "sched.resume_%d_ns", n);
+        snprintf(what, sizeof what, "`bench_sched`: tasks runner, one resume of a behaviour coroutine "
+                 "with its CPU-time budget, 100 Hz, %d coroutines", n);
+        bench_result(key, ns, "ns", "<=", 1000, what);
     }
 
     /* fsm decision tick: 3 guards checked per tick, 50 machines at 20 Hz */
@@ -150,6 +160,8 @@ int main(void)
     printf("fsm decide: %.1f ns/machine/tick mean over %d decisions (3 guards each, 50 machines, "
            "20 Hz, 200 sim s) (cpu %.1f ns) (target <= 2000 ns) %s\n", ns, 50 * 20 * 200, last_cpu_ns,
            ns <= 2000 ? "PASS" : "FAIL");
+    bench_result("sched.fsm_decide_ns", ns, "ns", "<=", 2000,
+                 "`bench_sched`: fsm decision tick, 3 guards, per machine per tick");
     lua_close(L);
     return 0;
 }

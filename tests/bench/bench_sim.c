@@ -2,6 +2,7 @@
  * thermal frame, and whole-mission throughput (sim seconds per wall second)
  * from C and through the Lua binding, on the mission-size maze
  * (maps/maze_small.yaml) and a large map (the warehouse in tests/data, 40 x 40 m). */
+#include "result.h"
 #include "check.h"
 #include "tycho/mapio.h"
 #include "tycho/sim.h"
@@ -114,6 +115,13 @@ static void bench_sensors(const char *name, const char *yaml)
     printf("sim %s: thermal frame 8x8, 5 sources near the robot: %.1f us/frame mean over %d "
            "poses (target <= 50 us) %s  [sink %g]\n",
            name, cam_us, N, cam_us <= 50 ? "PASS" : "FAIL", sink > 0 ? 1.0 : 0.0);
+    char key[64], what[160];
+    snprintf(key, sizeof key, "sim.%s.scan_us", name);
+    snprintf(what, sizeof what, "`bench_sim`: 360-beam LiDAR scan, %s", name);
+    bench_result(key, scan_us, "us/scan", "<=", 50, what);
+    snprintf(key, sizeof key, "sim.%s.thermal_us", name);
+    snprintf(what, sizeof what, "`bench_sim`: 8×8 thermal frame, %s", name);
+    bench_result(key, cam_us, "us/frame", "<=", 50, what);
     tycho_sim_free(s);
     tycho_grid_free(g);
 }
@@ -166,6 +174,8 @@ static void bench_mission_c(const char *yaml)
     }
     double wall = now() - t0;
     tycho_pose2 p = tycho_sim_pose(s);
+    bench_result("sim.mission_c_x", sim_s / wall, "x_real_time", ">=", 100,
+                 "`bench_sim`: simulator stepped from C, maze_small, all sensors");
     printf("sim mission from C (maze_small, 4 sources, 1 ramp, all sensors, step 50 ms): %.0f sim s "
            "in %.3f wall s = %.0fx real time (target >= 100x) %s  [%d scans, %d collisions, end "
            "(%.2f, %.2f)]\n",
@@ -218,6 +228,8 @@ static void bench_mission_lua(const char *world)
            "%.3f wall s = %.0fx real time (target >= 100x) %s  [%d scans]\n",
            "tests/data/worlds/basic.lua", LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", wall,
            600 / wall, 600 / wall >= 100 ? "PASS" : "FAIL", (int)lua_tointeger(L, -2));
+    bench_result("sim.mission_lua_x", 600 / wall, "x_real_time", ">=", 100,
+                 "`bench_sim`: simulator stepped from Lua, every sensor each step");
     lua_close(L);
 }
 

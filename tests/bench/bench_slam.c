@@ -8,6 +8,7 @@
  * the render time and the memory held. The Raspberry Pi 4 budget: a scan
  * every 200 ms (5 Hz LDS-01), a 50 ms control tick. */
 #include "check.h"
+#include "result.h"
 #include "slam_world.h"
 #include "tycho/raycast.h"
 #include "tycho/slam.h"
@@ -101,6 +102,15 @@ int main(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("slam peak resident memory of the whole benchmark process: %.1f MB\n", ru.ru_maxrss / 1024.0);
+    bench_result("slam.add_scan_median_ms", times[n / 2], "ms", "<=", 1,
+                 "`bench_slam`: SLAM add_scan (360 beams), 3 laps of a 48 m square corridor, median");
+    bench_result("slam.add_scan_p99_ms", times[(int)(n * 0.99)], "ms", NULL, 0,
+                 "`bench_slam`: SLAM add_scan p99 (the scans that optimise the graph)");
+    bench_result("slam.optimization_worst_ms", st.max_optimization_ms, "ms", "<=", 50,
+                 "`bench_slam`: worst pose-graph optimisation (within a 50 ms control tick)");
+    bench_result("slam.rmse_m", sqrt(sq / n), "m", "<=", 0.10,
+                 "`bench_slam`: trajectory RMSE with loop closure (odometry 3 % long, heading bias)");
+    bench_result("slam.peak_rss_mb", ru.ru_maxrss / 1024.0, "MB", NULL, 0, "`bench_slam`: peak RSS");
     tycho_grid_free(map);
     free(times);
     tycho_scan_free(&scan);

@@ -4,6 +4,7 @@
  * binary), 3 runs each. Prints the simulated/wall time ratio, the mean
  * time per 3D LiDAR sweep (cast + map update + traversability) and per
  * plan. Target: >= 30x real time. */
+#include "result.h"
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -76,6 +77,9 @@ int main(void)
         }
     pass = pass && worst >= 30;
     printf("terrain mission: slowest run %.0fx real time (target >= 30x) %s\n", worst, pass ? "PASS" : "FAIL");
+    bench_result("terrain_nav.slowest_x", pass ? worst : 0, "x_real_time", ">=", 30,
+                 "`bench_terrain_nav`: terrain mission, both worlds × diff/mecanum, 3 runs each, slowest "
+                 "(0 when a goal was missed)");
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf /tmp/tycho-bench-terrain-%d", (int)getpid());
     if (system(rm) != 0) fprintf(stderr, "could not clean up\n");

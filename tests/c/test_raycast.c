@@ -259,6 +259,36 @@ static void test_raymap_exact(void)
                 bad++;
             }
         }
+        /* the batch call gives the same values, ray for ray, including
+         * the ones a lane takes over from a ray that ended at once */
+        {
+            enum { NB = 3001 };
+            static double bx[NB], by[NB], ba[NB], br[NB];
+            double maxr = gi % 2 ? 250 * res : INFINITY;
+            for (int k = 0; k < NB; k++) {
+                double mx = rnd_in(-10, w + 10), my = rnd_in(-10, h + 10);
+                if (k % 5 == 0) { /* lattice points, axis and diagonal angles */
+                    mx = (double)(rnd() % (unsigned)w);
+                    my = (double)(rnd() % (unsigned)h);
+                }
+                bx[k] = o.x + (c * mx - s * my) * res;
+                by[k] = o.y + (s * mx + c * my) * res;
+                ba[k] = k % 5 == 0 ? (int)(rnd() % 16) * M_PI / 8 + o.yaw : rnd_in(-M_PI, M_PI);
+            }
+            bx[7] = NAN;
+            ba[11] = INFINITY;
+            tycho_raymap_cast_many(m, NB, bx, by, ba, maxr, br);
+            long batch_bad = 0;
+            for (int k = 0; k < NB; k++) {
+                double a = tycho_raycast(g, bx[k], by[k], ba[k], maxr, &ro);
+                if (!(a == br[k] || (isnan(a) && isnan(br[k])))) batch_bad++;
+            }
+            CHECK(isnan(br[7]) && isnan(br[11]));
+            CHECK_MSG(batch_bad == 0, "grid %d: %ld of %d batch rays differ from the traversal", gi,
+                      batch_bad, NB);
+            tycho_raymap_cast_many(m, 5, bx, by, ba, -1, br);
+            CHECK(isnan(br[0]) == 0 && isinf(br[0]) && isnan(br[2]) == 0);
+        }
         /* after changing the grid, update() catches up */
         tycho_grid_set(g, w / 2, h / 4, 254);
         CHECK(tycho_raymap_update(m, g, NULL) == TYCHO_OK);

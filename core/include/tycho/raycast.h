@@ -54,6 +54,13 @@ tycho_status tycho_raymap_update(tycho_raymap *m, const tycho_grid *g, tycho_err
 void tycho_raymap_free(tycho_raymap *m);
 double tycho_raymap_cast(const tycho_raymap *m, double x, double y, double angle,
                          double max_range);
+/* n rays, ray i from (x[i], y[i]) at angle[i], all with max_range, into
+ * range[i]: the same values as n calls of tycho_raymap_cast, in less time
+ * (several rays are kept in flight at once). */
+void tycho_raymap_cast_many(const tycho_raymap *m, int n, const double *x, const double *y,
+                            const double *angle, double max_range, double *range);
+/* Fills scan->ranges as tycho_scan_cast does (NaN for a non-finite pose),
+ * several beams in flight at once. */
 void tycho_raymap_scan(const tycho_raymap *m, tycho_pose2 pose, tycho_scan *scan);
 void tycho_raymap_opts(const tycho_raymap *m, tycho_ray_opts *opts);
 
