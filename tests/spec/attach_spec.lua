@@ -172,7 +172,8 @@ describe("attach over TCP", function()
     write_token(token, "0123456789abcdef0123", "600")
     local rt = start(("--no-socket --listen 127.0.0.1:%d --token-file '%s'"):format(port, token), "tcp")
     local function connect()
-      for _ = 1, 100 do
+      -- up to 15 s: a loaded machine (the flood spec beside this one) starts slowly
+      for _ = 1, 300 do
         local c = tycho.net.connect_tcp("127.0.0.1", port)
         if c then return c end
         sleep(0.05)
