@@ -2,7 +2,7 @@
 -- small JSON encoder for machine-readable output.
 --
 --   local log = require "log"
---   local L = log.new { clock = clock, level = "info" }   -- stdout sink by default
+--   local L = log.new { clock = clock, level = "info" }   -- stderr sink by default
 --   local S = L:child("state")
 --   S:info("%s -> %s", "Explore", "Cluster")   --> [  12.34s] INFO  state: Explore -> Cluster
 --   L:add_sink(log.file_sink("out/run.log"))
@@ -52,7 +52,9 @@ end
 local Logger = {}
 Logger.__index = Logger
 
---- log.new{clock =, level = "info", sinks = {...} (default {log.stdout_sink()}), ring = 200}
+--- log.new{clock =, level = "info", sinks = {...} (default {log.stderr_sink()}), ring = 200}
+-- Log lines go to stderr by default: stdout is for results and summaries,
+-- so a tool's output can be piped while its log stays on the terminal.
 function log.new(opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("bad argument #1 to 'log.new' (table expected)", 2) end
@@ -61,7 +63,7 @@ function log.new(opts)
   local core = {
     now = clock_fn(opts.clock),
     level = level_value(opts.level or "info", 1),
-    sinks = opts.sinks or { log.stdout_sink() },
+    sinks = opts.sinks or { log.stderr_sink() },
     ring = {}, ring_size = math.floor(ring), ring_pos = 0, ring_count = 0,
   }
   return setmetatable({ core = core }, Logger)
