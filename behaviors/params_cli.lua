@@ -80,4 +80,17 @@ function M.apply(spec, opt, P)
   return nil
 end
 
+--- Applies --params-file and --set again, quietly (apply has reported
+-- their problems): for a mission that sets other values in between (the
+-- terrain world's params), so that the command line still wins.
+function M.reapply(opt, P)
+  local path = opt["params-file"]
+  if path and io.open(path) then
+    if is_yaml(path) then P:load_yaml(path) else P:load(path) end
+  end
+  local argv = {}
+  for _, assign in ipairs(opt.set or {}) do argv[#argv + 1] = "--set=" .. assign end
+  params.apply_args(argv, P)
+end
+
 return M
