@@ -27,7 +27,7 @@ local Spec = {}
 Spec.__index = Spec
 
 local TYPES = { string = true, number = true, integer = true, boolean = true, range = true,
-                choice = true, list = true }
+                pair = true, choice = true, list = true }
 
 --- cli.spec{prog=, summary=, usage=, options={...}, positional=NAME} -> spec
 -- Raises on a malformed declaration (that is the tool author's bug).
@@ -39,6 +39,11 @@ function M.spec(s)
     assert(TYPES[o.type], ("cli.spec: option --%s has unknown type %s"):format(o.name, tostring(o.type)))
     assert(o.type ~= "choice" or type(o.choices) == "table", "cli.spec: --" .. o.name .. " needs choices")
     assert(not by_name[o.name], "cli.spec: option --" .. o.name .. " declared twice")
+    if o.short then
+      assert(type(o.short) == "string" and #o.short == 1 and o.short ~= "h", "cli.spec: --" .. o.name .. ": short must be one letter (not h)")
+      assert(not by_name["-" .. o.short], "cli.spec: -" .. o.short .. " declared twice")
+      by_name["-" .. o.short] = o
+    end
     assert(not o.repeatable or o.type ~= "boolean", "cli.spec: --" .. o.name .. ": a boolean cannot repeat")
     by_name[o.name] = o
   end
@@ -59,7 +64,7 @@ end
 local function fmt_default(o)
   local d = o.default
   if d == nil then return nil end
-  if o.type == "range" then return ("%s,%s"):format(d[1], d[2]) end
+  if o.type == "range" or o.type == "pair" then return ("%s,%s"):format(d[1], d[2]) end
   if o.type == "list" then return table.concat(d, ",") end
   return tostring(d)
 end
@@ -71,7 +76,7 @@ function Spec:usage()
   if self.summary then lines[#lines + 1] = self.summary end
   lines[#lines + 1] = "options (--opt VALUE or --opt=VALUE):"
   for _, o in ipairs(self.options) do
-    local head = "  --" .. o.name
+    local head = (o.short and ("  -" .. o.short .. ", --") or "  --") .. o.name
     if o.type ~= "boolean" then head = head .. " " .. (o.metavar or o.type:upper()) end
     local doc = o.doc or ""
     if o.type == "choice" then doc = doc .. " (" .. table.concat(o.choices, "|") .. ")" end
@@ -120,6 +125,13 @@ local function convert(o, raw)
     if ok then ok, err = check_range(o, b) end
     if not ok then return nil, err end
     return { a, b }
+  elseif t == "pair" then -- X,Y (a point)
+    local a, b = raw:match("^%s*([^,]+)%s*,%s*([^,]+)%s*$")
+    a, b = tonumber(a), tonumber(b)
+    if not a or not b or a ~= a or b ~= b or math.abs(a) == math.huge or math.abs(b) == math.huge then
+      return nil, ("--%s expects X,Y (got '%s')"):format(o.name, raw)
+    end
+    return { a, b }
   elseif t == "choice" then
     for _, c in ipairs(o.choices) do if c == raw then return raw end end
     return nil, ("--%s must be one of %s (got '%s')"):format(o.name, table.concat(o.choices, ", "), raw)
@@ -144,10 +156,11 @@ function Spec:parse(argv)
     elseif a == "--" then
       for k = i + 1, #argv do rest[#rest + 1] = argv[k] end
       break
-    elseif a:sub(1, 2) == "--" then
+    elseif a:sub(1, 2) == "--" or (#a == 2 and a:sub(1, 1) == "-" and self.by_name[a]) then
       local name, inline = a:match("^%-%-([^=]+)=(.*)$")
       name = name or a:sub(3)
       local o = self.by_name[name]
+      if a:sub(2, 2) ~= "-" then o = self.by_name[a] name = o.name end
       if not o then
         return nil, ("unknown option '--%s'"):format(name)
       end
@@ -207,7 +220,7 @@ function Spec:argv_of(opt)
       local v = opt[o.name]
       if o.type == "boolean" then out[#out + 1] = "--" .. o.name .. "=" .. tostring(v)
       elseif o.repeatable then for _, x in ipairs(v) do out[#out + 1] = "--" .. o.name .. "=" .. tostring(x) end
-      elseif o.type == "range" then out[#out + 1] = ("--%s=%s,%s"):format(o.name, v[1], v[2])
+      elseif o.type == "range" or o.type == "pair" then out[#out + 1] = ("--%s=%s,%s"):format(o.name, v[1], v[2])
       elseif o.type == "list" then out[#out + 1] = "--" .. o.name .. "=" .. table.concat(v, ",")
       else out[#out + 1] = "--" .. o.name .. "=" .. tostring(v) end
     end
