@@ -339,6 +339,7 @@ for _, l in ipairs(bb.launches) do
                               engaged_source = l.engaged_source, target = l.target or false }
 end
 local summary = {
+  schema_version = Report.SCHEMA_VERSION, -- schemas/heat_seek_summary.schema.json
   world = opt.world, robot = opt.robot, seed = robot.world and robot.world.seed or false,
   completed = bb.completed == true, failure = bb.failure,
   states = bb.states, detections = #bb.detections, targets = targets, launches = launches,

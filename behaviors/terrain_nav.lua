@@ -138,6 +138,7 @@ for i, p in ipairs(res.plans) do
   plans[i] = { t = p.t, reason = p.reason, cost = p.cost, length = mission.length(p.points) }
 end
 local summary = {
+  schema_version = 1, -- schemas/terrain_nav_summary.schema.json; raise it when a field changes meaning or goes
   world = opt.world, kind = kind, params = P:to_table(), reached = res.reached, failure = res.failure or false,
   time_s = res.time, path_length_m = length, replans = res.replans, plans = plans, events = res.events,
   max_pitch_deg = math.deg(res.max_pitch), max_roll_deg = math.deg(res.max_roll),
