@@ -623,7 +623,7 @@ function Params:load_yaml(path, opts)
       else
         local ty, ok, msg = spec.type
         if leaf.quoted and ty ~= "string" and ty ~= "enum" then
-          ok, msg = nil, ("%s: a quoted value is a string; %s is a %s"):format(name, name, ty)
+          ok, msg = nil, ("%s: a quoted value is a string; %s is of type %s"):format(name, name, ty)
         elseif not leaf.quoted and ty == "number" and YAML_SPECIAL[leaf.value] then
           ok, msg = set(name, YAML_SPECIAL[leaf.value])
         elseif leaf.quoted then ok, msg = set(name, leaf.value)
