@@ -70,12 +70,12 @@ local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.gete
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
-local ok_in, map, robots, notes = pcall(function()
+-- a missing or malformed input file is bad input: one line with its file:line, exit 2
+local map, robots, notes = cli.load("fleet", function()
   if opt.fleet then return inputs.from_lua(opt.fleet) end
-  return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots and math.floor(opt.robots))
+  return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots)
 end)
--- a missing or malformed input file is bad input: exit 2 with its file:line
-if not ok_in then io.stderr:write("fleet: ", (tostring(map):match("^[^\n]*")), "\n") return 2 end
+if not map then return robots end
 local n = #robots
 if notes then
   log:info("%d robots in %s%s", notes.robots, opt.starts, notes.unused_goals > 0

@@ -52,11 +52,8 @@ do -- --params (exit 0), --params-file, --set
 end
 if not opt.world then return fail_usage("--world is required") end
 
-local ok, w = pcall(worldmod.load, opt.world)
-if not ok then
-  io.stderr:write("terrain_nav: ", tostring(w), "\n")
-  return 2
-end
+local w, load_code = cli.load("terrain_nav", worldmod.load, opt.world) -- a bad world: one line, exit 2
+if not w then return load_code end
 -- the world's params, then --params-file and --set on top
 do
   local names = {}
