@@ -33,7 +33,8 @@ function json.object(t)
   return setmetatable(t, OBJECT)
 end
 
---- Marks t (default a new table) to be written as an array, even empty.
+--- Marks t (default a new table) to be written as an array, even empty
+-- (a marked table that gains other keys is written by its content: an object).
 function json.array(t)
   t = t or {}
   if type(t) ~= "table" then error("bad argument #1 to 'array' (table expected)", 2) end
@@ -146,7 +147,6 @@ encode = function(v, out, seen, depth)
       end
       out[#out + 1] = "]"
     else
-      if mt == ARRAY then error("json.encode: a table marked json.array has non-array keys", 0) end
       local keys = {}
       for k in pairs(v) do
         local tk = type(k)
