@@ -4,31 +4,28 @@
 -- lines and shows what comes back, including the robot's log lines.
 local tycho = require "tycho"
 
-local USAGE = [[
-usage: tycho attach [SOCKET] [options]
-  SOCKET               a runtime's socket (default: the only one running under
-                       $XDG_RUNTIME_DIR/tycho or /tmp/tycho-$UID)
-  --tcp HOST:PORT      attach over TCP (a runtime started with --listen)
-  --token-file FILE    the shared token for --tcp (mode 600)
-  -e CODE              run CODE, print its output and exit (repeatable);
-                       without -e, an interactive console
-  --history PATH       console history (default ~/.tycho_attach_history)
-  --timeout S          give up waiting for an answer after S seconds (default 10)
-Inside: Lua and :commands as in `tycho repl`; :quit detaches (the robot runs on).]]
+local cli = require "cli"
 
-local opt, exprs, i = {}, {}, 1
-while i <= #arg do
-  local a = arg[i]
-  if a == "-h" or a == "--help" then print(USAGE) return 0
-  elseif a == "--tcp" or a == "--token-file" or a == "--history" or a == "--timeout" or a == "-e" then
-    if arg[i + 1] == nil then io.stderr:write("tycho attach: ", a, " needs a value\n") return 2 end
-    if a == "-e" then exprs[#exprs + 1] = arg[i + 1] else opt[a:gsub("^%-%-", "")] = arg[i + 1] end
-    i = i + 2
-  elseif a:sub(1, 1) ~= "-" and not opt.socket then opt.socket = a; i = i + 1
-  else io.stderr:write("tycho attach: unknown argument '", a, "'\n", USAGE, "\n") return 2 end
-end
-local timeout = tonumber(opt.timeout or 10)
-if not timeout or timeout <= 0 then io.stderr:write("tycho attach: --timeout expects seconds > 0\n") return 2 end
+local spec = cli.spec { prog = "tycho attach", command = "tycho attach", usage_line = "[SOCKET] [options]",
+  positional = true,
+  summary = "SOCKET: a runtime's socket (default: the only one running under $XDG_RUNTIME_DIR/tycho or /tmp/tycho-$UID)",
+  options = {
+    { name = "tcp", type = "string", metavar = "HOST:PORT", doc = "attach over TCP (a runtime started with --listen)" },
+    { name = "token-file", type = "string", metavar = "FILE", doc = "the shared token for --tcp (mode 600)" },
+    { name = "eval", short = "e", type = "string", repeatable = true, metavar = "CODE",
+      doc = "run CODE, print its output and exit; exit status 1 if any CODE failed (a Lua error, a refused or unknown :command); without -e, an interactive console" },
+    { name = "history", type = "string", metavar = "PATH", doc = "console history (default ~/.tycho_attach_history)" },
+    { name = "timeout", type = "number", default = 10, min = 0.001, metavar = "S",
+      doc = "give up waiting for an answer after S seconds" },
+  },
+  epilog = "Inside: Lua and :commands as in `tycho repl`; :quit detaches (the robot runs on)." }
+local opt, usage_err = spec:parse(arg)
+if not opt then return cli.usage_error(spec, usage_err) end
+if opt.help then io.write(spec:usage()) return 0 end
+if #opt._rest > 1 then return cli.usage_error(spec, "one SOCKET at most (got " .. #opt._rest .. ")") end
+opt.socket = opt._rest[1]
+local exprs = opt.eval
+local timeout = opt.timeout
 local function die(msg) io.stderr:write("tycho attach: ", msg, "\n") os.exit(1) end
 
 -- finding the runtime ------------------------------------------------------------
@@ -45,8 +42,8 @@ end
 local conn, err
 if opt.tcp then
   local host, port = opt.tcp:match("^([%w%.%-]*):(%d+)$")
-  if not host then die("--tcp expects HOST:PORT") end
-  if not opt["token-file"] then die("--tcp needs --token-file FILE") end
+  if not host then io.stderr:write("tycho attach: --tcp expects HOST:PORT (--help for usage)\n") return 2 end
+  if not opt["token-file"] then io.stderr:write("tycho attach: --tcp needs --token-file FILE (--help for usage)\n") return 2 end
   local token
   token, err = tycho.net.read_secret(opt["token-file"])
   if not token then die(err) end
@@ -88,7 +85,11 @@ local function await(want, other)
 end
 
 if #exprs > 0 then
-  local function show(t, p) if t == "O" then io.write(p, "\n") end end
+  local failed = 0
+  local function show(t, p)
+    if t == "O" then io.write(p, "\n")
+    elseif t == "S" and p == "failed" then failed = failed + 1 end
+  end
   local _, e = await("P", show)
   if e then die(e) end
   for _, code in ipairs(exprs) do
@@ -99,7 +100,8 @@ if #exprs > 0 then
   conn:send("Q", "")
   conn:flush()
   conn:close()
-  return 0
+  -- a script running `tycho attach -e` must see that its command failed
+  return failed > 0 and 1 or 0
 end
 
 local console

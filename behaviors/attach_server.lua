@@ -8,6 +8,8 @@
 -- Protocol (frames from tycho.net: 4-byte length, type byte, payload):
 --   client -> robot   A token (TCP: must come first)   E line   C word\0line\0pos   Q
 --   robot -> client   H hello   P prompt (ends each command's output)   O output
+--                     S status of the line just run, before its P: "ok" or "failed"
+--                     (a Lua error, a refused or unknown command; older clients ignore it)
 --                     L log line   C candidates (one per line)   X error, then closed
 --
 --   local srv = AttachServer.new { loop = io_loop, env = env, host = host, log = log,
@@ -330,12 +332,16 @@ function AttachServer:_evaluate(c, payload)
   end
   local ok, err = pcall(c.repl.feed, c.repl, payload)
   if not ok then self:_send(c, "O", "error: " .. tostring(err)) end
-  if not c.repl:busy() then self:_send(c, "P", c.repl:prompt()) end
+  if not c.repl:busy() then
+    self:_send(c, "S", (not ok or c.repl.failed) and "failed" or "ok")
+    self:_send(c, "P", c.repl:prompt())
+  end
 end
 
 -- A long evaluation is over: the prompt, then the lines that came meanwhile.
 function AttachServer:_evaluated(c)
   if not self.clients[c.fd] then return end
+  self:_send(c, "S", c.repl.failed and "failed" or "ok")
   self:_send(c, "P", c.repl:prompt())
   while self.clients[c.fd] and not c.repl:busy() and #c.queue > 0 do
     self:_evaluate(c, table.remove(c.queue, 1))

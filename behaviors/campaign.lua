@@ -16,7 +16,7 @@
 local tycho = require "tycho"
 local cli = require "cli"
 local worldgen = require "worldgen"
-local json = require "json_decode"
+local json = require "json" -- decode (the worlds' summaries) and json.object
 local logmod = require "log"
 local Report = require "heat_seek_report"
 
@@ -36,7 +36,7 @@ local spec = cli.spec { prog = "campaign",
       doc = "generated worlds get odometry noise 0.05 and camera noise 0.2 C (twice the default)" },
     { name = "errors", type = "string", metavar = "PRESET",
       doc = "generated worlds get the robot's systematic odometry errors (turtlebot3)" },
-    { name = "set", type = "list", metavar = "NAME=VALUE", doc = "mission parameter for every run (repeatable)" },
+    { name = "set", type = "string", repeatable = true, metavar = "NAME=VALUE", doc = "mission parameter for every run" },
     { name = "wall-limit", type = "number", min = 10, max = 36000, default = 600,
       doc = "wall-clock seconds a single run may take before it is killed" },
     { name = "mission", type = "string", metavar = "FILE",
@@ -160,7 +160,7 @@ end
 
 local function totals_of(results, worlds_have_ramp)
   local T = { worlds = #results, sources = 0, engaged = 0, solved = 0, collisions = 0, crashed = 0,
-              timeouts = 0, ramp_worlds = 0, ramp_climbed = 0, missed_because = {}, missed_by_kind = {} }
+              timeouts = 0, ramp_worlds = 0, ramp_climbed = 0, missed_because = {}, missed_by_kind = json.object() }
   for _, c in ipairs(Report.CATEGORIES) do T.missed_because[c] = 0 end
   local times = {}
   for _, r in ipairs(results) do
@@ -327,7 +327,8 @@ return cli.run(spec, arg, function(opt)
   table.sort(kinds)
   if #kinds > 0 then print("campaign: missed by source kind: " .. table.concat(kinds, ", ")) end
   local ok, werr = tycho.write_atomic(opt.out .. "/campaign.json",
-    logmod.json({ totals = T, worlds = results, seed0 = opt.generate and opt.seed0 or nil,
+    logmod.json({ schema_version = 1, -- schemas/campaign.schema.json
+                  totals = T, worlds = results, seed0 = opt.generate and opt.seed0 or nil,
                   generate = opt.generate, noise = opt.noise or false, params = opt.set or {} }) .. "\n")
   if not ok then io.stderr:write("campaign: ", werr, "\n") return 1 end
   if opt.sheet then

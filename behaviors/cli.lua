@@ -3,8 +3,10 @@
 -- A tool declares its options once (name, type, default, range, doc) and
 -- gets `--opt value` and `--opt=value`, `--help` generated from the
 -- declaration, type and range checks, and one exit-code rule: 0 success,
--- 1 the run failed, 2 bad usage (a one-line message on stderr naming the
--- option, then the usage).
+-- 1 the run failed, 2 bad usage or a bad input file (a one-line message on
+-- stderr naming the option, or the file and line; the usage after a usage
+-- error; a traceback only with TYCHO_LOG=debug). Results and summaries go
+-- to stdout, log lines to stderr.
 --
 --   local cli = require "cli"
 --   local spec = cli.spec { prog = "gen_world", summary = "...", options = {
@@ -12,7 +14,11 @@
 --     { name = "temp", type = "range", default = { 34, 60 }, doc = "source temperatures" },
 --     { name = "out", type = "string", required = true, metavar = "DIR", doc = "..." },
 --     { name = "quiet", type = "boolean", doc = "..." },
+--     { name = "set", type = "string", repeatable = true, metavar = "NAME=VALUE", doc = "..." },
 --   } }
+-- A repeatable option collects its values in order in an array (default {}).
+-- cli.options(list, ...) concatenates option lists (a mission's own and the
+-- session's --socket, --listen ...), so each is declared once.
 --   local opt, err = spec:parse(arg)   -- nil, message on misuse
 --   return cli.run(spec, arg, function(opt) ... return 0 end)
 local M = {}
@@ -21,7 +27,7 @@ local Spec = {}
 Spec.__index = Spec
 
 local TYPES = { string = true, number = true, integer = true, boolean = true, range = true,
-                choice = true, list = true }
+                pair = true, choice = true, list = true }
 
 --- cli.spec{prog=, summary=, usage=, options={...}, positional=NAME} -> spec
 -- Raises on a malformed declaration (that is the tool author's bug).
@@ -33,6 +39,12 @@ function M.spec(s)
     assert(TYPES[o.type], ("cli.spec: option --%s has unknown type %s"):format(o.name, tostring(o.type)))
     assert(o.type ~= "choice" or type(o.choices) == "table", "cli.spec: --" .. o.name .. " needs choices")
     assert(not by_name[o.name], "cli.spec: option --" .. o.name .. " declared twice")
+    if o.short then
+      assert(type(o.short) == "string" and #o.short == 1 and o.short ~= "h", "cli.spec: --" .. o.name .. ": short must be one letter (not h)")
+      assert(not by_name["-" .. o.short], "cli.spec: -" .. o.short .. " declared twice")
+      by_name["-" .. o.short] = o
+    end
+    assert(not o.repeatable or o.type ~= "boolean", "cli.spec: --" .. o.name .. ": a boolean cannot repeat")
     by_name[o.name] = o
   end
   s.by_name = by_name
@@ -40,21 +52,31 @@ function M.spec(s)
   return setmetatable(s, Spec)
 end
 
+--- cli.options(list1, list2, ...) -> one list with every declaration, in order.
+function M.options(...)
+  local out = {}
+  for i = 1, select("#", ...) do
+    for _, o in ipairs((select(i, ...))) do out[#out + 1] = o end
+  end
+  return out
+end
+
 local function fmt_default(o)
   local d = o.default
   if d == nil then return nil end
-  if o.type == "range" then return ("%s,%s"):format(d[1], d[2]) end
+  if o.type == "range" or o.type == "pair" then return ("%s,%s"):format(d[1], d[2]) end
   if o.type == "list" then return table.concat(d, ",") end
   return tostring(d)
 end
 
 --- The usage text, generated from the declaration.
 function Spec:usage()
-  local lines = { ("usage: tycho run behaviors/%s.lua %s"):format(self.prog, self.usage_line or "[options]") }
+  local lines = { self.command and ("usage: %s %s"):format(self.command, self.usage_line or "[options]")
+                  or ("usage: tycho run behaviors/%s.lua %s"):format(self.prog, self.usage_line or "[options]") }
   if self.summary then lines[#lines + 1] = self.summary end
   lines[#lines + 1] = "options (--opt VALUE or --opt=VALUE):"
   for _, o in ipairs(self.options) do
-    local head = "  --" .. o.name
+    local head = (o.short and ("  -" .. o.short .. ", --") or "  --") .. o.name
     if o.type ~= "boolean" then head = head .. " " .. (o.metavar or o.type:upper()) end
     local doc = o.doc or ""
     if o.type == "choice" then doc = doc .. " (" .. table.concat(o.choices, "|") .. ")" end
@@ -62,6 +84,7 @@ function Spec:usage()
     local d = fmt_default(o)
     if d then doc = doc .. " (default " .. d .. ")" end
     if o.required then doc = doc .. " (required)" end
+    if o.repeatable then doc = doc .. " (repeatable)" end
     if #head < 24 then lines[#lines + 1] = head .. (" "):rep(24 - #head) .. doc
     else lines[#lines + 1] = head .. "\n" .. (" "):rep(24) .. doc end
   end
@@ -102,6 +125,13 @@ local function convert(o, raw)
     if ok then ok, err = check_range(o, b) end
     if not ok then return nil, err end
     return { a, b }
+  elseif t == "pair" then -- X,Y (a point)
+    local a, b = raw:match("^%s*([^,]+)%s*,%s*([^,]+)%s*$")
+    a, b = tonumber(a), tonumber(b)
+    if not a or not b or a ~= a or b ~= b or math.abs(a) == math.huge or math.abs(b) == math.huge then
+      return nil, ("--%s expects X,Y (got '%s')"):format(o.name, raw)
+    end
+    return { a, b }
   elseif t == "choice" then
     for _, c in ipairs(o.choices) do if c == raw then return raw end end
     return nil, ("--%s must be one of %s (got '%s')"):format(o.name, table.concat(o.choices, ", "), raw)
@@ -126,14 +156,15 @@ function Spec:parse(argv)
     elseif a == "--" then
       for k = i + 1, #argv do rest[#rest + 1] = argv[k] end
       break
-    elseif a:sub(1, 2) == "--" then
+    elseif a:sub(1, 2) == "--" or (#a == 2 and a:sub(1, 1) == "-" and self.by_name[a]) then
       local name, inline = a:match("^%-%-([^=]+)=(.*)$")
       name = name or a:sub(3)
       local o = self.by_name[name]
+      if a:sub(2, 2) ~= "-" then o = self.by_name[a] name = o.name end
       if not o then
-        return nil, ("unknown option '--%s' (--help lists them)"):format(name)
+        return nil, ("unknown option '--%s'"):format(name)
       end
-      if given[name] and o.type ~= "list" then return nil, "--" .. name .. " given twice" end
+      if given[name] and o.type ~= "list" and not o.repeatable then return nil, "--" .. name .. " given twice" end
       if o.type == "boolean" then
         if inline == nil then opt[name] = true
         elseif inline == "true" or inline == "1" or inline == "yes" then opt[name] = true
@@ -151,7 +182,10 @@ function Spec:parse(argv)
         end
         local v, err = convert(o, raw)
         if v == nil then return nil, err end
-        if o.type == "list" and given[name] then
+        if o.repeatable then
+          opt[name] = opt[name] or {}
+          opt[name][#opt[name] + 1] = v
+        elseif o.type == "list" and given[name] then
           for _, item in ipairs(v) do opt[name][#opt[name] + 1] = item end
         else
           opt[name] = v
@@ -171,14 +205,57 @@ function Spec:parse(argv)
   end
   for _, o in ipairs(self.options) do
     if opt[o.name] == nil and o.default ~= nil then opt[o.name] = o.default end
+    if opt[o.name] == nil and o.repeatable then opt[o.name] = {} end
   end
   opt._given, opt._rest = given, rest
   return opt
 end
 
---- Prints a usage error on stderr and returns the exit code 2.
+--- The arguments back as strings, for a tool that runs another with the
+-- same options: {"--name=value", ...} for the given ones, in declaration order.
+function Spec:argv_of(opt)
+  local out = {}
+  for _, o in ipairs(self.options) do
+    if opt._given and opt._given[o.name] then
+      local v = opt[o.name]
+      if o.type == "boolean" then out[#out + 1] = "--" .. o.name .. "=" .. tostring(v)
+      elseif o.repeatable then for _, x in ipairs(v) do out[#out + 1] = "--" .. o.name .. "=" .. tostring(x) end
+      elseif o.type == "range" or o.type == "pair" then out[#out + 1] = ("--%s=%s,%s"):format(o.name, v[1], v[2])
+      elseif o.type == "list" then out[#out + 1] = "--" .. o.name .. "=" .. table.concat(v, ",")
+      else out[#out + 1] = "--" .. o.name .. "=" .. tostring(v) end
+    end
+  end
+  return out
+end
+
+--- The first line of an error message (file:line: why), without the
+-- traceback unless TYCHO_LOG=debug.
+local function one_line(err, tb)
+  local msg = type(err) == "table" and err.cli_input or tostring(err)
+  if os.getenv("TYCHO_LOG") == "debug" and tb then return msg .. "\n" .. tb end
+  return (msg:match("^[^\n]*"))
+end
+
+--- cli.load(prog, fn, ...) -> fn's results | nil, 2. Runs a loader of an
+-- input file (a world, a map, a parameter file) that raises on a bad file;
+-- its failure is a bad input: "prog: file:line: why" on stderr, exit code 2.
+function M.load(prog, fn, ...)
+  if type(fn) ~= "function" then error("bad argument #2 to 'load' (function expected)", 2) end
+  local function pack(...) return { n = select("#", ...), ... } end
+  local res = pack(xpcall(fn, debug.traceback, ...))
+  if not res[1] then
+    local err = res[2]
+    local msg, tb = tostring(err):match("^(.-)\n(stack traceback:.*)$")
+    io.stderr:write(prog, ": ", one_line(msg or err, tb), "\n")
+    return nil, 2
+  end
+  return (table.unpack or unpack)(res, 2, res.n)
+end
+
+--- Prints a usage error on stderr (one line, naming what is wrong and
+-- where the usage is) and returns the exit code 2.
 function M.usage_error(spec, msg)
-  io.stderr:write(spec.prog, ": ", msg, "\n", spec:usage())
+  io.stderr:write(spec.prog, ": ", (tostring(msg):gsub("\n", " ")), " (--help for usage)\n")
   return 2
 end
 

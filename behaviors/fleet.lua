@@ -20,59 +20,44 @@ local Supervisor = require "fleet.route_supervisor"
 local report = require "fleet.report"
 local guard = require("mission_guard").install("fleet") -- signals, checked outputs
 
-local USAGE = [[
-usage: tycho run behaviors/fleet.lua (--map M --starts S --goals G | --fleet F.lua) [options]
-  --map PATH        map_server map (YAML)
-  --starts PATH     Stage world with the robots' start poses (pose [ x y z yaw_deg ])
-  --goals PATH      goal file (robot_N, then x, y, z, qx, qy, qz, qw)
-  --fleet PATH      our own format instead: a Lua file returning {map =, robots = {...}}
-  --robots N        only the first N robots
-  --delays P        probability of a short stop (1-8 s) at each vertex reached (default 0)
-  --stops P         probability of a long stop (40-90 s, a breakdown) at each vertex (default 0)
-  --seed N          seed of the injected delays (default 1)
-  --no-replan       never re-plan (robots behind a stopped one wait)
-  --graph KIND      route graph: grid (default) or sparse (the aisles' skeleton, see README)
-  --connectivity N  grid graph: 4 (default) or 8
-  --spacing M       sparse graph: metres between vertices along an aisle (default 1.0)
-  --cell M          grid graph cell size, m (default 1.0)
-  --radius M        robot radius for the map inflation, m (default 0.3)
-  --timeout S       give up after S simulated seconds (default 3600)
-  --out DIR         output folder (default out/fleet)
-  --quiet           only warnings and the summary
-]]
+local cli = require "cli"
 
-local function fail_usage(msg)
-  io.stderr:write("fleet: ", msg, "\n", USAGE)
-  return 2
+-- command line: every option declared here, once (--help is generated from it)
+local OPTIONS = {
+  { name = "map", type = "string", metavar = "PATH", doc = "map_server map (YAML)" },
+  { name = "starts", type = "string", metavar = "PATH",
+    doc = "Stage world with the robots' start poses (pose [ x y z yaw_deg ])" },
+  { name = "goals", type = "string", metavar = "PATH", doc = "goal file (robot_N, then x, y, z, qx, qy, qz, qw)" },
+  { name = "fleet", type = "string", metavar = "PATH",
+    doc = "our own format instead: a Lua file returning {map =, robots = {...}}" },
+  { name = "robots", type = "integer", min = 1, metavar = "N", doc = "only the first N robots" },
+  { name = "delays", type = "number", default = 0, min = 0, max = 1, metavar = "P",
+    doc = "probability of a short stop (1-8 s) at each vertex reached" },
+  { name = "stops", type = "number", default = 0, min = 0, max = 1, metavar = "P",
+    doc = "probability of a long stop (40-90 s, a breakdown) at each vertex" },
+  { name = "seed", type = "integer", default = 1, min = 0, metavar = "N", doc = "seed of the injected delays" },
+  { name = "no-replan", type = "boolean", doc = "never re-plan (robots behind a stopped one wait)" },
+  { name = "graph", type = "choice", choices = { "grid", "sparse" }, default = "grid", metavar = "KIND",
+    doc = "route graph: the grid, or the aisles' skeleton (see README)" },
+  { name = "connectivity", type = "choice", choices = { "4", "8" }, default = "4", metavar = "N", doc = "grid graph" },
+  { name = "spacing", type = "number", default = 1.0, min = 0.01, metavar = "M",
+    doc = "sparse graph: metres between vertices along an aisle" },
+  { name = "cell", type = "number", default = 1.0, min = 0.01, metavar = "M", doc = "grid graph cell size, m" },
+  { name = "radius", type = "number", default = 0.3, min = 0, metavar = "M", doc = "robot radius for the map inflation, m" },
+  { name = "timeout", type = "number", default = 3600, min = 0.001, metavar = "S", doc = "give up after S simulated seconds" },
+  { name = "out", type = "string", default = "out/fleet", allow_empty = true, metavar = "DIR", doc = "output folder" },
+  { name = "quiet", type = "boolean", doc = "only warnings and the summary" },
+}
+local spec = cli.spec { prog = "fleet", usage_line = "(--map M --starts S --goals G | --fleet F.lua) [options]",
+                        options = OPTIONS }
+local opt, usage_err = spec:parse(arg)
+if not opt then return cli.usage_error(spec, usage_err) end
+if opt.help then io.write(spec:usage()) return 0 end
+local function fail_usage(msg) return cli.usage_error(spec, msg) end
+opt.connectivity = tonumber(opt.connectivity)
+if opt.fleet and (opt.map or opt.starts or opt.goals) then
+  return fail_usage("--fleet, or --map, --starts and --goals, not both")
 end
-
-local opt = { delays = 0, stops = 0, seed = 1, cell = 1.0, radius = 0.3, timeout = 3600, out = "out/fleet",
-              graph = "grid", connectivity = 4, spacing = 1.0 }
-local NUMERIC = { delays = true, stops = true, seed = true, cell = true, radius = true, timeout = true, robots = true,
-                  connectivity = true, spacing = true }
-do
-  local i = 1
-  while i <= #arg do
-    local a = arg[i]
-    local name = a:match("^%-%-(.+)$")
-    if a == "-h" or a == "--help" then io.write(USAGE) return 0
-    elseif a == "--quiet" or a == "--no-replan" then opt[name] = true; i = i + 1
-    elseif name and (NUMERIC[name] or name == "map" or name == "starts" or name == "goals" or name == "fleet"
-                     or name == "out" or name == "graph") then
-      local v = arg[i + 1]
-      if v == nil then return fail_usage(a .. " needs a value") end
-      if NUMERIC[name] then
-        v = tonumber(v)
-        if not v or v < 0 then return fail_usage(a .. " expects a number >= 0") end
-      end
-      opt[name] = v
-      i = i + 2
-    else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
-  end
-end
-if opt.delays > 1 or opt.stops > 1 then return fail_usage("--delays and --stops are probabilities in [0, 1]") end
-if opt.graph ~= "grid" and opt.graph ~= "sparse" then return fail_usage("--graph is grid or sparse") end
-if opt.connectivity ~= 4 and opt.connectivity ~= 8 then return fail_usage("--connectivity is 4 or 8") end
 if not opt.fleet and not (opt.map and opt.starts and opt.goals) then
   return fail_usage("give --map, --starts and --goals, or --fleet")
 end
@@ -85,11 +70,12 @@ local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.gete
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 local function now() return clock:now() end
 
-local ok_in, map, robots, notes = pcall(function()
+-- a missing or malformed input file is bad input: one line with its file:line, exit 2
+local map, robots, notes = cli.load("fleet", function()
   if opt.fleet then return inputs.from_lua(opt.fleet) end
-  return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots and math.floor(opt.robots))
+  return inputs.from_files(opt.map, opt.starts, opt.goals, opt.robots)
 end)
-if not ok_in then io.stderr:write("fleet: ", tostring(map), "\n") return 1 end
+if not map then return robots end
 local n = #robots
 if notes then
   log:info("%d robots in %s%s", notes.robots, opt.starts, notes.unused_goals > 0

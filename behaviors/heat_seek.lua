@@ -12,7 +12,6 @@
 local tycho = require "tycho"
 local tasks = require "tasks"
 local fsm = require "fsm"
-local params = require "params"
 local logmod = require "log"
 local P = require "heat_seek_params"
 local Mapping = require "mapping"
@@ -24,75 +23,39 @@ local Session = require "session"
 local Report = require "heat_seek_report"
 local guard = require("mission_guard").install("heat_seek") -- signals, checked outputs
 
-local USAGE = [[
-usage: tycho run behaviors/heat_seek.lua --world WORLD.lua [options]
-  --world PATH      simulator world file (maps/*.lua)
-  --robot PATH      run on the robot instead: its devices from a robot config (robots/*.lua),
-                    in real time on the wall clock
-  --out DIR         output folder (default out/<world name>)
-  --seed N          simulator seed (default: the world's)
-  --realtime        pace the simulation at wall-clock speed
-  --repl            open the console beside the running mission (paced at --speed)
-  --speed X         with --repl: simulated seconds per wall second (default 1)
-  --watch           reload heat_seek_states.lua when it is saved (on with --repl)
-  --params-file F   load parameters from F at start (bad lines reported, defaults kept);
-                    the console's :save writes there (atomically)
-  --set NAME=VALUE  set a mission parameter (repeatable; --params lists them)
-  --params          list the parameters with defaults, ranges and docs
-  --quiet           only warnings and the final summary
-attach (on by default with --realtime or --repl; --socket turns it on otherwise):
-]] .. Session.USAGE
+local cli = require "cli"
+local params_cli = require "params_cli"
 
--- command line ---------------------------------------------------------------
-local function fail_usage(msg)
-  io.stderr:write("heat_seek: ", msg, "\n", USAGE)
-  return 2
-end
-
-local argv = {}
-for i = 1, #arg do argv[i] = arg[i] end
-local ok_set, problems, rest = params.apply_args(argv, P)
-if not ok_set then return fail_usage(table.concat(problems, "; ")) end
-local opt = {}
-do
-  local i = 1
-  while i <= #rest do
-    local a = rest[i]
-    local nexti, serr = Session.take_arg(rest, i, opt)
-    if serr then return fail_usage(serr) end
-    if nexti then i = nexti
-    elseif a == "-h" or a == "--help" then io.write(USAGE) return 0
-    elseif a == "--params" then
-      print(P:describe())
-      return 0
-    elseif a == "--realtime" or a == "--quiet" or a == "--repl" or a == "--watch" then opt[a:sub(3)] = true; i = i + 1
-    elseif a == "--world" or a == "--robot" or a == "--out" or a == "--seed" or a == "--speed" or a == "--params-file" then
-      if rest[i + 1] == nil then return fail_usage(a .. " needs a value") end
-      opt[a:sub(3)] = rest[i + 1]; i = i + 2
-    else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
-  end
+-- command line: every option declared here, once (--help is generated from it)
+local OPTIONS = {
+  { name = "world", type = "string", metavar = "PATH", doc = "simulator world file (maps/*.lua)" },
+  { name = "robot", type = "string", metavar = "PATH",
+    doc = "run on the robot instead: its devices from a robot config (robots/*.lua), in real time on the wall clock" },
+  { name = "out", type = "string", metavar = "DIR", allow_empty = true, doc = "output folder (default out/<world name>)" },
+  { name = "seed", type = "integer", metavar = "N", doc = "simulator seed (default: the world's)" },
+  { name = "realtime", type = "boolean", doc = "pace the simulation at wall-clock speed" },
+  { name = "repl", type = "boolean", doc = "open the console beside the running mission (paced at --speed)" },
+  { name = "speed", type = "number", metavar = "X", min = 0.001,
+    doc = "with --repl: simulated seconds per wall second (default 1)" },
+  { name = "watch", type = "boolean", doc = "reload heat_seek_states.lua when it is saved (on with --repl)" },
+  { name = "quiet", type = "boolean", doc = "only warnings and the final summary" },
+}
+local spec = cli.spec { prog = "heat_seek", usage_line = "--world WORLD.lua [options]",
+                        options = cli.options(OPTIONS, params_cli.OPTIONS, Session.OPTIONS),
+                        epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)" }
+local opt, usage_err = spec:parse(arg)
+if not opt then return cli.usage_error(spec, usage_err) end
+if opt.help then io.write(spec:usage()) return 0 end
+Session.from_cli(opt)
+local function fail_usage(msg) return cli.usage_error(spec, msg) end
+do -- --params (exit 0), --params-file, --set
+  local code = params_cli.apply(spec, opt, P)
+  if code then return code end
 end
 if not opt.world and not opt.robot then return fail_usage("--world (simulator) or --robot (hardware) is required") end
 if opt.world and opt.robot then return fail_usage("--world or --robot, not both") end
 -- on the robot everything runs at the wall clock's pace
 if opt.robot then opt.realtime = true end
-if opt.seed and not tonumber(opt.seed) then return fail_usage("--seed expects a number") end
-if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
-  return fail_usage("--speed expects a number > 0")
-end
-if opt["params-file"] then
-  local f = io.open(opt["params-file"])
-  if f then
-    f:close()
-    local ok, file_problems = P:load(opt["params-file"])
-    for _, msg in ipairs(file_problems) do io.stderr:write("heat_seek: ", msg, " (kept the default)\n") end
-    if ok then print("heat_seek: parameters from " .. opt["params-file"]) end
-  else io.stderr:write("heat_seek: ", opt["params-file"], " does not exist yet: defaults (:save writes it)\n") end
-  -- --set wins over the file
-  local again = {}
-  for i2 = 1, #arg do again[i2] = arg[i2] end
-  params.apply_args(again, P)
-end
 local world_name = (opt.world or opt.robot):match("([^/]+)%.lua$") or "world"
 opt.out = opt.out or ("out/" .. world_name)
 do local ok, err = guard.check_out(opt.out) if not ok then return fail_usage(err) end end
@@ -116,7 +79,9 @@ if opt.robot then
   robot = r
   robot.step() -- the first samples (odometry) before anything looks at the pose
 else
-  robot = require("robot_sim").open(opt.world, { seed = opt.seed and tonumber(opt.seed) })
+  local r, code = cli.load("heat_seek", require("robot_sim").open, opt.world, { seed = opt.seed })
+  if not r then return code end
+  robot = r
 end
 local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
@@ -375,6 +340,7 @@ end
 -- the saved map: with SLAM, every scan re-rendered at its optimised pose
 local out_map = robot.final_map and robot.final_map() or mapping.map
 local summary = {
+  schema_version = Report.SCHEMA_VERSION, -- schemas/heat_seek_summary.schema.json
   world = opt.world, robot = opt.robot, seed = robot.world and robot.world.seed or false,
   completed = bb.completed == true, failure = bb.failure,
   states = bb.states, detections = #bb.detections, targets = targets, launches = launches,

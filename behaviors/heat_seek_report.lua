@@ -21,6 +21,9 @@
 --   fired_wrong_side      ... was from behind the wall the source is on
 --   fired_no_line_of_sight ... was blocked by some other wall
 local Report = {}
+--- The version of summary.json's layout (schemas/heat_seek_summary.schema.json):
+-- raised when a field changes meaning or goes away, not when one is added.
+Report.SCHEMA_VERSION = 1
 Report.__index = Report
 
 local NEAR = 0.5 -- m: a detection or target this close to a source is about it

@@ -2,7 +2,7 @@
 -- small JSON encoder for machine-readable output.
 --
 --   local log = require "log"
---   local L = log.new { clock = clock, level = "info" }   -- stdout sink by default
+--   local L = log.new { clock = clock, level = "info" }   -- stderr sink by default
 --   local S = L:child("state")
 --   S:info("%s -> %s", "Explore", "Cluster")   --> [  12.34s] INFO  state: Explore -> Cluster
 --   L:add_sink(log.file_sink("out/run.log"))
@@ -52,7 +52,9 @@ end
 local Logger = {}
 Logger.__index = Logger
 
---- log.new{clock =, level = "info", sinks = {...} (default {log.stdout_sink()}), ring = 200}
+--- log.new{clock =, level = "info", sinks = {...} (default {log.stderr_sink()}), ring = 200}
+-- Log lines go to stderr by default: stdout is for results and summaries,
+-- so a tool's output can be piped while its log stays on the terminal.
 function log.new(opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("bad argument #1 to 'log.new' (table expected)", 2) end
@@ -61,7 +63,7 @@ function log.new(opts)
   local core = {
     now = clock_fn(opts.clock),
     level = level_value(opts.level or "info", 1),
-    sinks = opts.sinks or { log.stdout_sink() },
+    sinks = opts.sinks or { log.stderr_sink() },
     ring = {}, ring_size = math.floor(ring), ring_pos = 0, ring_count = 0,
   }
   return setmetatable({ core = core }, Logger)
@@ -218,78 +220,10 @@ end
 
 -- JSON -----------------------------------------------------------------------
 
-local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
-              ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-
-local function json_string(s)
-  return '"' .. s:gsub('[%c"\\]', function(c)
-    return ESC[c] or ("\\u%04x"):format(c:byte())
-  end) .. '"'
-end
-
-local function json_number(v)
-  if v ~= v or v == math.huge or v == -math.huge then return "null" end
-  if math.type and math.type(v) == "integer" then return ("%d"):format(v) end
-  if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return ("%d"):format(v) end
-  return ("%.17g"):format(v)
-end
-
-local encode
-
-local function is_array(t)
-  local n = 0
-  for k in pairs(t) do
-    if type(k) ~= "number" or k < 1 or k ~= math.floor(k) then return false end
-    n = n + 1
-  end
-  for i = 1, n do if t[i] == nil then return false end end
-  return true, n
-end
-
-encode = function(v, out, seen, depth)
-  local tv = type(v)
-  if tv == "nil" then out[#out + 1] = "null"
-  elseif tv == "boolean" then out[#out + 1] = tostring(v)
-  elseif tv == "number" then out[#out + 1] = json_number(v)
-  elseif tv == "string" then out[#out + 1] = json_string(v)
-  elseif tv == "table" then
-    if seen[v] then error("log.json: cycle in table", 0) end
-    if depth > 64 then error("log.json: nested deeper than 64", 0) end
-    seen[v] = true
-    local arr, n = is_array(v)
-    if arr then
-      out[#out + 1] = "["
-      for i = 1, n do
-        if i > 1 then out[#out + 1] = "," end
-        encode(v[i], out, seen, depth + 1)
-      end
-      out[#out + 1] = "]"
-    else
-      local keys = {}
-      for k in pairs(v) do keys[#keys + 1] = k end
-      table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-      out[#out + 1] = "{"
-      for i, k in ipairs(keys) do
-        if i > 1 then out[#out + 1] = "," end
-        out[#out + 1] = json_string(tostring(k))
-        out[#out + 1] = ":"
-        encode(v[k], out, seen, depth + 1)
-      end
-      out[#out + 1] = "}"
-    end
-    seen[v] = nil
-  else
-    out[#out + 1] = json_string(tostring(v)) -- userdata (grids, tasks): their tostring
-  end
-end
-
---- log.json(value) -> string. Objects have sorted keys (stable output);
--- an empty table is []; NaN and infinities are null; other values
--- (userdata, functions) are written as their tostring.
+--- log.json(value) -> string: json.encode (valid UTF-8, shortest numbers,
+-- sorted keys; an empty table is [] unless marked json.object).
 function log.json(v)
-  local out = {}
-  encode(v, out, {}, 0)
-  return table.concat(out)
+  return require("json").encode(v)
 end
 
 return log

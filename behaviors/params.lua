@@ -360,6 +360,40 @@ function Params:describe()
   return table.concat(lines, "\n")
 end
 
+--- p:describe_json() -> the group as JSON: {"group":..., "parameters":[{name, type,
+-- value, default, unit, min, max, values, doc}, ...]} (what --params --json prints).
+function Params:describe_json()
+  local json = require "json"
+  local list = {}
+  for i, e in ipairs(self:list()) do
+    list[i] = { name = e.name, type = e.type, value = e.value, default = e.default, unit = e.unit,
+                min = e.min, max = e.max, values = e.values, doc = e.doc }
+  end
+  return json.encode { group = self:group(), parameters = list }
+end
+
+--- p:describe_yaml() -> the group's current values as a ROS 2 parameter file
+-- (`group: ros__parameters: name: value`), each with its doc and range as a
+-- comment: what --params --yaml prints, and what --params-file reads back.
+function Params:describe_yaml()
+  local json = require "json"
+  local lines = { ("# tycho parameters, group %s (ROS 2 parameter file layout)"):format(self:group()),
+                  self:group() .. ":", "  ros__parameters:" }
+  for _, e in ipairs(self:list()) do
+    local comment = (e.doc or "") .. (e.range ~= "" and (" [" .. e.range .. "]") or "")
+    lines[#lines + 1] = "    # " .. comment:gsub("[%c]", " ")
+    local v = e.value
+    local text
+    if type(v) == "string" then text = json.encode_string(v) -- a JSON string is a YAML double-quoted scalar
+    elseif type(v) == "number" then
+      if v ~= v then text = ".nan" elseif v == math.huge then text = ".inf" elseif v == -math.huge then text = "-.inf"
+      else text = json.encode_number(v) end
+    else text = tostring(v) end
+    lines[#lines + 1] = ("    %s: %s"):format(e.name, text)
+  end
+  return table.concat(lines, "\n")
+end
+
 --- p:spec(name) -> the checked declaration of one parameter.
 function Params:spec(name) return state(self).specs[name] end
 
@@ -385,6 +419,30 @@ function Params:apply_table(t)
     if not ok then problems[#problems + 1] = msg end
   end
   return #problems == 0, problems
+end
+
+-- The setters a loader uses: the object's own, or (dry run, for --strict's
+-- check before anything changes) ones that only check.
+local function setters(self, dry)
+  if not dry then
+    return function(n, v) return self:set(n, v) end, function(n, t) return self:set_string(n, t) end
+  end
+  local st = state(self)
+  local function set(n, v)
+    local spec = st.specs[n]
+    if not spec then return nil, ("unknown parameter '%s' in group '%s'"):format(tostring(n), st.group) end
+    local ok, msg = check_value(n, spec, v)
+    if ok == nil then return nil, msg end
+    return true
+  end
+  local function set_string(n, t)
+    local spec = st.specs[n]
+    if not spec then return nil, ("unknown parameter '%s' in group '%s'"):format(tostring(n), st.group) end
+    local v, msg = parse_text(n, spec, t)
+    if v == nil then return nil, msg end
+    return set(n, v)
+  end
+  return set, set_string
 end
 
 -- Values in a parameter file. Strings are quoted with every byte that could
@@ -457,6 +515,9 @@ end
 -- with any bytes, numbers to the last bit).
 function Params:save(path)
   if type(path) ~= "string" then error("bad argument #1 to 'save' (path expected)", 2) end
+  if path:match("%.ya?ml$") then -- a ROS 2 parameter file, as load_yaml reads
+    return require("tycho").write_atomic(path, self:describe_yaml() .. "\n")
+  end
   local st = state(self)
   local out = { ("# tycho parameters, group %s"):format(st.group) }
   for _, c in ipairs(st.order) do
@@ -470,12 +531,15 @@ function Params:save(path)
   return tycho.write_atomic(path, table.concat(out, "\n") .. "\n")
 end
 
---- p:load(path) -> ok, problems. Reads a file written by save (or by
--- hand): every valid line is applied, every bad one reported as
+--- p:load(path [, {dry = true}]) -> ok, problems. Reads a file written by
+-- save (or by hand): every valid line is applied, every bad one reported as
 -- "path:line: message" and left at its current value (the default at
--- start-up). A missing file is one problem, nothing changes.
-function Params:load(path)
+-- start-up). A missing file is one problem, nothing changes. dry: only
+-- check, change nothing.
+function Params:load(path, opts)
   if type(path) ~= "string" then error("bad argument #1 to 'load' (path expected)", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'load' (table expected)", 2) end
+  local set, set_string = setters(self, opts and opts.dry)
   local f, err = io.open(path, "r")
   if not f then return false, { tostring(err) } end
   -- a folder opens on Linux and fails on the first read: a problem, not a traceback
@@ -501,13 +565,73 @@ function Params:load(path)
         if q and (ty == "string" or ty == "enum") then
           local v, why = decode_string(q)
           if v == nil then ok, msg = nil, ("%s: %s"):format(name, why)
-          else ok, msg = self:set(name, v) end
-        else ok, msg = self:set_string(name, text) end
+          else ok, msg = set(name, v) end
+        else ok, msg = set_string(name, text) end
         if not ok then problems[#problems + 1] = ("%s:%d: %s"):format(path, n, tostring(msg)) end
       end
     end
   end
   f:close()
+  return #problems == 0, problems
+end
+
+local YAML_SPECIAL = { [".inf"] = math.huge, [".Inf"] = math.huge, [".INF"] = math.huge,
+                      ["-.inf"] = -math.huge, ["-.Inf"] = -math.huge, ["-.INF"] = -math.huge,
+                      ["+.inf"] = math.huge }
+
+--- p:load_yaml(path [, {dry = true}]) -> ok, problems. Reads a ROS 2 parameter file:
+--   GROUP:                 (or /GROUP, or /** for every node)
+--     ros__parameters:
+--       name: value
+-- (libyaml parses it). Like load, every valid entry is applied and every
+-- bad one reported as "path:line: message" and left as it was: an unknown
+-- name, a value of the wrong type or out of range, a quoted value for a
+-- number or boolean, a list, another node's section. Malformed YAML is one
+-- problem, and nothing changes.
+function Params:load_yaml(path, opts)
+  if type(path) ~= "string" then error("bad argument #1 to 'load_yaml' (path expected)", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'load_yaml' (table expected)", 2) end
+  local set, set_string = setters(self, opts and opts.dry)
+  local f, err = io.open(path, "r")
+  if not f then return false, { tostring(err) } end
+  local text, read_err = f:read("a")
+  f:close()
+  if not text then return false, { ("%s: %s"):format(path, tostring(read_err)) } end
+  local tycho = require "tycho"
+  local leaves, yerr = tycho.yaml_leaves(text, path)
+  if not leaves then return false, { yerr } end
+  local st = state(self)
+  local group = st.group
+  local problems = {}
+  local function bad(leaf, fmt, ...) problems[#problems + 1] = ("%s:%d: " .. fmt):format(path, leaf.line, ...) end
+  for _, leaf in ipairs(leaves) do
+    local k = leaf.keys
+    local node = k[1]
+    if #k == 0 then bad(leaf, "expected '%s: ros__parameters: name: value'", group)
+    elseif node ~= group and node ~= "/" .. group and node ~= "/**" then
+      bad(leaf, "section '%s' is not for %s (expected '%s:' or '/**:')", node, group, group)
+    elseif k[2] ~= "ros__parameters" then
+      bad(leaf, "expected 'ros__parameters:' under '%s:'", node)
+    elseif #k ~= 3 then
+      bad(leaf, #k < 3 and "no parameter name under ros__parameters" or "nested parameter '%s' (%s has flat names)",
+        table.concat(k, ".", 3), group)
+    else
+      local name = k[3]
+      local spec = st.specs[name]
+      if not spec then bad(leaf, "%s: unknown parameter of %s", name, group)
+      elseif leaf.kind ~= "scalar" then bad(leaf, "%s: a %s, not a single value", name, leaf.kind)
+      else
+        local ty, ok, msg = spec.type
+        if leaf.quoted and ty ~= "string" and ty ~= "enum" then
+          ok, msg = nil, ("%s: a quoted value is a string; %s is of type %s"):format(name, name, ty)
+        elseif not leaf.quoted and ty == "number" and YAML_SPECIAL[leaf.value] then
+          ok, msg = set(name, YAML_SPECIAL[leaf.value])
+        elseif leaf.quoted then ok, msg = set(name, leaf.value)
+        else ok, msg = set_string(name, leaf.value) end
+        if not ok then bad(leaf, "%s", tostring(msg)) end
+      end
+    end
+  end
   return #problems == 0, problems
 end
 

@@ -3,43 +3,27 @@
 --   tycho run behaviors/plan_demo.lua [--map M.yaml] [--from x,y] [--to x,y] [--out DIR]
 local tycho = require "tycho"
 
-local USAGE = [[
-usage: tycho run behaviors/plan_demo.lua [options]
-  --map PATH     map_server YAML (default maps/maze_small.yaml)
-  --from X,Y     start in metres (default 0.5,0.5)
-  --to X,Y       goal in metres (default 4.5,3.5)
-  --radius R     robot inscribed radius in metres (default 0.105, TurtleBot3 Burger)
-  --out DIR      output folder (default out/plan_demo)
-]]
+local cli = require "cli"
 
-local opts = { map = "maps/maze_small.yaml", from = "0.5,0.5", to = "4.5,3.5",
-               radius = "0.105", out = "out/plan_demo" }
-local i = 1
-while i <= #arg do
-  local a = arg[i]
-  if a == "-h" or a == "--help" then io.write(USAGE) return 0 end
-  local key = a:match("^%-%-(%w+)$")
-  if not key or opts[key] == nil or arg[i + 1] == nil then
-    io.stderr:write("plan_demo: bad argument '", a, "'\n", USAGE)
-    return 2
-  end
-  opts[key] = arg[i + 1]
-  i = i + 2
-end
-
-local function point(s, name)
-  local x, y = s:match("^%s*([-%d.e]+)%s*,%s*([-%d.e]+)%s*$")
-  x, y = tonumber(x), tonumber(y)
-  if not (x and y) then error(("--%s expects X,Y in metres, got '%s'"):format(name, s), 0) end
-  return x, y
-end
-local sx, sy = point(opts.from, "from")
-local gx, gy = point(opts.to, "to")
-local radius = tonumber(opts.radius)
-if not radius or radius <= 0 then error("--radius expects a positive number of metres", 0) end
+local spec = cli.spec { prog = "plan_demo", summary = "load a map, inflate it, plan a cost-aware path, shorten it, draw it",
+  options = {
+    { name = "map", type = "string", default = "maps/maze_small.yaml", metavar = "PATH", doc = "map_server YAML" },
+    { name = "from", type = "pair", default = { 0.5, 0.5 }, metavar = "X,Y", doc = "start in metres" },
+    { name = "to", type = "pair", default = { 4.5, 3.5 }, metavar = "X,Y", doc = "goal in metres" },
+    { name = "radius", type = "number", default = 0.105, min = 0.001, metavar = "R",
+      doc = "robot inscribed radius in metres (TurtleBot3 Burger)" },
+    { name = "out", type = "string", default = "out/plan_demo", metavar = "DIR", doc = "output folder" },
+  } }
+local opts, usage_err = spec:parse(arg)
+if not opts then return cli.usage_error(spec, usage_err) end
+if opts.help then io.write(spec:usage()) return 0 end
+local sx, sy = opts.from[1], opts.from[2]
+local gx, gy = opts.to[1], opts.to[2]
+local radius = opts.radius
 
 local t0 = os.clock()
-local map = tycho.map.load(opts.map)
+local map, meta = cli.load("plan_demo", tycho.map.load, opts.map) -- a bad map file: exit 2
+if not map then return meta end
 print(("map      %s: %s"):format(opts.map, tostring(map)))
 local costmap = map:inflate { inscribed_radius = radius, inflation_radius = 0.5,
                               cost_scaling_factor = 3.0 }

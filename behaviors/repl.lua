@@ -244,6 +244,7 @@ end
 function Repl:_finish(res)
   if not res[1] then
     if getmetatable(res[2]) == EXIT_MT then return self:_exit(res[2].code) end
+    self.failed = true
     self.print("error: " .. tostring(res[2]))
     return
   end
@@ -256,9 +257,17 @@ local function incomplete(err) return err and err:find("<eof>", 1, true) ~= nil 
 
 --- Evaluates one line (or a ":" command). Returns true when something ran
 -- (or started: see busy()); nil, "busy" while an evaluation is running.
+-- After it, self.failed tells whether the line failed: a Lua error (syntax
+-- or run time) or a refused, unknown or unavailable command (`tycho attach
+-- -e` exits non-zero on it).
 function Repl:feed(line)
   if self.job then return nil, "busy" end
-  if not self.buffer and line:match("^%s*:") then return self:command(line:match("^%s*:(.*)$")) end
+  self.failed = false
+  if not self.buffer and line:match("^%s*:") then
+    local ran = self:command(line:match("^%s*:(.*)$"))
+    if ran == false then self.failed = true end
+    return ran
+  end
   local src = self.buffer and (self.buffer .. "\n" .. line) or line
   if src:match("^%s*$") then self.buffer = nil return false end
   -- the last HISTORY lines only: a console attached for days must not grow
@@ -278,6 +287,7 @@ function Repl:feed(line)
       return false
     end
     self.buffer = nil
+    self.failed = true
     self.print("error: " .. tostring(err))
     return false
   end
@@ -445,10 +455,12 @@ function Repl:command(text)
     if not need(h.save_params, ":save") then return false end
     local ok, err = h.save_params(rest ~= "" and rest or nil)
     self.print(ok and ("saved " .. tostring(ok)) or ("not saved: " .. tostring(err)))
+    if not ok then return false end
   elseif cmd == "reload" then
     if not need(h.reload, ":reload") then return false end
     local ok, err = h.reload()
     self.print(ok and "reloaded" or ("reload refused, the old behaviour keeps running: " .. tostring(err)))
+    if not ok then return false end
   elseif cmd == "pause" or cmd == "resume" then
     if not need(h[cmd], ":" .. cmd) then return false end
     h[cmd]()

@@ -7,33 +7,21 @@ local tycho = require "tycho"
 local logmod = require "log"
 local Session = require "session"
 
-local USAGE = [[
-usage: tycho repl [--world WORLD.lua | --robot ROBOT.lua] [--seed N] [--history PATH] [options]
-  --world PATH       start the simulator on this world (maps/*.lua)
-  --robot PATH       open the robot's devices from a robot config (robots/*.lua)
-  --seed N           simulator seed (default: the world's)
-  --history PATH     console history file (default ~/.tycho_history)
-]] .. Session.USAGE .. [[
-Type :help in the console; :quit or Ctrl-D leaves.]]
+local cli = require "cli"
 
-local opt, i = {}, 1
-while i <= #arg do
-  local a = arg[i]
-  local nexti, err = Session.take_arg(arg, i, opt)
-  if err then io.stderr:write("tycho repl: ", err, "\n") return 2 end
-  if nexti then i = nexti
-  elseif a == "-h" or a == "--help" then print(USAGE) return 0
-  elseif a == "--world" or a == "--seed" or a == "--history" or a == "--robot" then
-    if not arg[i + 1] then io.stderr:write("tycho repl: ", a, " needs a value\n", USAGE, "\n") return 2 end
-    opt[a:sub(3)] = arg[i + 1]
-    i = i + 2
-  else
-    io.stderr:write("tycho repl: unknown argument '", tostring(a), "'\n", USAGE, "\n")
-    return 2
-  end
-end
-if opt.seed and not tonumber(opt.seed) then io.stderr:write("tycho repl: --seed expects a number\n") return 2 end
-if opt.world and opt.robot then io.stderr:write("tycho repl: --world or --robot, not both\n") return 2 end
+local spec = cli.spec { prog = "tycho repl", command = "tycho repl", usage_line = "[--world WORLD.lua | --robot ROBOT.lua] [options]",
+  options = cli.options({
+    { name = "world", type = "string", metavar = "PATH", doc = "start the simulator on this world (maps/*.lua)" },
+    { name = "robot", type = "string", metavar = "PATH", doc = "open the robot's devices from a robot config (robots/*.lua)" },
+    { name = "seed", type = "integer", metavar = "N", doc = "simulator seed (default: the world's)" },
+    { name = "history", type = "string", metavar = "PATH", doc = "console history file (default ~/.tycho_history)" },
+  }, Session.OPTIONS),
+  epilog = "Type :help in the console; :quit or Ctrl-D leaves." }
+local opt, usage_err = spec:parse(arg)
+if not opt then return cli.usage_error(spec, usage_err) end
+if opt.help then io.write(spec:usage()) return 0 end
+Session.from_cli(opt)
+if opt.world and opt.robot then return cli.usage_error(spec, "--world or --robot, not both") end
 
 local clock = tycho.clock.new { mode = "sim" }
 local sched = tycho.scheduler.new { clock = clock, realtime = 1 }
@@ -50,8 +38,8 @@ local host = {
   resume = function() paused = false end,
 }
 if opt.world then
-  local ok, robot = pcall(require("robot_sim").open, opt.world, { seed = opt.seed and tonumber(opt.seed) })
-  if not ok then io.stderr:write("tycho repl: ", tostring(robot), "\n") return 1 end
+  local robot, code = cli.load("tycho repl", require("robot_sim").open, opt.world, { seed = opt.seed })
+  if not robot then return code end -- a bad world file: exit 2
   env.robot, env.sim = robot, robot.sim
   host.safe_stop = robot.safe_stop
   -- while paused, :step N advances the simulator N control periods

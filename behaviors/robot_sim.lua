@@ -46,7 +46,10 @@ function M.open(world_path, opts)
   opts = opts or {}
   local overrides = opts.overrides or {}
   if opts.seed then overrides.seed = opts.seed end
-  local sim = tycho.sim.load(world_path, next(overrides) and overrides or nil)
+  local ok, sim = pcall(tycho.sim.load, world_path, next(overrides) and overrides or nil)
+  -- a bad world file: its own message (path[:line]: why), without this
+  -- file's position in front (luaL_error adds the caller's)
+  if not ok then error((tostring(sim):gsub("^[^\n]-robot_sim%.lua:%d+: ", "")), 0) end
   local world = sim:world()
   local robot = { kind = "sim", sim = sim, world = world, cameras = {} }
   for i, cam in ipairs(world.cameras or {}) do

@@ -22,6 +22,25 @@ Session.USAGE = [[
   --log-file PATH    also append log lines to PATH (with wall-clock time)
 ]]
 
+--- The same options as declarations for cli.lua (a mission appends them to
+-- its own); Session.from_cli(opt) turns the parsed values into Session.new's opt.
+Session.OPTIONS = {
+  { name = "socket", type = "string", metavar = "PATH",
+    doc = "the attach socket (default $XDG_RUNTIME_DIR/tycho/tycho-PID.sock, or /tmp/tycho-UID/...); `tycho attach` finds it" },
+  { name = "no-socket", type = "boolean", doc = "do not listen for `tycho attach`" },
+  { name = "listen", type = "string", metavar = "HOST:PORT",
+    doc = "also accept `tycho attach --tcp` (127.0.0.1 unless told; needs --token-file)" },
+  { name = "token-file", type = "string", metavar = "FILE", doc = "the shared secret for --listen (a file only you can read)" },
+  { name = "log-file", type = "string", metavar = "PATH", doc = "also append log lines to PATH (with wall-clock time)" },
+}
+
+--- Copies the session options parsed by cli.lua into the fields Session.new reads.
+function Session.from_cli(opt)
+  if opt["no-socket"] then opt.socket = false end
+  opt.token_file, opt.log_file = opt["token-file"], opt["log-file"]
+  return opt
+end
+
 local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = true, ["--log-file"] = true }
 
 --- If args[i] is a session option, stores it in opt and returns the index

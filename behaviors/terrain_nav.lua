@@ -12,89 +12,61 @@
 -- touching a moving obstacle, 1 otherwise, 2 on bad arguments.
 local tycho = require "tycho"
 local logmod = require "log"
-local params = require "params"
 local worldmod = require "terrain.world"
 local mission = require "terrain.mission"
 local P = require "terrain.params"
 local Session = require "session"
 local guard = require("mission_guard").install("terrain_nav") -- signals, checked outputs
 
-local USAGE = [[
-usage: tycho run behaviors/terrain_nav.lua --world WORLD.lua [options]
-  --world PATH    terrain world file (maps/terrain_*.lua)
-  --kind K        robot base: diff or mecanum (default: the world's, else diff)
-  --mode M        mecanum follower: strafe (hold the heading, go sideways) or face (default strafe)
-  --timeout S     give up after S simulated seconds (default: the world's, else 600)
-  --out DIR       output folder (default out/<world name>[-mecanum])
-  --set NAME=V    set a tunable (repeatable; --params lists them; overrides the world's params)
-  --params        list the tunables with defaults, ranges and docs
-  --realtime      pace the simulation at wall-clock speed (attachable: `tycho attach`)
-  --repl          open the console beside the running mission (:params, :set, :pause, :stop ...)
-  --speed X       with --realtime or --repl: simulated seconds per wall second (default 1)
-  --quiet         only warnings and the summary
-attach (on by default with --realtime or --repl):
-]] .. Session.USAGE
+local cli = require "cli"
+local params_cli = require "params_cli"
 
-local function fail_usage(msg)
-  io.stderr:write("terrain_nav: ", msg, "\n", USAGE)
-  return 2
-end
-
-local opt = {}
-local argv = {}
-for i = 1, #arg do argv[i] = arg[i] end
-local ok_set, problems, rest = params.apply_args(argv, P) -- --set, checked against the declared ranges
-if not ok_set then return fail_usage(table.concat(problems, "; ")) end
-do
-  local i = 1
-  local arg = rest
-  while i <= #arg do
-    local a = arg[i]
-    local nexti, serr = Session.take_arg(arg, i, opt)
-    if serr then return fail_usage(serr) end
-    if nexti then i = nexti
-    elseif a == "-h" or a == "--help" then io.write(USAGE) return 0
-    elseif a == "--params" then
-      print(P:describe())
-      return 0
-    elseif a == "--quiet" or a == "--realtime" or a == "--repl" then opt[a:sub(3)] = true; i = i + 1
-    elseif a == "--world" or a == "--kind" or a == "--mode" or a == "--timeout" or a == "--out" or a == "--speed" then
-      if arg[i + 1] == nil then return fail_usage(a .. " needs a value") end
-      opt[a:sub(3)] = arg[i + 1]; i = i + 2
-    else return fail_usage("unknown argument '" .. tostring(a) .. "'") end
-  end
+-- command line: every option declared here, once (--help is generated from it)
+local OPTIONS = {
+  { name = "world", type = "string", metavar = "PATH", doc = "terrain world file (maps/terrain_*.lua)" },
+  { name = "kind", type = "choice", choices = { "diff", "mecanum" }, metavar = "K",
+    doc = "robot base (default: the world's, else diff)" },
+  { name = "mode", type = "choice", choices = { "strafe", "face" }, metavar = "M",
+    doc = "mecanum follower: strafe (hold the heading, go sideways) or face (default strafe)" },
+  { name = "timeout", type = "number", min = 0.001, metavar = "S",
+    doc = "give up after S simulated seconds (default: the world's, else 600)" },
+  { name = "out", type = "string", metavar = "DIR", allow_empty = true,
+    doc = "output folder (default out/<world name>[-mecanum])" },
+  { name = "realtime", type = "boolean", doc = "pace the simulation at wall-clock speed (attachable: `tycho attach`)" },
+  { name = "repl", type = "boolean", doc = "open the console beside the running mission (:params, :set, :pause, :stop ...)" },
+  { name = "speed", type = "number", min = 0.001, metavar = "X",
+    doc = "with --realtime or --repl: simulated seconds per wall second (default 1)" },
+  { name = "quiet", type = "boolean", doc = "only warnings and the summary" },
+}
+local spec = cli.spec { prog = "terrain_nav", usage_line = "--world WORLD.lua [options]",
+                        options = cli.options(OPTIONS, params_cli.OPTIONS, Session.OPTIONS),
+                        epilog = "--set, --params-file win over the world's params; the attach socket is on by default with --realtime or --repl" }
+local opt, usage_err = spec:parse(arg)
+if not opt then return cli.usage_error(spec, usage_err) end
+if opt.help then io.write(spec:usage()) return 0 end
+Session.from_cli(opt)
+local function fail_usage(msg) return cli.usage_error(spec, msg) end
+do -- --params (exit 0), --params-file, --set
+  local code = params_cli.apply(spec, opt, P)
+  if code then return code end
 end
 if not opt.world then return fail_usage("--world is required") end
-if opt.kind and opt.kind ~= "diff" and opt.kind ~= "mecanum" then return fail_usage("--kind must be diff or mecanum") end
-if opt.mode and opt.mode ~= "strafe" and opt.mode ~= "face" then return fail_usage("--mode must be strafe or face") end
-if opt.timeout and not (tonumber(opt.timeout) and tonumber(opt.timeout) > 0) then
-  return fail_usage("--timeout expects a number > 0")
-end
-if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
-  return fail_usage("--speed expects a number > 0")
-end
 
-local loaded, w = pcall(worldmod.load, opt.world)
-if not loaded then
-  io.stderr:write("terrain_nav: ", tostring(w), "\n")
-  return 2
-end
--- the world's params, then --set on top (already applied: keep those)
+local w, load_code = cli.load("terrain_nav", worldmod.load, opt.world) -- a bad world: one line, exit 2
+if not w then return load_code end
+-- the world's params, then --params-file and --set on top
 do
-  local from_cli = {}
-  for _, a in ipairs(arg) do
-    local n = tostring(a):match("^([%w_]+)=") or tostring(a):match("^%-%-set=([%w_]+)=")
-    if n then from_cli[n] = true end
-  end
-  for name, value in pairs(w.params) do
-    if not from_cli[name] then
-      local ok, err = P:set(name, value)
-      if not ok then
-        io.stderr:write(("terrain_nav: %s: params.%s: %s\n"):format(opt.world, name, tostring(err)))
-        return 2
-      end
+  local names = {}
+  for name in pairs(w.params) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local ok, err = P:set(name, w.params[name])
+    if not ok then
+      io.stderr:write(("terrain_nav: %s: params.%s: %s\n"):format(opt.world, name, tostring(err)))
+      return 2
     end
   end
+  params_cli.reapply(opt, P)
 end
 local kind = opt.kind or w.robot.kind or "diff"
 opt.out = opt.out or ("out/" .. w.name .. (kind == "mecanum" and "-mecanum" or ""))
@@ -132,7 +104,7 @@ local speed = tonumber(opt.speed) or 1
 
 local wall0 = tycho.clock.monotonic()
 local ticks = 0
-local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = tonumber(opt.timeout), params = P,
+local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
   on_sweep = function(r, map) env.res, env.map = r, map end,
   on_tick = function(r, bot)
     env.bot = bot
@@ -163,6 +135,7 @@ for i, p in ipairs(res.plans) do
   plans[i] = { t = p.t, reason = p.reason, cost = p.cost, length = mission.length(p.points) }
 end
 local summary = {
+  schema_version = 1, -- schemas/terrain_nav_summary.schema.json; raise it when a field changes meaning or goes
   world = opt.world, kind = kind, params = P:to_table(), reached = res.reached, failure = res.failure or false,
   time_s = res.time, path_length_m = length, replans = res.replans, plans = plans, events = res.events,
   max_pitch_deg = math.deg(res.max_pitch), max_roll_deg = math.deg(res.max_roll),

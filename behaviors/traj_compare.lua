@@ -12,35 +12,24 @@
 local tycho = require "tycho"
 local logmod = require "log"
 
-local USAGE = [[
-usage: tycho run behaviors/traj_compare.lua A.csv B.csv [options]
-  --plan N      rows of plan N only, in a file with a 'plan' column (plans.csv)
-  --spacing M   sample A every M metres (default 0.05)
-  --json        print the figures as JSON
-]]
+local cli = require "cli"
 
+local spec = cli.spec { prog = "traj_compare", usage_line = "A.csv B.csv [options]", positional = true,
+  summary = "the deviation of trajectory A from B, the Hausdorff distance and the lengths",
+  options = {
+    { name = "plan", type = "integer", metavar = "N", doc = "rows of plan N only, in a file with a 'plan' column (plans.csv)" },
+    { name = "spacing", type = "number", default = 0.05, min = 1e-4, metavar = "M", doc = "sample A every M metres" },
+    { name = "json", type = "boolean", doc = "print the figures as JSON" },
+  } }
+local opt, usage_err = spec:parse(arg)
+if not opt then return cli.usage_error(spec, usage_err) end
+if opt.help then io.write(spec:usage()) return 0 end
+local files = opt._rest
+if #files ~= 2 then return cli.usage_error(spec, ("two trajectory files expected (got %d)"):format(#files)) end
 local function fail(msg)
   io.stderr:write("traj_compare: ", msg, "\n")
   return 2
 end
-
-local files, opt = {}, { spacing = 0.05 }
-do
-  local i = 1
-  while i <= #arg do
-    local a = arg[i]
-    if a == "-h" or a == "--help" then io.write(USAGE) return 0
-    elseif a == "--json" then opt.json = true; i = i + 1
-    elseif a == "--plan" or a == "--spacing" then
-      local v = tonumber(arg[i + 1])
-      if not v then return fail(a .. " needs a number\n" .. USAGE) end
-      opt[a:sub(3)] = v; i = i + 2
-    elseif a:sub(1, 2) == "--" then return fail("unknown option '" .. a .. "'\n" .. USAGE)
-    else files[#files + 1] = a; i = i + 1 end
-  end
-end
-if #files ~= 2 then return fail("two trajectory files expected\n" .. USAGE) end
-if not (opt.spacing > 0) then return fail("--spacing must be > 0") end
 
 --- read(path) -> {{x =, y =}, ...} or nil, "path:line: why"
 local function read(path)

@@ -191,6 +191,7 @@ void tycho_l_open_device(lua_State *L, int module, int methods);
 void tycho_l_open_terrain(lua_State *L, int module, int methods);
 void tycho_l_open_pattern(lua_State *L, int module, int methods);
 void tycho_l_open_sandbox(lua_State *L, int module, int methods);
+void tycho_l_open_yaml(lua_State *L, int module, int methods);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {

@@ -142,6 +142,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_terrain(L, module, methods);
     tycho_l_open_pattern(L, module, methods);
     tycho_l_open_sandbox(L, module, methods);
+    tycho_l_open_yaml(L, module, methods);
 
     lua_pushcfunction(L, tycho_l_home);
     lua_setfield(L, module, "home");

@@ -10,6 +10,7 @@ bash scripts/deps.sh
 echo "=== building (build/)"
 bash scripts/build.sh build > build.log 2>&1 || { tail -40 build.log; exit 1; }
 world=maps/maze_small.lua
-for a in "$@"; do [ "$a" = "--world" ] && world=""; done
+# the default world unless the arguments name a world or a robot (--opt value or --opt=value)
+for a in "$@"; do case "$a" in --world|--world=*|--robot|--robot=*) world="" ;; esac; done
 echo "=== running behaviors/heat_seek.lua ${world:+--world $world} $*"
 exec ./build/tycho run behaviors/heat_seek.lua ${world:+--world "$world"} "$@"

@@ -5,6 +5,9 @@ local tycho = require "tycho"
 local logmod = require "log"
 
 local report = {}
+--- The version of summary.json's layout (schemas/fleet_summary.schema.json):
+-- raised when a field changes meaning or goes away.
+report.SCHEMA_VERSION = 1
 
 function report.summary(o)
   local sim, n = o.sim, #o.robots
@@ -31,7 +34,7 @@ function report.summary(o)
     totals.wait_time_s = totals.wait_time_s + st.wait_time
   end
   if totals.min_clearance_m == math.huge then totals.min_clearance_m = false end
-  return { robots = rows, totals = totals, seed = o.seed, delays = o.delays, stops = o.stops,
+  return { schema_version = report.SCHEMA_VERSION, robots = rows, totals = totals, seed = o.seed, delays = o.delays, stops = o.stops,
            emergency_stop = sim.estopped, end_reason = o.end_reason }
 end
 

@@ -591,6 +591,14 @@ function tycho.pattern.stock.gsub(s, pattern, repl, n) end
 ---@return any value, string? err  the file's value, or nil and "path[:line]: message"
 function tycho.load_data(path, opts) end
 
+---A YAML document as its leaves: every scalar, list or empty mapping reached
+---through mapping keys, in document order (ROS 2 parameter files).
+---@param text string
+---@param name? string  used in messages (a file name)
+---@return {keys: string[], kind: "scalar"|"list"|"map", value?: string, quoted: boolean, line: integer}[]|nil leaves
+---@return string? err  "name:line: why" on malformed YAML, duplicate or non-scalar keys
+function tycho.yaml_leaves(text, name) end
+
 tycho.sys = {}
 ---@return integer
 function tycho.sys.pid() end

@@ -82,14 +82,14 @@ describe("fleet inputs never shrink #reliability", function()
     assert.are.same({ robots = 3, unused_goals = 97, unused_range = "robot_3..robot_99" }, notes)
   end)
 
-  it("exits non-zero from the fleet mission with the message", function()
+  it("exits 2 (bad input) from the fleet mission with the message", function()
     local goals = write("goals_renamed2.txt", (read(GOALS):gsub("robot_7\n", "robot_777\n", 1)))
     local p = io.popen(("cd '%s' && '%s' run behaviors/fleet.lua --map '%s' --starts '%s' --goals '%s' --out '%s/o' 2>&1; "
       .. "echo rc=$?"):format(SRC, EXE, MAP, STARTS, goals, TMP))
     local text = p:read("*a")
     p:close()
     assert.matches("robot_7 has no goal", text)
-    assert.matches("rc=1", text)
+    assert.matches("rc=2", text) -- a bad input file
   end)
 end)
 

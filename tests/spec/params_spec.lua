@@ -287,4 +287,75 @@ describe("parameter files", function()
     assert.is_false(missing_ok)
     assert.are.equal(1, #problems)
   end)
+  local function write(text, ext)
+    local path = os.tmpname() .. (ext or ".yaml")
+    local f = io.open(path, "w")
+    f:write(text)
+    f:close()
+    return path
+  end
+
+  it("reads a ROS 2 parameter file: its own section and /**; every bad entry with file:line", function()
+    local path = write(table.concat({
+      "file_spec:",                        -- 1
+      "  ros__parameters:",                -- 2
+      "    threshold: 42.5",               -- 3
+      "    balls: \"3\"",                  -- 4 a quoted number is a string
+      "    climb: off",                    -- 5
+      "    nosuch: 1",                     -- 6
+      "other_node:",                       -- 7
+      "  ros__parameters:",                -- 8
+      "    threshold: 1",                  -- 9
+      "/**:",                              -- 10
+      "  ros__parameters:",                -- 11
+      "    balls: 11",                     -- 12 out of range
+      "    climb: [1, 2]",                 -- 13
+      "    group:",                        -- 14
+      "      nested: 1",                   -- 15
+    }, "\n") .. "\n")
+    local ok, problems = P:load_yaml(path)
+    assert.is_false(ok)
+    local text = table.concat(problems, "\n")
+    assert.matches(":4: balls: a quoted value is a string; balls is of type integer", text, 1, true)
+    assert.matches(":6: nosuch: unknown parameter", text, 1, true)
+    assert.matches(":9: section 'other_node' is not for file_spec", text, 1, true)
+    assert.matches(":12: balls", text, 1, true)
+    assert.matches(":13: climb: a list, not a single value", text, 1, true)
+    assert.matches(":15: nested parameter 'group.nested'", text, 1, true)
+    assert.are.equal(6, #problems)
+    assert.are.same({ 42.5, 1, false }, { P.threshold, P.balls, P.climb })
+    os.remove(path)
+  end)
+
+  it("a dry load checks without changing anything; malformed YAML is one problem", function()
+    local path = write("file_spec:\n  ros__parameters:\n    threshold: 12\n")
+    local ok = P:load_yaml(path, { dry = true })
+    assert.is_true(ok)
+    assert.are.equal(30, P.threshold)
+    assert.is_true((P:load_yaml(path)))
+    assert.are.equal(12, P.threshold)
+    os.remove(path)
+    path = write("file_spec:\n  ros__parameters:\n    threshold: [12\n")
+    local problems
+    ok, problems = P:load_yaml(path)
+    assert.is_false(ok)
+    assert.are.equal(1, #problems)
+    assert.matches("YAML error", problems[1], 1, true)
+    assert.are.equal(12, P.threshold)
+    os.remove(path)
+  end)
+
+  it("saves a .yaml path as a ROS 2 parameter file that loads back exactly", function()
+    local path = os.tmpname() .. ".yaml"
+    P.threshold, P.balls, P.climb = 0.1 + 0.2, 7, false
+    assert.is_true(P:save(path))
+    local f = io.open(path); local text = f:read("*a"); f:close()
+    assert.matches("file_spec:\n  ros__parameters:\n", text, 1, true)
+    assert.matches("threshold: 0.30000000000000004", text, 1, true)
+    P:reset()
+    local ok, problems = P:load_yaml(path)
+    assert.is_true(ok, table.concat(problems, "\n"))
+    assert.are.same({ 0.1 + 0.2, 7, false }, { P.threshold, P.balls, P.climb })
+    os.remove(path)
+  end)
 end)

@@ -86,8 +86,10 @@ describe("signals #reliability", function()
   end)
 
   it("SIGTERM ends terrain_nav and fleet with their summaries", function()
-    local p = spawn(("behaviors/terrain_nav.lua --world maps/terrain_flat.lua --quiet --out '%s/tn'"):format(TMP),
-      TMP .. "/tn.log")
+    -- paced (10x real time, about 6 s) so the signal always lands mid-run: unpaced, an
+    -- idle machine finishes the flat world in under the 0.8 s this waits
+    local p = spawn(("behaviors/terrain_nav.lua --world maps/terrain_flat.lua --realtime --speed=10 --no-socket --quiet --out '%s/tn'")
+      :format(TMP), TMP .. "/tn.log")
     sleep(0.8)
     kill(p.pid, "TERM")
     assert.are.equal(143, finish(p), read(TMP .. "/tn.log"))
