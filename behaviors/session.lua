@@ -20,9 +20,12 @@ Session.USAGE = [[
   --listen HOST:PORT also accept `tycho attach --tcp` (127.0.0.1 unless told; needs --token-file)
   --token-file FILE  the shared secret for --listen (a file only you can read)
   --log-file PATH    also append log lines to PATH (with wall-clock time)
+  --record FILE.mcap record the channels (map, scan, frames, path, detections, thermal
+                     images, IMU, commands, state, log) to an MCAP file
 ]]
 
-local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = true, ["--log-file"] = true }
+local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = true, ["--log-file"] = true,
+                 ["--record"] = true }
 
 --- If args[i] is a session option, stores it in opt and returns the index
 -- after it; returns nil otherwise, or nil and a message for a missing value.
@@ -69,6 +72,17 @@ function Session.new(o)
   if opt.log_file and o.log then
     self.file_sink = o.log:add_sink(Session.log_file_sink(opt.log_file))
   end
+  if opt.record then
+    -- the channels the robot publishes (behaviors/robot_channels.lua feeds them)
+    local Channels = require "channels"
+    if not tostring(opt.record):match("%.mcap$") then error("--record: the file name must end in .mcap", 0) end
+    self.channels = Channels.new()
+    local sink, err = Channels.mcap_sink(opt.record)
+    if not sink then error("--record: " .. tostring(err), 0) end
+    self.channels:add_sink(sink)
+    self.recording = sink
+    if o.log then self.channels_log_sink = o.log:add_sink(require("robot_channels").log_sink(self.channels)) end
+  end
   local want_socket = opt.socket ~= false and (opt.socket or o.socket_default ~= false)
   if want_socket or opt.listen then
     local AttachServer = require "attach_server"
@@ -96,6 +110,17 @@ end
 function Session:service() self.loop:poll(0) end
 
 function Session:close()
+  if self.channels then
+    if self.channels_log_sink then self.log:remove_sink(self.channels_log_sink) end
+    local n = 0
+    for _, c in pairs(self.channels.counts) do n = n + c end
+    local ok, err = self.channels:close()
+    if self.recording then
+      if ok then self:print(("recorded %d messages to %s"):format(n, self.recording.path))
+      else io.stderr:write("--record: ", tostring(err), "\n") end
+    end
+    self.channels = nil
+  end
   if self.server then self.server:close() end
   if self.console then self.console:close() end
   if self.file_sink and self.log then self.log:remove_sink(self.file_sink) end

@@ -750,4 +750,49 @@ function tycho.swarm.shape(name, u) end
 ---@return number|nil vx_or_x, number|string vy_or_y, table? info
 function swarm:command(t, pos, goal, neighbours, state) end
 
+-- recording and live view ---------------------------------------------------------------
+
+tycho.mcap = {}
+---@class tycho.mcap_writer
+local mcap_writer = {}
+---Starts an MCAP recording at path (written as path.part until close).
+---@param o? {chunk_size?: integer, compress?: boolean, level?: integer}
+---@return tycho.mcap_writer|nil writer, string? err
+function tycho.mcap.open(path, o) end
+---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
+---@return table|nil info, string? err
+function tycho.mcap.read(path, fn) end
+---@return integer id
+function mcap_writer:schema(name, encoding, data) end
+---@return integer id
+function mcap_writer:channel(topic, schema_id, encoding) end
+---@return true|nil ok, string? err
+function mcap_writer:write(channel_id, t, data) end
+---@return integer
+function mcap_writer:bytes() end
+---@return true|nil ok, string? err
+function mcap_writer:close() end
+
+tycho.viz = {}
+---foxglove.Grid JSON of a grid (uint8 field "cost").
+---@return string
+function tycho.viz.grid(grid, t, frame_id) end
+---foxglove.LaserScan JSON of a scan.
+---@return string
+function tycho.viz.scan(scan, t, frame_id) end
+---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
+---@return string
+function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
+---foxglove.PosesInFrame JSON of {x=, y=[, yaw=]} points (at most max, evenly picked).
+---@return string
+function tycho.viz.poses(points, t, frame_id, max) end
+---CRC-32 of a grid's size, place and cells.
+---@return integer
+function tycho.viz.digest(grid) end
+---@return string
+function tycho.viz.base64(s) end
+---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
+---@return string
+function tycho.viz.json(value) end
+
 return tycho
