@@ -323,7 +323,7 @@ if session.channels then
   feeder:state(nil, machine.state, now())
   sched:every(0.05, function() feeder:tick() end, "channels")
 end
-if not (opt.repl or opt.realtime) and session.server then
+if not (opt.repl or opt.realtime) and (session.server or session.viz) then
   -- faster than real time the scheduler never sleeps: serve clients in passing
   sched:every(0.1, function() session:service() end, "attach")
 end

@@ -20,6 +20,9 @@ Session.USAGE = [[
   --listen HOST:PORT also accept `tycho attach --tcp` (127.0.0.1 unless told; needs --token-file)
   --token-file FILE  the shared secret for --listen (a file only you can read)
   --log-file PATH    also append log lines to PATH (with wall-clock time)
+  --viz [HOST:]PORT  serve the channels to Foxglove / Lichtblick (WebSocket, default
+                     127.0.0.1:8765): map, scan, frames, path, heat, thermal images, IMU,
+                     state, log, the time, and the parameters (set with :set's checks)
   --record FILE.mcap record the channels (map, scan, frames, path, detections, thermal
                      images, IMU, commands, state, log) to an MCAP file
 ]]
@@ -32,6 +35,16 @@ local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = tr
 function Session.take_arg(args, i, opt)
   local a = args[i]
   if a == "--no-socket" then opt.socket = false return i + 1 end
+  if a == "--viz" then
+    -- the address is optional: taken when the next argument looks like one
+    local v = args[i + 1]
+    if type(v) == "string" and (v:match("^%d+$") or v:match("^[%w%.%-]+:%d+$") or v:match("^%[.*%]:%d+$")) then
+      opt.viz = v
+      return i + 2
+    end
+    opt.viz = true
+    return i + 1
+  end
   if VALUED[a] then
     if args[i + 1] == nil then return nil, a .. " needs a value" end
     opt[a:sub(3):gsub("%-", "_")] = args[i + 1]
@@ -72,11 +85,22 @@ function Session.new(o)
   if opt.log_file and o.log then
     self.file_sink = o.log:add_sink(Session.log_file_sink(opt.log_file))
   end
+  local Channels = (opt.record or opt.viz) and require "channels"
+  if opt.viz then
+    local VizServer = require "viz_server"
+    local host, port = VizServer.parse_address(opt.viz)
+    if not host then error(port, 0) end
+    host = host:match("^%[(.*)%]$") or host
+    self.channels = Channels.new()
+    self.viz = VizServer.new { loop = self.loop, host = host, port = port, log = o.log, name = o.name,
+                               params = o.host and o.host.params }
+    self.channels:add_sink(self.viz)
+    self:print(("viz: Foxglove live view on ws://%s:%d"):format(host, self.viz.port))
+  end
   if opt.record then
     -- the channels the robot publishes (behaviors/robot_channels.lua feeds them)
-    local Channels = require "channels"
     if not tostring(opt.record):match("%.mcap$") then error("--record: the file name must end in .mcap", 0) end
-    self.channels = Channels.new()
+    self.channels = self.channels or Channels.new()
     local sink, err = Channels.mcap_sink(opt.record)
     if not sink then error("--record: " .. tostring(err), 0) end
     self.channels:add_sink(sink)

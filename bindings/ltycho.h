@@ -72,6 +72,7 @@ void tycho_l_open_pattern(lua_State *L, int module, int methods);
 void tycho_l_open_sandbox(lua_State *L, int module, int methods);
 void tycho_l_open_mcap(lua_State *L, int module, int methods);
 void tycho_l_open_viz(lua_State *L, int module, int methods);
+void tycho_l_open_ws(lua_State *L, int module, int methods);
 
 /* The scan userdata's C scan (argument error if freed). */
 const tycho_scan *tycho_l_checkscan(lua_State *L, int idx);

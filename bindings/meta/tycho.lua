@@ -795,4 +795,43 @@ function tycho.viz.base64(s) end
 ---@return string
 function tycho.viz.json(value) end
 
+tycho.ws = {}
+---@class tycho.ws.server
+local ws_server = {}
+---@class tycho.ws.conn
+local ws_conn = {}
+---A WebSocket server (subprotocol foxglove.websocket.v1) for the live view; port 0 picks one.
+---@return tycho.ws.server|nil server, string? err
+function tycho.ws.listen(host, port) end
+---@return tycho.ws.conn|nil conn, string? err
+function ws_server:accept() end
+---@return integer
+function ws_server:fd() end
+---@return integer
+function ws_server:port() end
+function ws_server:close() end
+---@return integer
+function ws_conn:fd() end
+---Reads what arrived: the handshake, then messages.
+---@return string[]|nil texts, string? why_closed
+function ws_conn:service() end
+---@return boolean
+function ws_conn:is_open() end
+---@return boolean queued
+function ws_conn:send_text(s, always) end
+---@return boolean queued
+function ws_conn:send_binary(s) end
+---@return boolean queued
+function ws_conn:send_message(subscription_id, t, payload) end
+---@return boolean queued
+function ws_conn:send_time(t) end
+---@return boolean more
+function ws_conn:flush() end
+---@return integer
+function ws_conn:queued() end
+---@return integer
+function ws_conn:dropped() end
+function ws_conn:set_queue_limit(bytes) end
+function ws_conn:close() end
+
 return tycho

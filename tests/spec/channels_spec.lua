@@ -217,3 +217,35 @@ describe("channels", function()
       "--record: the file name must end in .mcap")
   end)
 end)
+
+describe("--viz", function()
+  local VizServer = require "viz_server"
+  local Session = require "session"
+
+  it("takes an optional [HOST:]PORT", function()
+    local opt = {}
+    assert.are.equal(2, Session.take_arg({ "--viz", "--quiet" }, 1, opt))
+    assert.is_true(opt.viz)
+    assert.are.equal(3, Session.take_arg({ "--viz", "0.0.0.0:9000" }, 1, opt))
+    assert.are.equal("0.0.0.0:9000", opt.viz)
+    assert.are.equal(3, Session.take_arg({ "--viz", "9001" }, 1, opt))
+    assert.are.same({ "127.0.0.1", 8765 }, { VizServer.parse_address(true) })
+    assert.are.same({ "127.0.0.1", 9001 }, { VizServer.parse_address("9001") })
+    assert.are.same({ "localhost", 7 }, { VizServer.parse_address("localhost:7") })
+    local h, err = VizServer.parse_address("host:99999")
+    assert.is_nil(h)
+    assert.matches("expected %[HOST:%]PORT", err)
+  end)
+
+  it("serves on the session's loop and says where", function()
+    local IoLoop = require "io_loop"
+    local loop = IoLoop.new {}
+    local srv = VizServer.new { loop = loop, host = "127.0.0.1", port = 0 }
+    assert.is_true(srv.port > 0)
+    srv:advertise("/imu", "tycho.Imu", Channels.schema("tycho.Imu"))
+    srv:publish("/imu", 1, "{}") -- nobody subscribed: nothing to do
+    assert.are.equal(0, srv:viewer_count())
+    assert.is_true(srv:close())
+    assert.has_error(function() VizServer.new { loop = loop, host = "no.such.host.invalid", port = 0 } end)
+  end)
+end)
