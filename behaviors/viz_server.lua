@@ -46,7 +46,17 @@ function VizServer.new(o)
     loop = o.loop, srv = srv, log = o.log, params = o.params, name = o.name or "tycho",
     host = o.host or VizServer.DEFAULT_HOST, port = srv:port(),
     channels = {}, by_topic = {}, clients = {}, last_time = nil, session = tostring(os.time()),
+    dirty = {},
   }, VizServer)
+  -- what was queued since the last poll is written once per poll of the
+  -- loop, not once per message: one send() for many messages
+  self.loop:add_idle(function()
+    for cl in pairs(self.dirty) do
+      self.dirty[cl] = nil
+      self:_pump(cl)
+    end
+    return false
+  end)
   self.loop:add(srv:fd(), function() self:_accept() end)
   if self.params then
     self.unwatch = self.params:on_change("*", function(value, _, name) self:_param_changed(name, value) end)
@@ -110,6 +120,7 @@ end
 function VizServer:_drop(cl, why)
   if not self.clients[cl] then return end
   self.clients[cl] = nil
+  self.dirty[cl] = nil
   for _, ch in ipairs(self.channels) do ch.subs[cl] = nil end
   self.loop:remove(cl.fd)
   cl.conn:close()
@@ -126,7 +137,7 @@ function VizServer:_send(cl, queued)
   elseif queued then
     cl.stall_since = nil
   end
-  self:_pump(cl)
+  self.dirty[cl] = true
 end
 
 function VizServer:_pump(cl)
@@ -159,7 +170,8 @@ function VizServer:_readable(cl)
   if not cl.greeted and cl.conn:is_open() then
     cl.greeted = true
     if self.log then self.log:info("viz: viewer connected") end
-    self:_text(cl, { op = "serverInfo", name = self.name, capabilities = { "time", "parameters", "parametersSubscribe" },
+    local caps = self.params and { "time", "parameters", "parametersSubscribe" } or { "time" }
+    self:_text(cl, { op = "serverInfo", name = self.name, capabilities = caps,
                      supportedEncodings = { "json" }, sessionId = self.session })
     local list = {}
     for i, ch in ipairs(self.channels) do

@@ -47,7 +47,7 @@ async function until(fn, ms, what) {
 }
 
 async function main() {
-  const env = Object.assign({}, process.env, { TYCHO_VIZ_QUEUE_LIMIT: "65536", TYCHO_VIZ_STALL_S: "2" });
+  const env = Object.assign({}, process.env, { TYCHO_VIZ_QUEUE_LIMIT: "524288", TYCHO_VIZ_STALL_S: "2" });
   const mission = spawn(exe, ["run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--realtime",
                               "--viz", "127.0.0.1:0", "--no-socket", "--out", path.join(dir, "out")],
                         { cwd: src, env });
