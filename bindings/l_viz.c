@@ -79,6 +79,17 @@ static void add_base64(luaL_Buffer *b, const uint8_t *data, size_t n)
     }
 }
 
+/* A length to the millimetre ("-2.345"), by hand: printf's float
+ * formatting was the largest cost of scan and trail messages. */
+static void add_millimetres(luaL_Buffer *b, const char *prefix, double v)
+{
+    char tmp[64];
+    if (!isfinite(v) || fabs(v) > 1e9) v = 0;
+    long mm = lround(fabs(v) * 1000);
+    int n = snprintf(tmp, sizeof tmp, "%s%s%ld.%03ld", prefix, v < 0 && mm ? "-" : "", mm / 1000, mm % 1000);
+    luaL_addlstring(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
 static int l_grid(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -101,17 +112,6 @@ static int l_grid(lua_State *L)
     luaL_addstring(&b, "\"}");
     luaL_pushresult(&b);
     return 1;
-}
-
-/* A range to the millimetre ("2.345"), by hand: printf's float formatting
- * was the largest cost of a scan message (hundreds of beams, 5 Hz). */
-static void add_millimetres(luaL_Buffer *b, const char *sep, double r)
-{
-    char tmp[32];
-    long mm = lround(r * 1000);
-    if (mm < 0 || mm > 1000000000L) mm = 0;
-    int n = snprintf(tmp, sizeof tmp, "%s%ld.%03ld", sep, mm / 1000, mm % 1000);
-    luaL_addlstring(b, tmp, (size_t)n);
 }
 
 static int l_scan(lua_State *L)
@@ -169,8 +169,12 @@ static int l_poses(lua_State *L)
         double x = point_field(L, (int)i, "x", 1), y = point_field(L, (int)i, "y", 1);
         double yaw = point_field(L, (int)i, "yaw", 0);
         lua_pop(L, 1);
-        add_fmt(&b, "%s{\"position\":{\"x\":%.6g,\"y\":%.6g,\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":%.6g,\"w\":%.6g}}",
-                k ? "," : "", x, y, sin(yaw / 2), cos(yaw / 2));
+        /* positions to the millimetre and a plain heading: printf's float
+         * formatting was most of a 1000-pose trail's cost */
+        add_millimetres(&b, k ? ",{\"position\":{\"x\":" : "{\"position\":{\"x\":", x);
+        add_millimetres(&b, ",\"y\":", y);
+        if (yaw == 0) luaL_addstring(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}");
+        else add_fmt(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":%.6g,\"w\":%.6g}}", sin(yaw / 2), cos(yaw / 2));
     }
     luaL_addstring(&b, "]}");
     luaL_pushresult(&b);
