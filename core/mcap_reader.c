@@ -13,6 +13,8 @@
 
 #include "mcap_internal.h"
 
+#define MAX_CHUNK (512ull << 20)
+
 typedef struct {
     uint16_t channel;
     uint64_t time, offset;
@@ -203,9 +205,18 @@ static tycho_status on_chunk(reader *r, cursor *c, uint64_t off, uint64_t record
     ch.compressed = take(c, 8);
     const uint8_t *records = take_bytes(c, ch.compressed);
     if (c->bad) return FAIL(r, off, "chunk record too short");
-    if (ch.uncompressed > (1ull << 32)) return FAIL(r, off, "chunk of %llu bytes", (unsigned long long)ch.uncompressed);
+    /* a chunk holds at most a few hundred MiB (the writer's chunk size, 2^28
+     * at most, plus one message); a larger claim is a damaged or hostile file,
+     * refused before anything is allocated for it */
+    if (ch.uncompressed > MAX_CHUNK)
+        return FAIL(r, off, "chunk of %llu bytes (more than %llu)", (unsigned long long)ch.uncompressed,
+                    (unsigned long long)MAX_CHUNK);
     const uint8_t *plain = records;
     if (!strcmp(compression, "zstd")) {
+        unsigned long long frame = ZSTD_getFrameContentSize(records, ch.compressed);
+        if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != ch.uncompressed)
+            return FAIL(r, off, "chunk: the zstd frame holds %llu bytes, the chunk says %llu", frame,
+                        (unsigned long long)ch.uncompressed);
         if (r->plain_cap < ch.uncompressed) {
             uint8_t *p = realloc(r->plain, ch.uncompressed ? ch.uncompressed : 1);
             if (!p) return tycho_fail(r->err, TYCHO_ENOMEM, "mcap: out of memory");
@@ -413,45 +424,50 @@ static tycho_status read_records(reader *r)
     return TYCHO_OK;
 }
 
-tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_msg, void *ud,
-                             tycho_err *err)
+tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name, tycho_mcap_info *info,
+                                    tycho_mcap_message_fn on_msg, void *ud, tycho_err *err)
 {
     memset(info, 0, sizeof *info);
+    if (size < 2 * MCAP_MAGIC_LEN + 9 + 29) return tycho_fail(err, TYCHO_EPARSE, "%s: too short for MCAP", name);
     reader *r = calloc(1, sizeof *r);
     if (!r) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
-    r->path = path;
+    r->path = name;
     r->err = err;
     r->info = info;
     r->on_message = on_msg;
     r->ud = ud;
+    r->file = data;
+    r->size = size;
     memset(r->slot, 0xff, sizeof r->slot);
-    tycho_status st = TYCHO_OK;
-    uint8_t *file = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) st = tycho_fail(err, TYCHO_EIO, "%s: %s", path, strerror(errno));
-    if (st == TYCHO_OK) {
-        long size = (fseek(fp, 0, SEEK_END) == 0) ? ftell(fp) : -1;
-        rewind(fp);
-        file = size > 0 ? malloc((size_t)size) : NULL;
-        if (size < 0) st = tycho_fail(err, TYCHO_EIO, "%s: cannot tell its size", path);
-        else if (size < 2 * MCAP_MAGIC_LEN + 9 + 29) st = tycho_fail(err, TYCHO_EPARSE, "%s: too short for MCAP", path);
-        else if (!file) st = tycho_fail(err, TYCHO_ENOMEM, "%s: out of memory", path);
-        else if (fread(file, 1, (size_t)size, fp) != (size_t)size) st = tycho_fail(err, TYCHO_EIO, "%s: read failed", path);
-        r->size = (size_t)size;
-    }
-    if (fp) fclose(fp);
-    if (st == TYCHO_OK) {
-        r->file = file;
-        if (memcmp(file, MCAP_MAGIC, MCAP_MAGIC_LEN) != 0) st = FAIL(r, 0, "no MCAP magic");
-        else if (memcmp(file + r->size - MCAP_MAGIC_LEN, MCAP_MAGIC, MCAP_MAGIC_LEN) != 0)
-            st = FAIL(r, r->size - MCAP_MAGIC_LEN, "no closing magic (unfinished recording?)");
-        else st = read_records(r);
-    }
-    free(file);
+    tycho_status st;
+    if (memcmp(data, MCAP_MAGIC, MCAP_MAGIC_LEN) != 0) st = FAIL(r, 0, "no MCAP magic");
+    else if (memcmp(data + size - MCAP_MAGIC_LEN, MCAP_MAGIC, MCAP_MAGIC_LEN) != 0)
+        st = FAIL(r, size - MCAP_MAGIC_LEN, "no closing magic (unfinished recording?)");
+    else st = read_records(r);
     free(r->schema_names);
     free(r->msgs);
     free(r->chunks);
     free(r->plain);
     free(r);
+    return st;
+}
+
+tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_msg, void *ud,
+                             tycho_err *err)
+{
+    memset(info, 0, sizeof *info);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return tycho_fail(err, TYCHO_EIO, "%s: %s", path, strerror(errno));
+    tycho_status st = TYCHO_OK;
+    long size = (fseek(fp, 0, SEEK_END) == 0) ? ftell(fp) : -1;
+    rewind(fp);
+    uint8_t *file = size > 0 ? malloc((size_t)size) : NULL;
+    if (size < 0) st = tycho_fail(err, TYCHO_EIO, "%s: cannot tell its size", path);
+    else if (size == 0) st = tycho_fail(err, TYCHO_EPARSE, "%s: empty file", path);
+    else if (!file) st = tycho_fail(err, TYCHO_ENOMEM, "%s: out of memory", path);
+    else if (fread(file, 1, (size_t)size, fp) != (size_t)size) st = tycho_fail(err, TYCHO_EIO, "%s: read failed", path);
+    fclose(fp);
+    if (st == TYCHO_OK) st = tycho_mcap_read_memory(file, (size_t)size, path, info, on_msg, ud, err);
+    free(file);
     return st;
 }

@@ -75,5 +75,8 @@ typedef int (*tycho_mcap_message_fn)(void *ud, const tycho_mcap_channel_info *ch
  * chunk CRC mismatch"). on_message may be NULL. */
 tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_message,
                              void *ud, tycho_err *err);
+/* The same checks on a file already in memory; `name` is used in messages. */
+tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name, tycho_mcap_info *info,
+                                    tycho_mcap_message_fn on_message, void *ud, tycho_err *err);
 
 #endif
