@@ -111,6 +111,24 @@ static void round_trip(int compress)
         CHECK_MSG(strstr(e.msg, cases[i].expect) != NULL, "case %zu: %s", i, e.msg);
         CHECK_MSG(strstr(e.msg, "offset") != NULL, "%s", e.msg);
     }
+    /* a chunk that claims a terabyte: refused before anything is allocated */
+    {
+        size_t hdr = 8 + 9 + (size_t)(orig[9] | orig[10] << 8); /* magic, header record */
+        size_t field = hdr + 9 + 16;                            /* chunk: start, end, uncompressed size */
+        unsigned char saved[8];
+        memcpy(saved, orig + field, 8);
+        memset(orig + field, 0, 8);
+        orig[field + 5] = 1; /* 2^40 */
+        fp = fopen(bad, "wb");
+        if (fp) {
+            fwrite(orig, 1, size, fp);
+            fclose(fp);
+            tycho_err e = {0};
+            CHECK(tycho_mcap_read(bad, &info, NULL, NULL, &e) == TYCHO_EPARSE);
+            CHECK_MSG(strstr(e.msg, "more than") != NULL, "%s", e.msg);
+        }
+        memcpy(orig + field, saved, 8);
+    }
     /* cut short: a recording that never closed */
     fp = fopen(bad, "wb");
     if (fp) {
