@@ -79,7 +79,7 @@ if session.channels and env.robot then
   local feeder = require("robot_channels").new(session.channels, {
     robot = env.robot, now = function() return clock:now() end, world = env.robot.world,
     scan = sim and function() return (sim:last_scan()) end,
-    thermal = sim and function(i) return (sim:last_thermal(i)) end,
+    thermal = sim and function(cam) return (sim:last_thermal(cam)) end,
     map = sim and sim:truth() })
   sched:every(0.05, function() if not paused then feeder:tick() end end, "channels")
 end

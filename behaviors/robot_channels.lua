@@ -69,7 +69,8 @@ local function tf(self, t)
   }
   for i, cam in ipairs(self.robot.cameras or {}) do
     local cy = cam.yaw or 0
-    parts[#parts + 1] = TRANSFORM:format(sec, nsec, "base_link", "camera_" .. i, 0, 0, math.sin(cy / 2), math.cos(cy / 2))
+    parts[#parts + 1] = TRANSFORM:format(sec, nsec, "base_link", "camera_" .. i, 0, 0,
+      math.sin(cy / 2), math.cos(cy / 2))
   end
   self.ch:publish("/tf", t, '{"transforms":[' .. table.concat(parts, ",") .. "]}")
 end

@@ -138,8 +138,8 @@ if session.channels then
     pose = function() return latest.x, latest.y, latest.yaw or 0 end,
     imu = function() return latest.pitch or 0, latest.roll or 0, 0 end }
   feeder = { trail = {} }
-  feeder.rc = require("robot_channels").new(session.channels, { robot = pose_src, now = function() return clock:now() end,
-                                                                bb = feeder })
+  feeder.rc = require("robot_channels").new(session.channels,
+    { robot = pose_src, now = function() return clock:now() end, bb = feeder })
 end
 
 local wall0 = tycho.clock.monotonic()

@@ -229,7 +229,7 @@ function VizServer.ops.subscribe(self, cl, msg)
   end
 end
 
-function VizServer.ops.unsubscribe(self, cl, msg)
+function VizServer.ops.unsubscribe(_, cl, msg)
   for _, id in ipairs(msg.subscriptionIds or {}) do
     local ch = cl.subs[id]
     if ch then
@@ -262,11 +262,11 @@ function VizServer.ops.setParameters(self, cl, msg)
   end
 end
 
-function VizServer.ops.subscribeParameterUpdates(self, cl, msg)
+function VizServer.ops.subscribeParameterUpdates(_, cl, msg)
   for _, name in ipairs(msg.parameterNames or {}) do cl.param_subs[name] = true end
 end
 
-function VizServer.ops.unsubscribeParameterUpdates(self, cl, msg)
+function VizServer.ops.unsubscribeParameterUpdates(_, cl, msg)
   for _, name in ipairs(msg.parameterNames or {}) do cl.param_subs[name] = nil end
 end
 
