@@ -129,7 +129,7 @@ while not done do
     local frames, e = conn:recv()
     if not frames then
       console:print(e == "closed" and "the runtime closed the connection" or ("connection: " .. tostring(e)))
-      done, exit_code = true, e == "closed" and 0 or 1
+      exit_code = e == "closed" and 0 or 1
       break
     end
     for _, f in ipairs(pending) do show(f[1], f[2]) end

@@ -40,9 +40,17 @@ local function source_dir()
   return (src:match("^@(.*)/[^/]+$")) or "."
 end
 
---- Folder of the JSON Schemas: $TYCHO_VIZ_SCHEMAS, else viz/schemas beside behaviors/.
+--- Folder of the JSON Schemas: $TYCHO_VIZ_SCHEMAS, else viz/schemas in the
+-- runtime's data folder (the source tree, or share/tycho when installed),
+-- else beside behaviors/.
 function Channels.schema_dir()
-  return os.getenv("TYCHO_VIZ_SCHEMAS") or (source_dir() .. "/../viz/schemas")
+  local env = os.getenv("TYCHO_VIZ_SCHEMAS")
+  if env and env ~= "" then return env end
+  local ok, home = pcall(function() return tycho.home and tycho.home() end)
+  if ok and type(home) == "table" and type(home.data) == "string" and home.data ~= "" then
+    return home.data .. "/viz/schemas"
+  end
+  return source_dir() .. "/../viz/schemas"
 end
 
 local schema_cache = {}

@@ -84,8 +84,8 @@ if opt["params-file"] then
   local f = io.open(opt["params-file"])
   if f then
     f:close()
-    local ok, problems = P:load(opt["params-file"])
-    for _, msg in ipairs(problems) do io.stderr:write("heat_seek: ", msg, " (kept the default)\n") end
+    local ok, file_problems = P:load(opt["params-file"])
+    for _, msg in ipairs(file_problems) do io.stderr:write("heat_seek: ", msg, " (kept the default)\n") end
     if ok then print("heat_seek: parameters from " .. opt["params-file"]) end
   else io.stderr:write("heat_seek: ", opt["params-file"], " does not exist yet: defaults (:save writes it)\n") end
   -- --set wins over the file
@@ -120,7 +120,7 @@ else
 end
 local x0, y0, yaw0 = robot.pose()
 local mapping = Mapping.new(P, x0, y0)
-if P.localization == "scan_matching" then robot = require("localize").wrap(robot, mapping, P, log) end
+if P.localization ~= "odometry" then robot = require("localize").wrap(robot, mapping, P, log) end
 local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
 local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.sweep_check_distance }
 -- ground truth for the summary's per-source verdicts (simulator only)
@@ -143,7 +143,6 @@ local bb = {
 }
 
 local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
-local function pose_table() local x, y, yaw = robot.pose() return { x = x, y = y, yaw = yaw } end
 
 -- fast task: mapping, thermal fusion, IMU watch ------------------------------
 -- Distance to the nearest return in the robot's lane straight ahead (beams
@@ -173,7 +172,7 @@ local function note_detection(x, y, cam, from)
 end
 
 local function fast_tick()
-  local scan, scan_t, scan_pose = robot.scan()
+  local scan, _, scan_pose = robot.scan()
   if scan then
     mapping:insert_scan(scan_pose, scan)
     mapping:refresh()
@@ -383,6 +382,8 @@ for _, l in ipairs(bb.launches) do
   launches[#launches + 1] = { t = l.t, x = l.x, y = l.y, yaw = l.yaw, balls = l.balls,
                               engaged_source = l.engaged_source, target = l.target or false }
 end
+-- the saved map: with SLAM, every scan re-rendered at its optimised pose
+local out_map = robot.final_map and robot.final_map() or mapping.map
 local summary = {
   world = opt.world, robot = opt.robot, seed = robot.world and robot.world.seed or false,
   completed = bb.completed == true, failure = bb.failure,
@@ -397,27 +398,27 @@ local summary = {
   end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
 }
 guard:write_json(opt.out .. "/summary.json", summary)
-guard:save(opt.out .. "/map.yaml", tycho.map.save, mapping.map, opt.out .. "/map.yaml")
+guard:save(opt.out .. "/map.yaml", tycho.map.save, out_map, opt.out .. "/map.yaml")
 
 -- picture of the known part of the map (the grid grew with margins)
 local function known_part(m)
-  local x0, y0, x1, y1 = m.width, m.height, -1, -1
+  local left, bottom, right, top = m.width, m.height, -1, -1
   for cy = 0, m.height - 1 do
     for cx = 0, m.width - 1 do
       if m:get(cx, cy) ~= 255 then
-        if cx < x0 then x0 = cx end
-        if cx > x1 then x1 = cx end
-        if cy < y0 then y0 = cy end
-        if cy > y1 then y1 = cy end
+        if cx < left then left = cx end
+        if cx > right then right = cx end
+        if cy < bottom then bottom = cy end
+        if cy > top then top = cy end
       end
     end
   end
-  if x1 < 0 then return m end
-  x0, y0 = math.max(0, x0 - 10), math.max(0, y0 - 10)
-  x1, y1 = math.min(m.width - 1, x1 + 10), math.min(m.height - 1, y1 + 10)
-  return m:crop(x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+  if right < 0 then return m end
+  left, bottom = math.max(0, left - 10), math.max(0, bottom - 10)
+  right, top = math.min(m.width - 1, right + 10), math.min(m.height - 1, top + 10)
+  return m:crop(left, bottom, right - left + 1, top - bottom + 1)
 end
-local pic = tycho.picture(known_part(mapping.map), { scale = 4 })
+local pic = tycho.picture(known_part(out_map), { scale = 4 })
 pic:path(bb.trail, { color = "#2060ff", width = 2 })
 for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", radius = 2, shape = "dot" }) end
 for _, s in ipairs(robot.world and robot.world.heat_sources or {}) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
@@ -436,6 +437,10 @@ if summary.localization then
   local l = summary.localization
   print(("summary: localization %s: trajectory error %.3f m RMSE, %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
     :format(l.method, l.ate_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched, l.scans_kept_odometry))
+  if l.method == "slam" then
+    print(("summary: SLAM closed %d loops; %d pose graph optimisations, the longest %.1f ms")
+      :format(l.loop_closures, l.optimizations or 0, l.max_optimization_ms or 0))
+  end
 end
 if summary.odometry and summary.odometry.errors ~= "none" then
   local o = summary.odometry

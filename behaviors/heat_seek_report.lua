@@ -116,7 +116,10 @@ function Report:localization(stats)
            scans = stats and stats.scans or 0, scans_matched = stats and stats.matched or 0,
            scans_kept_odometry = stats and stats.kept or 0,
            scans_degenerate = stats and stats.degenerate or 0, scans_poor = stats and stats.poor or 0,
-           loop_closures = 0 }
+           loop_closures = stats and stats.loop_closures or 0,
+           -- SLAM: the pose graph optimisations and the longest (it runs inside a scan's tick)
+           optimizations = stats and stats.optimizations or nil,
+           max_optimization_ms = stats and stats.max_optimization_ms or nil }
 end
 
 -- Whether (x, y) is on the free side of source i's wall face.

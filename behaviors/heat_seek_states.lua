@@ -5,7 +5,6 @@
 -- :reload in the console) builds and validates the new definition first and
 -- only then swaps it in (fsm Machine:replace): the machine keeps its state
 -- and the blackboard `bb`; a broken edit changes nothing.
-local tycho = require "tycho"
 local tasks = require "tasks"
 local fsm = require "fsm"
 local Targets = require "targets"
@@ -379,7 +378,7 @@ return function(ctx)
             local ok, why = true, nil
             if fresh then ok, why = await(nav:go_to(c.x, c.y, c.yaw)) end
             if fresh and ok then return "Launching" end
-            if not fresh then ok, why = false, "tried before" end
+            if not fresh then why = "tried before" end
             log:info("goal: standoff (%.2f, %.2f) for target %d failed: %s", c.x, c.y, bb.ti, tostring(why))
           end
           log:warn("goal: target %d unreachable, skipping", bb.ti)

@@ -5,6 +5,10 @@
 -- the map. No loop closure: the map is one grid, the pose graph of a full
 -- SLAM is not built.
 --
+-- With P.localization == "slam" the correction comes from tycho.slam
+-- (core/slam.c: submaps, a pose graph and loop closure) instead: each scan
+-- is a node, and a loop closed moves the current pose with the graph.
+--
 -- Localize.wrap(robot, mapping, P, log) returns a robot whose pose(),
 -- pose_at(t), scan() and thermal(i) give corrected poses; everything else
 -- is the robot's. The correction is a transform C with corrected = C * odom,
@@ -26,9 +30,55 @@ local function between(est, ox, oy, oyaw)
   return { x = est.x - (cs * ox - sn * oy), y = est.y - (sn * ox + cs * oy), yaw = yaw }
 end
 
+-- The SLAM localiser: every scan goes to tycho.slam, every pose is corrected
+-- by its latest node. W.final_map() finishes the loop search and renders the
+-- map from the optimised poses.
+local function wrap_slam(robot, P, log)
+  local slam = tycho.slam.new { window_xy = P.match_window, window_yaw = math.rad(P.match_window_deg),
+                                submap_scans = P.slam_submap_scans, loop_closure = P.slam_loop_closure }
+  local stats = { method = "slam", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0, loop_closures = 0 }
+  local W = setmetatable({ localization = stats, slam = slam }, { __index = robot })
+  function W.pose()
+    return slam:correct(robot.pose())
+  end
+  function W.pose_at(t)
+    return slam:correct(robot.pose_at(t))
+  end
+  function W.thermal(i)
+    local frame, t, p = robot.thermal(i)
+    if frame and p then
+      local x, y, yaw = slam:correct(p.x, p.y, p.yaw)
+      p = { x = x, y = y, yaw = yaw }
+    end
+    return frame, t, p
+  end
+  function W.scan()
+    local scan, t, p = robot.scan()
+    if not scan then return scan, t, p end
+    local r = slam:add_scan(scan, p)
+    stats.scans = stats.scans + 1
+    if r.matched then stats.matched = stats.matched + 1
+    elseif r.degenerate then stats.degenerate = stats.degenerate + 1
+    else stats.poor = stats.poor + 1 end
+    stats.loop_closures = stats.loop_closures + r.loop_closures
+    return scan, t, { x = r.x, y = r.y, yaw = r.yaw }
+  end
+  function W.final_map()
+    slam:finish()
+    local st = slam:stats()
+    stats.loop_closures, stats.optimizations, stats.max_optimization_ms = st.loop_closures, st.optimizations,
+      st.max_optimization_ms
+    return slam:map()
+  end
+  if log then log:info("localization: SLAM (submaps of %d scans, loop closure %s)", P.slam_submap_scans,
+    P.slam_loop_closure and "on" or "off") end
+  return W
+end
+
 --- Localize.wrap(robot, mapping, P, log) -> robot (see above), stats table in
--- robot.localization {method, scans, matched, degenerate, poor}
+-- robot.localization {method, scans, matched, degenerate, poor[, loop_closures]}
 function M.wrap(robot, mapping, P, log)
+  if P.localization == "slam" then return wrap_slam(robot, P, log) end
   local corr = { x = 0, y = 0, yaw = 0 }
   local matcher = tycho.scan_matcher { window_xy = P.match_window, window_yaw = math.rad(P.match_window_deg) }
   local stats = { method = "scan_matching", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0 }

@@ -39,7 +39,7 @@ local radius = tonumber(opts.radius)
 if not radius or radius <= 0 then error("--radius expects a positive number of metres", 0) end
 
 local t0 = os.clock()
-local map, meta = tycho.map.load(opts.map)
+local map = tycho.map.load(opts.map)
 print(("map      %s: %s"):format(opts.map, tostring(map)))
 local costmap = map:inflate { inscribed_radius = radius, inflation_radius = 0.5,
                               cost_scaling_factor = 3.0 }

@@ -50,7 +50,7 @@ local function split_by_side(dets, map, min_group)
   -- aligned with that (the mean direction is no seed: seen from both faces
   -- of a wall it is about zero and points anywhere)
   local all = summarise(dets)
-  local ga, gb = {}, {}
+  local ga, gb
   local function unit(d)
     local vx, vy = d.rx - d.x, d.ry - d.y
     local n = math.sqrt(vx * vx + vy * vy)

@@ -74,8 +74,8 @@ if opt.speed and not (tonumber(opt.speed) and tonumber(opt.speed) > 0) then
   return fail_usage("--speed expects a number > 0")
 end
 
-local ok, w = pcall(worldmod.load, opt.world)
-if not ok then
+local loaded, w = pcall(worldmod.load, opt.world)
+if not loaded then
   io.stderr:write("terrain_nav: ", tostring(w), "\n")
   return 2
 end

@@ -264,7 +264,7 @@ end
 local SOURCE_RADIUS = 0.1
 
 local function place_sources(k, rng, open, ramp_cells, far_side)
-  local sources, placed = {}, {}
+  local sources = {}
   local margin = SOURCE_RADIUS + 0.01
   local function ok_at(x, y, ignore)
     for _, s in ipairs(sources) do

@@ -6,6 +6,10 @@
 
 #include <math.h>
 
+static const tycho_opt_field arc_fields[] = {
+    TYCHO_OPT_NUM_POS("dt"), TYCHO_OPT_INT_IN("limit", 0, 255), {0}};
+static const tycho_opt_spec arc_spec = {"grid:arc_hit", arc_fields};
+
 static int l_arc_hit(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -15,6 +19,7 @@ static int l_arc_hit(lua_State *L)
     luaL_argcheck(L, isfinite(p.x) && isfinite(p.y) && isfinite(p.yaw), 2, "pose must be finite");
     luaL_argcheck(L, isfinite(v) && isfinite(w), 5, "twist must be finite");
     luaL_argcheck(L, horizon > 0 && horizon <= 60, 7, "horizon must be in (0, 60] s");
+    tycho_l_checkopts(L, 8, 8, &arc_spec);
     double dt = tycho_l_optfield_number(L, 8, 8, "dt", 0.05);
     luaL_argcheck(L, dt > 0 && dt <= horizon, 8, "bad field 'dt' (must be in (0, horizon])");
     lua_Integer limit = tycho_l_optfield_integer(L, 8, 8, "limit", 0);
@@ -30,4 +35,5 @@ void tycho_l_open_arc(lua_State *L, int module, int methods)
     (void)module;
     lua_pushcfunction(L, l_arc_hit);
     lua_setfield(L, methods, "arc_hit");
+    tycho_l_register_opts(L, &arc_spec);
 }

@@ -20,12 +20,16 @@ tycho_clock *tycho_l_checkclock(lua_State *L, int idx)
     return b->c;
 }
 
+static const tycho_opt_field clock_new_fields[] = {TYCHO_OPT_STR("mode"), {0}};
+static const tycho_opt_spec clock_new_spec = {"clock.new", clock_new_fields};
+
 /* tycho.clock.new{mode = "sim" | "wall"} */
 static int l_clock_new(lua_State *L)
 {
     tycho_clock_mode mode = TYCHO_CLOCK_SIM;
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
+        tycho_l_checkopts(L, 1, 1, &clock_new_spec);
         lua_getfield(L, 1, "mode");
         if (!lua_isnil(L, -1)) {
             const char *m = lua_tostring(L, -1);
@@ -112,10 +116,13 @@ void tycho_l_open_clock(lua_State *L, int module, int methods)
     (void)methods;
     static const luaL_Reg clock_methods[] = {
         {"now", l_clock_now}, {"advance", l_clock_advance}, {NULL, NULL}};
-    tycho_la_new_class(L, TYCHO_CLOCK_MT, clock_methods, l_clock_index, l_clock_gc, l_clock_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){TYCHO_CLOCK_MT, clock_methods, l_clock_index, l_clock_gc,
+                                         l_clock_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg clock_fns[] = {
         {"new", l_clock_new}, {"monotonic", l_monotonic}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, clock_fns, 0);
     lua_setfield(L, module, "clock");
+    tycho_l_register_opts(L, &clock_new_spec);
 }

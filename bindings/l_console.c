@@ -140,13 +140,17 @@ static void close_console(console *c)
     clear_candidates();
 }
 
+static const tycho_opt_field open_fields[] = {
+    TYCHO_OPT_STR("prompt"), TYCHO_OPT_STR("history"), TYCHO_OPT_FN("complete"), {0}};
+static const tycho_opt_spec open_spec = {"console.open", open_fields};
+
 static int l_open(lua_State *L)
 {
     if (active) return luaL_error(L, "tycho.console.open: a console is already open");
     const char *prompt = "tycho> ";
     const char *history = NULL;
+    tycho_l_checkopts(L, 1, 1, &open_spec);
     if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
         lua_getfield(L, 1, "prompt");
         if (!lua_isnil(L, -1)) prompt = luaL_checkstring(L, -1);
         lua_getfield(L, 1, "history");
@@ -331,17 +335,11 @@ void tycho_l_open_console(lua_State *L, int module, int methods)
     (void)methods;
     static const luaL_Reg meth[] = {{"poll", l_poll}, {"prompt", l_prompt}, {"print", l_print},
                                     {"close", l_close}, {NULL, NULL}};
-    luaL_newmetatable(L, CONSOLE_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, meth, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    tycho_l_newclass(L, &(tycho_l_class){CONSOLE_MT, meth, NULL, l_close, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, l_open);
     lua_setfield(L, -2, "open");
     lua_setfield(L, module, "console");
+    tycho_l_register_opts(L, &open_spec);
 }

@@ -10,6 +10,7 @@
  * Device errors come back as values (and the driver's thread goes on or
  * stops by itself); nothing here raises for a device problem, only for a
  * programming error (a bad argument). */
+#include "home.h"
 #include "largs.h"
 #include "loader.h"
 
@@ -26,7 +27,7 @@ typedef struct {
 static const char *plugin_path(void)
 {
     const char *p = getenv("TYCHO_DRIVER_PATH");
-    return p && *p ? p : TYCHO_DRIVER_DIR;
+    return p && *p ? p : tycho_home_get()->plugin_dir;
 }
 
 static tycho_device *check_dev(lua_State *L)
@@ -82,9 +83,7 @@ static int l_open(lua_State *L)
     tycho_err err = {0};
     b->d = tycho_device_open(plugin_path(), driver, (tycho_device_kind)kind, s, n, &err);
     if (!b->d) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     return 1;
 }
@@ -144,9 +143,7 @@ static int l_read(lua_State *L)
     tycho_err err = {0};
     int r = tycho_device_read(d, s, &err);
     if (r < 0) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     if (r == 0) return 0;
     push_sample(L, s);
@@ -170,9 +167,7 @@ static int l_write(lua_State *L)
     }
     tycho_err err = {0};
     if (tycho_device_write(d, &c, &err) != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;
@@ -218,7 +213,8 @@ void tycho_l_open_device(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg meth[] = {{"read", l_read}, {"write", l_write}, {"close", l_close}, {NULL, NULL}};
-    tycho_la_new_class(L, DEVICE_MT, meth, l_index, l_close, l_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){DEVICE_MT, meth, l_index, l_close, l_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"open", l_open}, {"path", l_path}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);

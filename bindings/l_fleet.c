@@ -40,6 +40,19 @@ static int check_robot(lua_State *L, lfleet *f, int idx)
     return (int)i - 1;
 }
 
+#define GRAPH_FIELDS TYCHO_OPT_STR("graph"), TYCHO_OPT_NUM_POS("spacing")
+static const tycho_opt_field planner_fields[] = {TYCHO_OPT_NUM_POS("cell"),
+                                                 TYCHO_OPT_INT_POS("horizon"),
+                                                 TYCHO_OPT_INT_POS("max_orders"),
+                                                 TYCHO_OPT_NUM_POS("time_limit"),
+                                                 TYCHO_OPT_INT("connectivity"),
+                                                 GRAPH_FIELDS,
+                                                 {0}};
+static const tycho_opt_field graph_fields[] = {
+    TYCHO_OPT_NUM_POS("cell"), TYCHO_OPT_INT("connectivity"), GRAPH_FIELDS, {0}};
+static const tycho_opt_spec planner_spec = {"fleet.planner", planner_fields};
+static const tycho_opt_spec graph_spec = {"fleet.graph", graph_fields};
+
 /* The route graph an options table asks for: {graph = "grid" | "sparse",
  * cell = 1.0, connectivity = 4 | 8, spacing = 1.0}. Errors name the field. */
 static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, double cell, int connectivity)
@@ -65,7 +78,7 @@ static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, doub
 static int l_planner(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &planner_spec);
     lua_settop(L, 2); /* the options stay at 2 (nil if none) under what we push */
     tycho_mapf_params p;
     tycho_mapf_defaults(&p);
@@ -124,7 +137,7 @@ static void push_graph(lua_State *L, const tycho_graph *g)
 static int l_graph(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &graph_spec);
     lua_settop(L, 2);
     double cell = tycho_l_optfield_number(L, 2, 2, "cell", 1.0);
     int conn = (int)tycho_l_optfield_integer(L, 2, 2, "connectivity", 4);
@@ -311,9 +324,7 @@ static int load_poses(lua_State *L, int goals)
         free(text);
     }
     if (st != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
@@ -343,16 +354,7 @@ void tycho_l_open_fleet(lua_State *L, int module, int methods)
     static const luaL_Reg meth[] = {{"plan", l_plan}, {"route", l_route},
                                     {"preconditions", l_preconditions}, {"at", l_at},
                                     {"arrival", l_arrival}, {"graph", l_planner_graph}, {NULL, NULL}};
-    luaL_newmetatable(L, FLEET_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, meth, 0);
-    lua_setfield(L, -2, "methods");
-    lua_pushcfunction(L, l_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    tycho_l_newclass(L, &(tycho_l_class){FLEET_MT, meth, l_index, l_gc, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, l_planner);
@@ -364,4 +366,6 @@ void tycho_l_open_fleet(lua_State *L, int module, int methods)
     lua_pushcfunction(L, l_goals);
     lua_setfield(L, -2, "goals");
     lua_setfield(L, module, "fleet");
+    tycho_l_register_opts(L, &planner_spec);
+    tycho_l_register_opts(L, &graph_spec);
 }

@@ -34,12 +34,20 @@ static int check_bot(lua_State *L, tycho_fleet *f, int idx)
     return (int)i - 1;
 }
 
+static const tycho_opt_field fleet_sim_fields[] = {TYCHO_OPT_NUM_POS("radius"),
+                                                   TYCHO_OPT_NUM_POS("v_max"),
+                                                   TYCHO_OPT_NUM_POS("w_max"),
+                                                   TYCHO_OPT_NUM_POS("accel"),
+                                                   TYCHO_OPT_NUM_POS("tolerance"),
+                                                   TYCHO_OPT_NUM_POS("dt"),
+                                                   {0}};
+static const tycho_opt_spec fleet_sim_spec = {"fleet.sim", fleet_sim_fields};
+
 static int l_new(lua_State *L)
 {
     lua_Integer n = luaL_checkinteger(L, 1);
     opt_table(L, 2);
-    static const char *const keys[] = {"radius", "v_max", "w_max", "accel", "tolerance", "dt", NULL};
-    check_keys(L, 2, 2, keys);
+    tycho_l_checkopts(L, 2, 2, &fleet_sim_spec);
     tycho_fleet_params p;
     tycho_fleet_defaults(&p);
     p.radius = tycho_l_optfield_number(L, 2, 2, "radius", p.radius);
@@ -203,7 +211,9 @@ void tycho_l_open_fleet_sim(lua_State *L, int module, int methods)
                                     {"stop_until", l_stop_until}, {"step", l_step}, {"reached", l_reached},
                                     {"moving", l_moving}, {"stopped", l_stopped}, {"pose", l_pose},
                                     {"stats", l_stats}, {NULL, NULL}};
-    tycho_la_new_class(L, FLEET_SIM_MT, meth, l_index, l_gc, l_tostring, l_len);
+    tycho_l_newclass(L, &(tycho_l_class){FLEET_SIM_MT, meth, l_index, l_gc, l_tostring,
+                                         (const luaL_Reg[]){{"__len", l_len}, {NULL, NULL}}});
+    lua_pop(L, 1);
     lua_getfield(L, module, "fleet"); /* tycho.fleet, made by l_fleet.c */
     if (!lua_istable(L, -1)) {
         lua_pop(L, 1);
@@ -214,4 +224,5 @@ void tycho_l_open_fleet_sim(lua_State *L, int module, int methods)
     lua_pushcfunction(L, l_new);
     lua_setfield(L, -2, "sim");
     lua_pop(L, 1);
+    tycho_l_register_opts(L, &fleet_sim_spec);
 }

@@ -35,6 +35,17 @@ static void push_cell(lua_State *L, tycho_cell c)
     lua_setfield(L, -2, "cy");
 }
 
+static const tycho_opt_field frontiers_fields[] = {TYCHO_OPT_TAB("robot"),
+                                                   TYCHO_OPT_INT_IN("free_max", 1, 255),
+                                                   TYCHO_OPT_INT_POS("min_cells"),
+                                                   TYCHO_OPT_NUM_NONNEG("min_size"),
+                                                   TYCHO_OPT_NUM("potential_scale"),
+                                                   TYCHO_OPT_NUM("gain_scale"),
+                                                   TYCHO_OPT_NUM_NONNEG("start_radius"),
+                                                   TYCHO_OPT_BOOL("cells"),
+                                                   {0}};
+static const tycho_opt_spec frontiers_spec = {"grid:frontiers", frontiers_fields};
+
 /* grid:frontiers{robot = {x=, y=}, min_size = 0.5, min_cells = 1,
  *   potential_scale = 3, gain_scale = 1, free_max = 253, start_radius = 0.5,
  *   cells = false}
@@ -45,6 +56,7 @@ static int l_frontiers(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &frontiers_spec);
     lws *w = lua_touserdata(L, lua_upvalueindex(1));
 
     lua_getfield(L, 2, "robot");
@@ -83,9 +95,7 @@ static int l_frontiers(lua_State *L)
     if (st == TYCHO_EINVAL) return luaL_argerror(L, 2, err.msg);
     if (st == TYCHO_ENOMEM) return tycho_l_error(L, &err);
     if (st) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
 
     size_t n = tycho_frontier_search_count(w->s);
@@ -128,11 +138,9 @@ void tycho_l_open_frontiers(lua_State *L, int module, int methods)
     (void)module;
     lws *w = tycho_newuserdata(L, sizeof *w);
     w->s = NULL; /* allocated on first use */
-    if (luaL_newmetatable(L, WS_MT)) {
-        lua_pushcfunction(L, ws_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    tycho_l_newclass(L, &(tycho_l_class){WS_MT, NULL, NULL, ws_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     lua_pushcclosure(L, l_frontiers, 1);
     lua_setfield(L, methods, "frontiers");
+    tycho_l_register_opts(L, &frontiers_spec);
 }

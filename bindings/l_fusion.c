@@ -112,15 +112,36 @@ static void check_frame(lua_State *L, int idx, const tycho_thermal_camera *cam, 
     }
 }
 
-static const char *const camera_keys[] = {"yaw", "fov", "rows", "cols", "mirrored", "threshold",
-                                          "bin_width", "min_range", "max_range", "narrow", NULL};
+static const tycho_opt_field camera_fields[] = {TYCHO_OPT_NUM("yaw"),
+                                                TYCHO_OPT_NUM_POS("fov"),
+                                                TYCHO_OPT_INT_POS("rows"),
+                                                TYCHO_OPT_INT_POS("cols"),
+                                                TYCHO_OPT_BOOL("mirrored"),
+                                                TYCHO_OPT_NUM("threshold"),
+                                                TYCHO_OPT_NUM("bin_width"),
+                                                TYCHO_OPT_NUM("min_range"),
+                                                TYCHO_OPT_NUM("max_range"),
+                                                TYCHO_OPT_BOOL("narrow"),
+                                                {0}};
+static const tycho_opt_spec locate_spec = {"fusion.locate", camera_fields};
+static const tycho_opt_field kmeans_auto_fields[] = {
+    TYCHO_OPT_INT("k_max"), TYCHO_OPT_NUM("radius"), {0}};
+static const tycho_opt_spec kmeans_auto_spec = {"kmeans", kmeans_auto_fields};
+static const tycho_opt_field kmeans_fields[] = {
+    TYCHO_OPT_INT("seed"), TYCHO_OPT_INT("max_iter"), TYCHO_OPT_INT("n_init"), {0}};
+static const tycho_opt_spec kmeans_spec = {"kmeans", kmeans_fields};
+static const tycho_opt_field pitch_fields[] = {
+    TYCHO_OPT_NUM("window"),        TYCHO_OPT_NUM("multiple"),       TYCHO_OPT_NUM("floor"),
+    TYCHO_OPT_NUM("abs_threshold"), TYCHO_OPT_NUM("spike_fraction"), TYCHO_OPT_NUM("baseline_tau"),
+    TYCHO_OPT_INT("min_samples"),   TYCHO_OPT_INT("capacity"),       {0}};
+static const tycho_opt_spec pitch_spec = {"pitch_detector", pitch_fields};
 
 static int l_locate(lua_State *L)
 {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
     tycho_pose2 pose = check_pose(L, 1);
     opt_table(L, 4);
-    check_keys(L, 4, 4, camera_keys);
+    tycho_l_checkopts(L, 4, 4, &locate_spec);
     tycho_thermal_camera cam;
     tycho_fusion_params p;
     tycho_thermal_camera_defaults(&cam);
@@ -186,8 +207,6 @@ static int l_kmeans_gc(lua_State *L)
 
 static int l_kmeans(lua_State *L)
 {
-    static const char *const auto_keys[] = {"k_max", "radius", NULL};
-    static const char *const opt_keys[] = {"seed", "max_iter", "n_init", NULL};
     lua_settop(L, 3); /* scratch userdata go above the arguments */
     int n;
     double *xy = check_points(L, 1, &n);
@@ -195,7 +214,7 @@ static int l_kmeans(lua_State *L)
     int k = 0, k_max = 0;
     double radius = 0;
     if (lua_istable(L, 2)) {
-        check_keys(L, 2, 2, auto_keys);
+        tycho_l_checkopts(L, 2, 2, &kmeans_auto_spec);
         lua_Integer km = tycho_l_optfield_integer(L, 2, 2, "k_max", 10);
         luaL_argcheck(L, km >= 1 && km <= 1000000, 2, "k_max must be >= 1");
         k_max = (int)km;
@@ -212,7 +231,7 @@ static int l_kmeans(lua_State *L)
         k = (int)kk;
     }
     opt_table(L, 3);
-    check_keys(L, 3, 3, opt_keys);
+    tycho_l_checkopts(L, 3, 3, &kmeans_spec);
     tycho_kmeans_params p;
     tycho_kmeans_defaults(&p);
     p.seed = (uint64_t)tycho_l_optfield_integer(L, 3, 3, "seed", (lua_Integer)p.seed);
@@ -276,11 +295,8 @@ static tycho_pitch *check_pitch(lua_State *L, int idx)
 
 static int l_pitch_new(lua_State *L)
 {
-    static const char *const keys[] = {"window", "multiple", "floor", "abs_threshold",
-                                       "spike_fraction", "baseline_tau", "min_samples",
-                                       "capacity", NULL};
     opt_table(L, 1);
-    check_keys(L, 1, 1, keys);
+    tycho_l_checkopts(L, 1, 1, &pitch_spec);
     tycho_pitch_params p;
     tycho_pitch_defaults(&p);
     p.window = tycho_l_optfield_number(L, 1, 1, "window", p.window);
@@ -395,8 +411,11 @@ void tycho_l_open_fusion(lua_State *L, int module, int methods)
     static const luaL_Reg pitch_methods[] = {
         {"push", l_pitch_push}, {"reset", l_pitch_reset}, {"state", l_pitch_state}, {NULL, NULL}};
     static const luaL_Reg none[] = {{NULL, NULL}};
-    tycho_la_new_class(L, PITCH_MT, pitch_methods, l_pitch_index, l_pitch_gc, l_pitch_tostring, NULL);
-    tycho_la_new_class(L, KMEANS_MT, none, NULL, l_kmeans_gc, NULL, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){PITCH_MT, pitch_methods, l_pitch_index, l_pitch_gc,
+                                         l_pitch_tostring, NULL});
+    lua_pop(L, 1);
+    tycho_l_newclass(L, &(tycho_l_class){KMEANS_MT, none, NULL, l_kmeans_gc, NULL, NULL});
+    lua_pop(L, 1);
 
     lua_newtable(L);
     lua_pushcfunction(L, l_locate);
@@ -407,4 +426,7 @@ void tycho_l_open_fusion(lua_State *L, int module, int methods)
     lua_setfield(L, module, "kmeans");
     lua_pushcfunction(L, l_pitch_new);
     lua_setfield(L, module, "pitch_detector");
+    tycho_l_register_opts(L, &locate_spec);
+    tycho_l_register_opts(L, &kmeans_spec);
+    tycho_l_register_opts(L, &pitch_spec);
 }

@@ -28,36 +28,28 @@ static uint8_t check_cost(lua_State *L, int idx)
     return (uint8_t)v;
 }
 
-static tycho_pose2 opt_pose(lua_State *L, int idx, int argn, const char *key)
-{
-    tycho_pose2 p = {0, 0, 0};
-    lua_getfield(L, idx, key);
-    if (lua_istable(L, -1)) {
-        int t = lua_gettop(L);
-        p.x = tycho_l_optfield_number(L, t, argn, "x", 0);
-        p.y = tycho_l_optfield_number(L, t, argn, "y", 0);
-        p.yaw = tycho_l_optfield_number(L, t, argn, "yaw", 0);
-    } else if (!lua_isnil(L, -1)) {
-        luaL_error(L, "bad field '%s' in argument #%d (table {x=, y=, yaw=} expected)", key, argn);
-    }
-    lua_pop(L, 1);
-    return p;
-}
+static const tycho_opt_field grid_new_fields[] = {
+    TYCHO_OPT_INT_IN("width", 1, 1 << 20), TYCHO_OPT_INT_IN("height", 1, 1 << 20),
+    TYCHO_OPT_NUM_POS("resolution"),       TYCHO_OPT_POSE_("origin"),
+    TYCHO_OPT_INT_IN("fill", 0, 255),      {0}};
+static const tycho_opt_spec grid_new_spec = {"grid.new", grid_new_fields};
 
 /* tycho.grid.new{width=, height=, resolution=0.05, origin={x=,y=,yaw=}, fill=255} */
 static int l_grid_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
+    tycho_l_checkopts(L, 1, 1, &grid_new_spec);
     lua_Integer w = tycho_l_optfield_integer(L, 1, 1, "width", -1);
     lua_Integer h = tycho_l_optfield_integer(L, 1, 1, "height", -1);
-    if (w <= 0 || h <= 0 || w > (1 << 20) || h > (1 << 20))
+    if (w <= 0 || h <= 0)
         return luaL_error(L, "bad argument #1 to 'new' (positive integer fields 'width' and "
                              "'height' required)");
     double res = tycho_l_optfield_number(L, 1, 1, "resolution", 0.05);
     lua_Integer fill = tycho_l_optfield_integer(L, 1, 1, "fill", TYCHO_COST_UNKNOWN);
-    if (fill < 0 || fill > 255)
-        return luaL_error(L, "bad field 'fill' in argument #1 (cost 0..255 expected)");
-    tycho_pose2 o = opt_pose(L, 1, 1, "origin");
+    tycho_pose2 o = {0, 0, 0};
+    lua_getfield(L, 1, "origin");
+    if (!lua_isnil(L, -1)) o = tycho_l_checkpose(L, -1, 1, "origin", false);
+    lua_pop(L, 1);
     tycho_err err = {0};
     tycho_grid *g = tycho_grid_new((int)w, (int)h, res, o, (uint8_t)fill, &err);
     if (!g) return tycho_l_error(L, &err);
@@ -215,10 +207,20 @@ static double check_prob(lua_State *L, int idx, const char *key, double def)
     return p;
 }
 
+static const tycho_opt_field logodds_fields[] = {TYCHO_OPT_NUM("p_hit"),
+                                                 TYCHO_OPT_NUM("p_miss"),
+                                                 TYCHO_OPT_NUM("p_min"),
+                                                 TYCHO_OPT_NUM("p_max"),
+                                                 TYCHO_OPT_NUM("occ_thresh"),
+                                                 TYCHO_OPT_NUM("free_thresh"),
+                                                 {0}};
+static const tycho_opt_spec logodds_spec = {"grid:set_logodds_params", logodds_fields};
+
 static int l_set_logodds_params(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &logodds_spec);
     tycho_logodds_params p;
     tycho_grid_get_logodds_params(g, &p);
     p.p_hit = check_prob(L, 2, "p_hit", p.p_hit);
@@ -334,23 +336,19 @@ static const luaL_Reg grid_methods[] = {
     {NULL, NULL},
 };
 
+void tycho_l_grid_class(lua_State *L)
+{
+    static const luaL_Reg meta[] = {{"__len", l_len}, {NULL, NULL}};
+    tycho_l_newclass(
+        L, &(tycho_l_class){TYCHO_GRID_MT, grid_methods, l_index, l_gc, l_tostring, meta});
+}
+
 void tycho_l_open_grid(lua_State *L, int module, int methods)
 {
     int mt = methods - 1; /* module.c pushes the metatable just below the methods */
-    luaL_setfuncs(L, grid_methods, 0);
     lua_pushvalue(L, mt);
     lua_pushcclosure(L, l_get, 1);
     lua_setfield(L, methods, "get");
-
-    lua_pushvalue(L, methods);
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, mt, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, mt, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, mt, "__tostring");
-    lua_pushcfunction(L, l_len);
-    lua_setfield(L, mt, "__len");
 
     lua_newtable(L);
     lua_pushcfunction(L, l_grid_new);
@@ -364,4 +362,6 @@ void tycho_l_open_grid(lua_State *L, int module, int methods)
     lua_pushinteger(L, TYCHO_COST_UNKNOWN);
     lua_setfield(L, -2, "UNKNOWN");
     lua_setfield(L, module, "grid");
+    tycho_l_register_opts(L, &grid_new_spec);
+    tycho_l_register_opts(L, &logodds_spec);
 }

@@ -40,11 +40,20 @@ static lworkspace *workspace(lua_State *L)
     return w;
 }
 
-static void check_params(lua_State *L, int idx, tycho_inflation_params *p)
+static const tycho_opt_field inflation_fields[] = {
+    TYCHO_OPT_NUM_NONNEG("inscribed_radius"), TYCHO_OPT_NUM_NONNEG("inflation_radius"),
+    TYCHO_OPT_NUM("cost_scaling_factor"),     TYCHO_OPT_BOOL("inflate_unknown"),
+    TYCHO_OPT_BOOL("inflate_around_unknown"), {0}};
+static const tycho_opt_spec inflation_spec = {"grid:inflate", inflation_fields};
+static const tycho_opt_spec inflate_into_spec = {"grid:inflate_into", inflation_fields};
+
+static void check_params(lua_State *L, int idx, const tycho_opt_spec *spec,
+                         tycho_inflation_params *p)
 {
     tycho_inflation_defaults(p);
     if (lua_isnoneornil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
+    tycho_l_checkopts(L, idx, idx, spec);
     p->inscribed_radius = tycho_l_optfield_number(L, idx, idx, "inscribed_radius", p->inscribed_radius);
     p->inflation_radius = tycho_l_optfield_number(L, idx, idx, "inflation_radius", p->inflation_radius);
     p->cost_scaling_factor =
@@ -75,7 +84,7 @@ static int l_inflate(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     tycho_inflation_params p;
-    check_params(L, 2, &p);
+    check_params(L, 2, &inflation_spec, &p);
     tycho_err err = {0};
     tycho_grid *out = tycho_grid_new(tycho_grid_width(g), tycho_grid_height(g),
                                      tycho_grid_resolution(g), tycho_grid_origin(g), 0, &err);
@@ -95,11 +104,17 @@ static int l_inflate_into(lua_State *L)
     luaL_argcheck(L, tycho_grid_resolution(dst) == tycho_grid_resolution(g), 2,
                   "destination grid must have the source's resolution");
     tycho_inflation_params p;
-    check_params(L, 3, &p);
+    check_params(L, 3, &inflate_into_spec, &p);
     run_inflate(L, g, dst, &p, 3);
     lua_settop(L, 2);
     return 1;
 }
+
+static const tycho_opt_field dt_fields[] = {TYCHO_OPT_INT_IN("threshold", 0, 255),
+                                            TYCHO_OPT_BOOL("unknown_blocked"),
+                                            TYCHO_OPT_NUM_POS("max_distance"),
+                                            {0}};
+static const tycho_opt_spec dt_spec = {"grid:distance_transform", dt_fields};
 
 static int l_distance_transform(lua_State *L)
 {
@@ -109,6 +124,7 @@ static int l_distance_transform(lua_State *L)
     double maxd = INFINITY;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
+        tycho_l_checkopts(L, 2, 2, &dt_spec);
         thr = tycho_l_optfield_integer(L, 2, 2, "threshold", thr);
         if (thr < 0 || thr > 254)
             return luaL_error(L, "bad field 'threshold' in argument #2 (cost 0..254 expected)");
@@ -219,18 +235,10 @@ void tycho_l_open_inflation(lua_State *L, int module, int methods)
 {
     (void)module;
     int top = lua_gettop(L);
-    luaL_newmetatable(L, FIELD_MT);
-    lua_newtable(L);
-    lua_pushcfunction(L, l_field_get);
-    lua_setfield(L, -2, "get");
-    lua_pushcclosure(L, l_field_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_field_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, l_field_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_field_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg field_methods[] = {{"get", l_field_get}, {NULL, NULL}};
+    static const luaL_Reg field_meta[] = {{"__len", l_field_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){FIELD_MT, field_methods, l_field_index, l_field_gc,
+                                         l_field_tostring, field_meta});
     lua_pop(L, 1);
 
     /* one workspace per Lua state: after the first inflation of a given
@@ -238,9 +246,7 @@ void tycho_l_open_inflation(lua_State *L, int module, int methods)
     lworkspace *w = tycho_newuserdata(L, sizeof *w);
     w->ws = tycho_inflation_new();
     w->edt = tycho_edt_new();
-    luaL_newmetatable(L, INFLATION_WS_MT);
-    lua_pushcfunction(L, l_ws_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){INFLATION_WS_MT, NULL, NULL, l_ws_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     static const luaL_Reg fns[] = {
@@ -255,4 +261,7 @@ void tycho_l_open_inflation(lua_State *L, int module, int methods)
         lua_setfield(L, methods, r->name);
     }
     lua_settop(L, top);
+    tycho_l_register_opts(L, &inflation_spec);
+    tycho_l_register_opts(L, &inflate_into_spec);
+    tycho_l_register_opts(L, &dt_spec);
 }

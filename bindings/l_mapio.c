@@ -64,7 +64,8 @@ static int l_map_save(lua_State *L)
     const char *fmt = luaL_optstring(L, 3, "pgm");
     luaL_argcheck(L, !strcmp(fmt, "pgm") || !strcmp(fmt, "png"), 3, "\"pgm\" or \"png\" expected");
     tycho_err err = {0};
-    if (tycho_map_save(g, path, fmt, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    /* a file that cannot be written is the environment's failure: nil, message */
+    if (tycho_map_save(g, path, fmt, &err) != TYCHO_OK) return tycho_l_fail(L, &err);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -115,9 +116,7 @@ static int l_write_atomic(lua_State *L)
     const char *data = luaL_checklstring(L, 2, &n);
     tycho_err err = {0};
     if (tycho_atomic_write(path, data, n, &err) != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;

@@ -29,20 +29,20 @@ static lwriter *check_writer(lua_State *L)
     return b;
 }
 
+static const tycho_opt_field open_fields[] = {TYCHO_OPT_INT_IN("chunk_size", 1024, 1 << 28),
+                                              TYCHO_OPT_BOOL("compress"), TYCHO_OPT_INT_IN("level", 1, 19), {0}};
+static const tycho_opt_spec open_spec = {"mcap.open", open_fields};
+
 static int l_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     tycho_mcap_options opt;
     tycho_mcap_options_init(&opt);
     if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_Integer cs = tycho_l_optfield_integer(L, 2, 2, "chunk_size", (lua_Integer)opt.chunk_size);
-        if (cs < 1024 || cs > (1 << 28)) luaL_error(L, "bad field 'chunk_size' in argument #2 (1024..2^28 expected)");
-        opt.chunk_size = (size_t)cs;
+        tycho_l_checkopts(L, 2, 2, &open_spec);
+        opt.chunk_size = (size_t)tycho_l_optfield_integer(L, 2, 2, "chunk_size", (lua_Integer)opt.chunk_size);
         opt.compress = tycho_l_optfield_boolean(L, 2, 2, "compress", 1);
-        lua_Integer level = tycho_l_optfield_integer(L, 2, 2, "level", opt.zstd_level);
-        if (level < 1 || level > 19) luaL_error(L, "bad field 'level' in argument #2 (zstd level 1..19 expected)");
-        opt.zstd_level = (int)level;
+        opt.zstd_level = (int)tycho_l_optfield_integer(L, 2, 2, "level", opt.zstd_level);
     }
     lwriter *b = tycho_newuserdata(L, sizeof *b);
     b->w = NULL;
@@ -227,13 +227,10 @@ static const luaL_Reg writer_methods[] = {
 void tycho_l_open_mcap(lua_State *L, int module, int methods)
 {
     (void)methods;
-    luaL_newmetatable(L, MCAP_WRITER_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, writer_methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
+    static const tycho_l_class writer_class = {MCAP_WRITER_MT, writer_methods, NULL, l_gc, NULL, NULL};
+    tycho_l_newclass(L, &writer_class);
     lua_pop(L, 1);
+    tycho_l_register_opts(L, &open_spec);
     lua_newtable(L);
     lua_pushcfunction(L, l_open);
     lua_setfield(L, -2, "open");

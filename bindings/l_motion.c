@@ -38,10 +38,45 @@ static const char *const follower_keys[] = {
     "approach_min_v", "rotate_to_heading", "rotate_threshold", "rotate_w", "max_accel",
     "max_w_accel", "xy_tolerance", "yaw_tolerance", "search_dist", NULL};
 
+#define NUM_KEY(k) TYCHO_OPT_NUM(k)
+static const tycho_opt_field follower_fields[] = {NUM_KEY("desired_v"),
+                                                  NUM_KEY("max_v"),
+                                                  NUM_KEY("max_w"),
+                                                  NUM_KEY("lookahead_time"),
+                                                  NUM_KEY("min_lookahead"),
+                                                  NUM_KEY("max_lookahead"),
+                                                  NUM_KEY("min_radius"),
+                                                  NUM_KEY("min_v"),
+                                                  NUM_KEY("slow_clearance"),
+                                                  NUM_KEY("clearance_gain"),
+                                                  NUM_KEY("approach_dist"),
+                                                  NUM_KEY("approach_min_v"),
+                                                  TYCHO_OPT_BOOL("rotate_to_heading"),
+                                                  NUM_KEY("rotate_threshold"),
+                                                  NUM_KEY("rotate_w"),
+                                                  NUM_KEY("max_accel"),
+                                                  NUM_KEY("max_w_accel"),
+                                                  NUM_KEY("xy_tolerance"),
+                                                  NUM_KEY("yaw_tolerance"),
+                                                  NUM_KEY("search_dist"),
+                                                  {0}};
+static const tycho_opt_spec follower_spec = {"follower", follower_fields};
+static const tycho_opt_spec set_params_spec = {"follower:set_params", follower_fields};
+static const tycho_opt_field block_fields[] = {
+    TYCHO_OPT_NUM("lookahead"), TYCHO_OPT_INT("threshold"), TYCHO_OPT_BOOL("unknown"), {0}};
+static const tycho_opt_spec follower_blocked_spec = {"follower:blocked", block_fields};
+static const tycho_opt_spec path_blocked_spec = {"grid:path_blocked", block_fields};
+static const tycho_opt_field diffdrive_fields[] = {
+    NUM_KEY("wheel_separation"), NUM_KEY("wheel_radius"), NUM_KEY("max_v"), NUM_KEY("max_w"), {0}};
+static const tycho_opt_spec to_wheels_spec = {"diffdrive.to_wheels", diffdrive_fields};
+static const tycho_opt_spec from_wheels_spec = {"diffdrive.from_wheels", diffdrive_fields};
+static const tycho_opt_spec limit_spec = {"diffdrive.limit", diffdrive_fields};
+
 /* Reads follower params from the table at idx over the values in p. */
-static void read_follower_params(lua_State *L, int idx, tycho_follower_params *p)
+static void read_follower_params(lua_State *L, int idx, const tycho_opt_spec *spec,
+                                 tycho_follower_params *p)
 {
-    check_keys(L, idx, idx, follower_keys);
+    tycho_l_checkopts(L, idx, idx, spec);
     double *num[] = {&p->desired_v,      &p->max_v,          &p->max_w,
                      &p->lookahead_time, &p->min_lookahead,  &p->max_lookahead,
                      &p->min_radius,     &p->min_v,          &p->slow_clearance,
@@ -75,7 +110,7 @@ static int l_follower_new(lua_State *L)
     opt_table(L, 1);
     tycho_follower_params p;
     tycho_follower_defaults(&p);
-    read_follower_params(L, 1, &p);
+    read_follower_params(L, 1, &follower_spec, &p);
     tycho_err err = {0};
     if (tycho_follower_validate(&p, &err) != TYCHO_OK) return luaL_argerror(L, 1, err.msg);
     follower_box *b = tycho_newuserdata(L, sizeof *b);
@@ -181,19 +216,17 @@ static int l_follower_set_params(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     tycho_follower_params p;
     tycho_follower_get_params(b->f, &p);
-    read_follower_params(L, 2, &p);
+    read_follower_params(L, 2, &set_params_spec, &p);
     tycho_err err = {0};
     if (tycho_follower_set_params(b->f, &p, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
     lua_settop(L, 1);
     return 1;
 }
 
-static void read_block_opts(lua_State *L, int idx, double *lookahead, int *threshold,
-                            int *unknown)
+static void read_block_opts(lua_State *L, int idx, const tycho_opt_spec *spec, double *lookahead,
+                            int *threshold, int *unknown)
 {
-    static const char *const keys[] = {"lookahead", "threshold", "unknown", NULL};
-    opt_table(L, idx);
-    check_keys(L, idx, idx, keys);
+    tycho_l_checkopts(L, idx, idx, spec);
     *lookahead = tycho_l_optfield_number(L, idx, idx, "lookahead", *lookahead);
     lua_Integer th = tycho_l_optfield_integer(L, idx, idx, "threshold", TYCHO_COST_LETHAL);
     luaL_argcheck(L, th >= 1 && th <= 255, idx, "threshold must be a cost 1..255");
@@ -224,7 +257,7 @@ static int l_follower_blocked(lua_State *L)
     tycho_follower_get_params(b->f, &p);
     double lookahead = 2 * p.max_lookahead;
     int threshold, unknown;
-    read_block_opts(L, 3, &lookahead, &threshold, &unknown);
+    read_block_opts(L, 3, &follower_blocked_spec, &lookahead, &threshold, &unknown);
     tycho_path_block blk;
     tycho_err err = {0};
     if (tycho_follower_check_blocked(b->f, g, lookahead, threshold, unknown, &blk, &err) !=
@@ -240,7 +273,7 @@ static int l_grid_path_blocked(lua_State *L)
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     double lookahead = INFINITY;
     int threshold, unknown;
-    read_block_opts(L, 3, &lookahead, &threshold, &unknown);
+    read_block_opts(L, 3, &path_blocked_spec, &lookahead, &threshold, &unknown);
     int n;
     double *xy = check_points(L, 2, &n);
     luaL_argcheck(L, n > 0, 2, "empty path");
@@ -298,13 +331,11 @@ static int l_follower_index(lua_State *L)
 
 /* --- diff drive ------------------------------------------------------------ */
 
-static void opt_diffdrive(lua_State *L, int idx, tycho_diffdrive_params *p)
+static void opt_diffdrive(lua_State *L, int idx, const tycho_opt_spec *spec,
+                          tycho_diffdrive_params *p)
 {
-    static const char *const keys[] = {"wheel_separation", "wheel_radius", "max_v", "max_w",
-                                       NULL};
     tycho_diffdrive_defaults(p);
-    opt_table(L, idx);
-    check_keys(L, idx, idx, keys);
+    tycho_l_checkopts(L, idx, idx, spec);
     p->wheel_separation = tycho_l_optfield_number(L, idx, idx, "wheel_separation",
                                                   p->wheel_separation);
     p->wheel_radius = tycho_l_optfield_number(L, idx, idx, "wheel_radius", p->wheel_radius);
@@ -330,7 +361,7 @@ static int l_dd_to_wheels(lua_State *L)
 {
     double v = luaL_checknumber(L, 1), w = luaL_checknumber(L, 2), wl, wr;
     tycho_diffdrive_params p;
-    opt_diffdrive(L, 3, &p);
+    opt_diffdrive(L, 3, &to_wheels_spec, &p);
     tycho_diffdrive_to_wheels(&p, v, w, &wl, &wr);
     lua_pushnumber(L, wl);
     lua_pushnumber(L, wr);
@@ -341,7 +372,7 @@ static int l_dd_from_wheels(lua_State *L)
 {
     double wl = luaL_checknumber(L, 1), wr = luaL_checknumber(L, 2), v, w;
     tycho_diffdrive_params p;
-    opt_diffdrive(L, 3, &p);
+    opt_diffdrive(L, 3, &from_wheels_spec, &p);
     tycho_diffdrive_from_wheels(&p, wl, wr, &v, &w);
     lua_pushnumber(L, v);
     lua_pushnumber(L, w);
@@ -353,7 +384,7 @@ static int l_dd_limit(lua_State *L)
 {
     double v = luaL_checknumber(L, 1), w = luaL_checknumber(L, 2);
     tycho_diffdrive_params p;
-    opt_diffdrive(L, 3, &p);
+    opt_diffdrive(L, 3, &limit_spec, &p);
     int keep = lua_isnoneornil(L, 4) ? 1 : lua_toboolean(L, 4);
     tycho_diffdrive_limit(&p, &v, &w, keep);
     lua_pushnumber(L, v);
@@ -381,8 +412,11 @@ void tycho_l_open_motion(lua_State *L, int module, int methods)
         {"path", l_follower_path},         {"params", l_follower_params},
         {"set_params", l_follower_set_params}, {"blocked", l_follower_blocked},
         {NULL, NULL}};
-    tycho_la_new_class(L, FOLLOWER_MT, follower_methods, l_follower_index, l_follower_gc,
-                       l_follower_tostring, l_follower_len);
+    tycho_l_newclass(L,
+                     &(tycho_l_class){FOLLOWER_MT, follower_methods, l_follower_index,
+                                      l_follower_gc, l_follower_tostring,
+                                      (const luaL_Reg[]){{"__len", l_follower_len}, {NULL, NULL}}});
+    lua_pop(L, 1);
     lua_pushcfunction(L, l_follower_new);
     lua_setfield(L, module, "follower");
 
@@ -398,4 +432,11 @@ void tycho_l_open_motion(lua_State *L, int module, int methods)
 
     lua_pushcfunction(L, l_grid_path_blocked);
     lua_setfield(L, methods, "path_blocked");
+    tycho_l_register_opts(L, &follower_spec);
+    tycho_l_register_opts(L, &set_params_spec);
+    tycho_l_register_opts(L, &follower_blocked_spec);
+    tycho_l_register_opts(L, &path_blocked_spec);
+    tycho_l_register_opts(L, &to_wheels_spec);
+    tycho_l_register_opts(L, &from_wheels_spec);
+    tycho_l_register_opts(L, &limit_spec);
 }

@@ -391,9 +391,7 @@ static int l_recv(lua_State *L)
         tycho_err err = {0};
         int r = tycho_frame_next(&c->in, &type, &p, &len, &err);
         if (r < 0) {
-            lua_pushnil(L);
-            lua_pushstring(L, err.msg);
-            return 2;
+            return tycho_l_fail(L, &err);
         }
         if (r == 0) break;
         lua_createtable(L, 2, 0);
@@ -562,8 +560,11 @@ void tycho_l_open_net(lua_State *L, int module, int methods)
                                   {"close", l_conn_close}, {"fd", l_conn_fd}, {"backlog", l_conn_backlog},
                                   {"peer_uid", l_conn_peer_uid}, {"set_limit", l_conn_set_limit},
                                   {"set_out_limit", l_conn_set_out_limit}, {NULL, NULL}};
-    tycho_la_new_class(L, SERVER_MT, srv, NULL, l_server_close, l_server_tostring, NULL);
-    tycho_la_new_class(L, CONN_MT, cn, NULL, l_conn_close, l_conn_tostring, NULL);
+    tycho_l_newclass(
+        L, &(tycho_l_class){SERVER_MT, srv, NULL, l_server_close, l_server_tostring, NULL});
+    lua_pop(L, 1);
+    tycho_l_newclass(L, &(tycho_l_class){CONN_MT, cn, NULL, l_conn_close, l_conn_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"listen_unix", l_listen_unix}, {"listen_tcp", l_listen_tcp},
                                    {"connect_unix", l_connect_unix}, {"connect_tcp", l_connect_tcp},
                                    {"wait", l_wait}, {"equal", l_equal}, {"read_secret", l_read_secret},

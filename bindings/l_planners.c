@@ -33,11 +33,26 @@ static tycho_planner *workspace(lua_State *L)
     return b->p;
 }
 
-static void read_opts(lua_State *L, int idx, tycho_plan_opts *o)
+static const tycho_opt_field plan_fields[] = {TYCHO_OPT_STR("algorithm"),
+                                              TYCHO_OPT_NUM_NONNEG("weight"),
+                                              TYCHO_OPT_INT_IN("blocked_cost", 1, 254),
+                                              TYCHO_OPT_BOOL("allow_unknown"),
+                                              TYCHO_OPT_BOOL("shorten"),
+                                              {0}};
+static const tycho_opt_spec plan_spec = {"grid:plan", plan_fields};
+static const tycho_opt_spec plan_world_spec = {"grid:plan_world", plan_fields};
+static const tycho_opt_field nearest_fields[] = {
+    TYCHO_OPT_INT_IN("min_cost", 0, 255), TYCHO_OPT_INT_IN("max_cost", 0, 255), {0}};
+static const tycho_opt_spec nearest_spec = {"grid:nearest", nearest_fields};
+static const tycho_opt_field distances_fields[] = {
+    TYCHO_OPT_BOOL("allow_unknown"), TYCHO_OPT_INT_IN("blocked_cost", 1, 255), {0}};
+static const tycho_opt_spec distances_spec = {"grid:path_distances", distances_fields};
+
+static void read_opts(lua_State *L, int idx, const tycho_opt_spec *spec, tycho_plan_opts *o)
 {
     tycho_plan_opts_default(o);
     if (lua_isnoneornil(L, idx)) return;
-    luaL_checktype(L, idx, LUA_TTABLE);
+    tycho_l_checkopts(L, idx, idx, spec);
     lua_getfield(L, idx, "algorithm");
     if (!lua_isnil(L, -1)) {
         const char *a = lua_tostring(L, -1);
@@ -54,12 +69,13 @@ static void read_opts(lua_State *L, int idx, tycho_plan_opts *o)
     if (!(o->weight >= 0)) luaL_error(L, "bad field 'weight' in options (must be >= 0)");
 }
 
-static int plan_cells(lua_State *L, tycho_cell s, tycho_cell g, int opt_idx)
+static int plan_cells(lua_State *L, tycho_cell s, tycho_cell g, int opt_idx,
+                      const tycho_opt_spec *spec)
 {
     tycho_grid *grid = tycho_l_checkgrid(L, 1);
     lua_settop(L, opt_idx); /* the path userdata goes above the options */
     tycho_plan_opts opts;
-    read_opts(L, opt_idx, &opts);
+    read_opts(L, opt_idx, spec, &opts);
     lpath *lp = tycho_newuserdata(L, sizeof *lp);
     tycho_path_init(&lp->path);
     lp->opts = opts;
@@ -79,7 +95,7 @@ static int plan_cells(lua_State *L, tycho_cell s, tycho_cell g, int opt_idx)
 static int l_plan(lua_State *L)
 {
     tycho_l_checkgrid(L, 1);
-    return plan_cells(L, tycho_l_checkcell(L, 2), tycho_l_checkcell(L, 4), 6);
+    return plan_cells(L, tycho_l_checkcell(L, 2), tycho_l_checkcell(L, 4), 6, &plan_spec);
 }
 
 static int l_plan_world(lua_State *L)
@@ -91,7 +107,7 @@ static int l_plan_world(lua_State *L)
     tycho_grid_world_to_cell(g, x0, y0, &sx, &sy);
     tycho_grid_world_to_cell(g, x1, y1, &gx, &gy);
     tycho_cell s = {sx, sy}, e = {gx, gy};
-    return plan_cells(L, s, e, 6);
+    return plan_cells(L, s, e, 6, &plan_world_spec);
 }
 
 static int l_nearest(lua_State *L)
@@ -99,6 +115,7 @@ static int l_nearest(lua_State *L)
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     tycho_cell c = tycho_l_checkcell(L, 2);
     luaL_checktype(L, 4, LUA_TTABLE);
+    tycho_l_checkopts(L, 4, 4, &nearest_spec);
     tycho_cost_range r;
     r.min_cost = (int)tycho_l_optfield_integer(L, 4, 4, "min_cost", 0);
     r.max_cost = (int)tycho_l_optfield_integer(L, 4, 4, "max_cost", 255);
@@ -108,9 +125,7 @@ static int l_nearest(lua_State *L)
     tycho_status st = tycho_nearest(workspace(L), g, c, tycho_pred_cost_range, &r, NULL, &found,
                                     &d, &err);
     if (st == TYCHO_ENOPATH) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
+        return tycho_l_fail(L, &err);
     }
     if (st != TYCHO_OK) return tycho_l_error(L, &err);
     lua_pushinteger(L, found.x);
@@ -130,7 +145,7 @@ static int l_path_distances(lua_State *L)
     double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
     luaL_argcheck(L, isfinite(x) && isfinite(y), 2, "x and y must be finite");
     luaL_checktype(L, 4, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
+    tycho_l_checkopts(L, 5, 5, &distances_spec);
     tycho_dijkstra_opts o;
     tycho_dijkstra_opts_default(&o);
     o.allow_unknown = tycho_l_optfield_boolean(L, 5, 5, "allow_unknown", 0);
@@ -279,29 +294,18 @@ static int planner_gc(lua_State *L)
 void tycho_l_open_planners(lua_State *L, int module, int methods)
 {
     (void)module;
-    luaL_newmetatable(L, PATH_MT);
     static const luaL_Reg path_methods[] = {
         {"cell", path_cell}, {"world", path_world}, {"shorten", path_shorten}, {NULL, NULL}};
-    lua_newtable(L);
-    luaL_setfuncs(L, path_methods, 0);
-    lua_setfield(L, -2, "methods");
-    lua_pushcfunction(L, path_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, path_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, path_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, path_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg path_meta[] = {{"__len", path_len}, {NULL, NULL}};
+    tycho_l_newclass(
+        L, &(tycho_l_class){PATH_MT, path_methods, path_index, path_gc, path_tostring, path_meta});
     lua_pop(L, 1);
 
     /* one planner workspace per Lua state, shared by the grid methods */
     lplanner *b = tycho_newuserdata(L, sizeof *b);
     b->p = tycho_planner_new();
     if (!b->p) luaL_error(L, "out of memory for the planner workspace");
-    luaL_newmetatable(L, PLANNER_MT);
-    lua_pushcfunction(L, planner_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){PLANNER_MT, NULL, NULL, planner_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     static const luaL_Reg grid_fns[] = {
@@ -313,4 +317,8 @@ void tycho_l_open_planners(lua_State *L, int module, int methods)
         lua_setfield(L, methods, r->name);
     }
     lua_pop(L, 1);
+    tycho_l_register_opts(L, &plan_spec);
+    tycho_l_register_opts(L, &plan_world_spec);
+    tycho_l_register_opts(L, &nearest_spec);
+    tycho_l_register_opts(L, &distances_spec);
 }

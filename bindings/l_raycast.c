@@ -54,14 +54,7 @@ static double check_field_number(lua_State *L, int idx, int argn, const char *ke
 
 static tycho_pose2 check_pose(lua_State *L, int idx)
 {
-    luaL_checktype(L, idx, LUA_TTABLE);
-    tycho_pose2 p;
-    p.x = check_field_number(L, idx, idx, "x");
-    p.y = check_field_number(L, idx, idx, "y");
-    p.yaw = tycho_l_optfield_number(L, idx, idx, "yaw", 0);
-    if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.yaw))
-        luaL_argerror(L, idx, "pose must be finite");
-    return p;
+    return tycho_l_checkpose(L, idx, idx, "pose", false);
 }
 
 static void opt_ray(lua_State *L, int idx, int argn, tycho_ray_opts *o)
@@ -136,6 +129,25 @@ static int check_beam(lua_State *L, const lscan *b, int idx)
     return (int)i - 1;
 }
 
+/* --- option specs ------------------------------------------------------- */
+
+#define RAY_FIELDS TYCHO_OPT_INT_IN("threshold", 0, 255), TYCHO_OPT_BOOL("unknown_blocked")
+#define SCAN_FIELDS                                                                                \
+    TYCHO_OPT_INT_IN("count", 1, TYCHO_SCAN_MAX_BEAMS), TYCHO_OPT_NUM("angle_min"),                \
+        TYCHO_OPT_NUM("angle_increment"), TYCHO_OPT_NUM("angle_max"),                              \
+        TYCHO_OPT_NUM_NONNEG("range_min"), TYCHO_OPT_NUM_POS("range_max")
+static const tycho_opt_field ray_fields[] = {RAY_FIELDS, {0}};
+static const tycho_opt_field scan_fields[] = {SCAN_FIELDS, {0}};
+static const tycho_opt_field cast_scan_fields[] = {SCAN_FIELDS, RAY_FIELDS, {0}};
+static const tycho_opt_field insert_fields[] = {
+    TYCHO_OPT_BOOL("clear_on_max_range"), TYCHO_OPT_BOOL("grow"), {0}};
+static const tycho_opt_spec raycast_spec = {"grid:raycast", ray_fields};
+static const tycho_opt_spec raycaster_spec = {"grid:raycaster", ray_fields};
+static const tycho_opt_spec grid_scan_spec = {"grid:scan", cast_scan_fields};
+static const tycho_opt_spec rm_scan_spec = {"raycaster:scan", scan_fields};
+static const tycho_opt_spec scan_new_spec = {"scan.new", scan_fields};
+static const tycho_opt_spec insert_spec = {"grid:insert_scan", insert_fields};
+
 /* --- grid methods ---------------------------------------------------------- */
 
 static int l_raycast(lua_State *L)
@@ -147,6 +159,7 @@ static int l_raycast(lua_State *L)
     luaL_argcheck(L, isfinite(y), 3, "y must be finite");
     luaL_argcheck(L, isfinite(a), 4, "angle must be finite");
     luaL_argcheck(L, maxr >= 0, 5, "max_range must be >= 0");
+    tycho_l_checkopts(L, 6, 6, &raycast_spec);
     tycho_ray_opts o;
     opt_ray(L, 6, 6, &o);
     lua_pushnumber(L, tycho_raycast(g, x, y, a, maxr, &o));
@@ -157,6 +170,7 @@ static int l_scan(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     tycho_pose2 p = check_pose(L, 2);
+    tycho_l_checkopts(L, 3, 3, &grid_scan_spec);
     int count;
     double amin, ainc, rmin, rmax;
     check_scan_params(L, 3, 360, &count, &amin, &ainc, &rmin, &rmax);
@@ -174,6 +188,7 @@ static int l_insert_scan(lua_State *L)
     lscan *b = check_scan(L, 3);
     tycho_insert_opts o;
     tycho_insert_opts_defaults(&o);
+    tycho_l_checkopts(L, 4, 4, &insert_spec);
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
         o.clear_on_max_range = tycho_l_optfield_boolean(L, 4, 4, "clear_on_max_range", o.clear_on_max_range);
@@ -191,6 +206,7 @@ static int l_insert_scan(lua_State *L)
 static int l_raycaster(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_l_checkopts(L, 2, 2, &raycaster_spec);
     tycho_ray_opts o;
     opt_ray(L, 2, 2, &o);
     lraymap *b = tycho_newuserdata(L, sizeof *b);
@@ -209,6 +225,7 @@ static int l_raycaster(lua_State *L)
 static int l_scan_new(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
+    tycho_l_checkopts(L, 1, 1, &scan_new_spec);
     luaL_checktype(L, 2, LUA_TTABLE);
     int n = (int)lua_rawlen(L, 2);
     luaL_argcheck(L, n >= 1, 2, "ranges must not be empty");
@@ -337,6 +354,7 @@ static int l_rm_scan(lua_State *L)
 {
     tycho_raymap *m = check_raymap(L, 1);
     tycho_pose2 p = check_pose(L, 2);
+    tycho_l_checkopts(L, 3, 3, &rm_scan_spec);
     int count;
     double amin, ainc, rmin, rmax;
     check_scan_params(L, 3, 360, &count, &amin, &ainc, &rmin, &rmax);
@@ -404,27 +422,13 @@ void tycho_l_open_raycast(lua_State *L, int module, int methods)
 {
     int top = lua_gettop(L);
     /* scan metatable: methods first, then fields */
-    luaL_newmetatable(L, SCAN_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, scan_methods, 0);
-    lua_pushcclosure(L, l_scan_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_scan_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, l_scan_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_scan_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg scan_meta[] = {{"__len", l_scan_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SCAN_MT, scan_methods, l_scan_index, l_scan_gc,
+                                         l_scan_tostring, scan_meta});
     lua_pop(L, 1);
 
-    luaL_newmetatable(L, RAYMAP_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, raymap_methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_rm_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_rm_tostring);
-    lua_setfield(L, -2, "__tostring");
+    tycho_l_newclass(
+        L, &(tycho_l_class){RAYMAP_MT, raymap_methods, NULL, l_rm_gc, l_rm_tostring, NULL});
     lua_pop(L, 1);
 
     lua_pushcfunction(L, l_raycast);
@@ -438,9 +442,7 @@ void tycho_l_open_raycast(lua_State *L, int module, int methods)
      * stamps are valid for any grid, see scan.c) */
     linserter *ins = tycho_newuserdata(L, sizeof *ins);
     ins->ws = tycho_inserter_new();
-    luaL_newmetatable(L, INSERTER_MT);
-    lua_pushcfunction(L, l_ins_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){INSERTER_MT, NULL, NULL, l_ins_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     if (!ins->ws) luaL_error(L, "out of memory for the scan insertion workspace");
     lua_pushcclosure(L, l_insert_scan, 1);
@@ -451,4 +453,10 @@ void tycho_l_open_raycast(lua_State *L, int module, int methods)
     lua_setfield(L, -2, "new");
     lua_setfield(L, module, "scan");
     lua_settop(L, top);
+    tycho_l_register_opts(L, &raycast_spec);
+    tycho_l_register_opts(L, &raycaster_spec);
+    tycho_l_register_opts(L, &grid_scan_spec);
+    tycho_l_register_opts(L, &rm_scan_spec);
+    tycho_l_register_opts(L, &scan_new_spec);
+    tycho_l_register_opts(L, &insert_spec);
 }

@@ -31,12 +31,26 @@ static tycho_regions *upvalue_ws(lua_State *L)
     return w->r;
 }
 
+#define REGION_FIELDS                                                                              \
+    TYCHO_OPT_INT_IN("min_cost", 0, 255), TYCHO_OPT_INT_IN("max_cost", 0, 255),                    \
+        TYCHO_OPT_INT("connectivity")
+static const tycho_opt_field region_fields[] = {REGION_FIELDS, {0}};
+static const tycho_opt_field flood_fields[] = {
+    REGION_FIELDS, TYCHO_OPT_INT_IN("value", 0, 255), TYCHO_OPT_BOOL("cells"), {0}};
+static const tycho_opt_spec components_spec = {"grid:components", region_fields};
+static const tycho_opt_spec seal_region_spec = {"grid:seal_region", region_fields};
+static const tycho_opt_spec flood_spec = {"grid:flood_fill", flood_fields};
+static const tycho_opt_field wall_faces_fields[] = {
+    TYCHO_OPT_INT_IN("threshold", 0, 255), TYCHO_OPT_INT_IN("free_max", 0, 255), {0}};
+static const tycho_opt_spec wall_faces_spec = {"grid:wall_faces", wall_faces_fields};
+
 /* {min_cost=, max_cost=, connectivity=} at idx (argument argn), validated. */
-static tycho_region_params check_params(lua_State *L, int idx, int argn)
+static tycho_region_params check_params(lua_State *L, int idx, int argn, const tycho_opt_spec *spec)
 {
     tycho_region_params p;
     tycho_region_defaults(&p);
     if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
+    tycho_l_checkopts(L, idx, argn, spec);
     lua_Integer lo = tycho_l_optfield_integer(L, idx, argn, "min_cost", p.min_cost);
     lua_Integer hi = tycho_l_optfield_integer(L, idx, argn, "max_cost", p.max_cost);
     lua_Integer cn = tycho_l_optfield_integer(L, idx, argn, "connectivity", p.connectivity);
@@ -61,7 +75,7 @@ static int l_flood_fill(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     tycho_cell seed = tycho_l_checkcell(L, 2);
-    tycho_region_params p = check_params(L, 4, 4);
+    tycho_region_params p = check_params(L, 4, 4, &flood_spec);
     lua_Integer value = tycho_l_optfield_integer(L, 4, 4, "value", -1);
     if (!lua_isnoneornil(L, 4)) {
         lua_getfield(L, 4, "value");
@@ -97,7 +111,7 @@ static int l_seal_region(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     tycho_cell seed = tycho_l_checkcell(L, 2);
-    tycho_region_params p = check_params(L, 4, 4);
+    tycho_region_params p = check_params(L, 4, 4, &seal_region_spec);
     tycho_err err = {0};
     size_t sealed = 0;
     if (tycho_seal_region(upvalue_ws(L), g, seed.x, seed.y, &p, &sealed, &err))
@@ -106,6 +120,10 @@ static int l_seal_region(lua_State *L)
     return 1;
 }
 
+static const tycho_opt_field seal_line_fields[] = {
+    TYCHO_OPT_BOOL("world"), TYCHO_OPT_INT_POS("thickness"), TYCHO_OPT_INT_IN("cost", 0, 255), {0}};
+static const tycho_opt_spec seal_line_spec = {"grid:seal_line", seal_line_fields};
+
 /* grid:seal_line(x0, y0, x1, y1, {world = false, thickness = 1, cost = 254}) -> cells sealed.
  * Cells (integers) by default; world = true takes metres. A cost under 254
  * (world coordinates only) raises cells to it instead (a soft keep-out). */
@@ -113,6 +131,7 @@ static int l_seal_line(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     if (!lua_isnoneornil(L, 6)) luaL_checktype(L, 6, LUA_TTABLE);
+    tycho_l_checkopts(L, 6, 6, &seal_line_spec);
     int world = tycho_l_optfield_boolean(L, 6, 6, "world", 0);
     lua_Integer t = tycho_l_optfield_integer(L, 6, 6, "thickness", 1);
     if (t < 1 || t > 256)
@@ -151,7 +170,7 @@ static tycho_labels *check_labels(lua_State *L, int idx)
 static int l_components(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
-    tycho_region_params p = check_params(L, 2, 2);
+    tycho_region_params p = check_params(L, 2, 2, &components_spec);
     llabels *b = tycho_newuserdata(L, sizeof *b);
     b->l = NULL;
     luaL_getmetatable(L, LABELS_MT);
@@ -264,7 +283,9 @@ static void push_face(void *ud, int cx, int cy, int nx, int ny)
 static int l_wall_faces(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
+    tycho_l_checkopts(L, 2, 2, &wall_faces_spec);
     lua_Integer thr = tycho_l_optfield_integer(L, 2, 2, "threshold", 254);
+
     lua_Integer fmax = tycho_l_optfield_integer(L, 2, 2, "free_max", 0);
     luaL_argcheck(L, thr >= 1 && thr <= 254, 2, "bad field 'threshold' (1..254)");
     luaL_argcheck(L, fmax >= 0 && fmax < thr, 2, "bad field 'free_max' (0..threshold-1)");
@@ -279,27 +300,15 @@ void tycho_l_open_regions(lua_State *L, int module, int methods)
     (void)module;
     lua_pushcfunction(L, l_wall_faces);
     lua_setfield(L, methods, "wall_faces");
-    luaL_newmetatable(L, LABELS_MT);
-    lua_newtable(L);
-    lua_pushcfunction(L, lab_get);
-    lua_setfield(L, -2, "get");
-    lua_pushcfunction(L, lab_size);
-    lua_setfield(L, -2, "size");
-    lua_pushcclosure(L, lab_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lab_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, lab_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, lab_gc);
-    lua_setfield(L, -2, "__gc");
+    static const luaL_Reg lab_methods[] = {{"get", lab_get}, {"size", lab_size}, {NULL, NULL}};
+    static const luaL_Reg lab_meta[] = {{"__len", lab_len}, {NULL, NULL}};
+    tycho_l_newclass(
+        L, &(tycho_l_class){LABELS_MT, lab_methods, lab_index, lab_gc, lab_tostring, lab_meta});
     lua_pop(L, 1);
 
     lws *w = tycho_newuserdata(L, sizeof *w);
     w->r = NULL; /* allocated on first use */
-    luaL_newmetatable(L, WS_MT);
-    lua_pushcfunction(L, ws_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){WS_MT, NULL, NULL, ws_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
     lua_pushvalue(L, ws);
@@ -314,4 +323,9 @@ void tycho_l_open_regions(lua_State *L, int module, int methods)
     lua_setfield(L, methods, "seal_line");
     lua_pushcfunction(L, l_components);
     lua_setfield(L, methods, "components");
+    tycho_l_register_opts(L, &components_spec);
+    tycho_l_register_opts(L, &seal_region_spec);
+    tycho_l_register_opts(L, &flood_spec);
+    tycho_l_register_opts(L, &wall_faces_spec);
+    tycho_l_register_opts(L, &seal_line_spec);
 }

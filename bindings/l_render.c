@@ -109,9 +109,25 @@ static double opt_positive(lua_State *L, int idx, int argn, const char *key, dou
     return v;
 }
 
-static void check_opts(lua_State *L, int idx)
+static const tycho_opt_field picture_fields[] = {
+    TYCHO_OPT_INT("scale"), TYCHO_OPT_OF("map", TYCHO_OPT_ANY), {0}};
+static const tycho_opt_field path_fields[] = {
+    TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("width"), {0}};
+static const tycho_opt_field point_fields[] = {TYCHO_OPT_OF("color", TYCHO_OPT_ANY),
+                                               TYCHO_OPT_NUM("radius"),
+                                               TYCHO_OPT_STR("shape"),
+                                               TYCHO_OPT_NUM("width"),
+                                               {0}};
+static const tycho_opt_field pose_fields[] = {
+    TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("length"), TYCHO_OPT_NUM("width"), {0}};
+static const tycho_opt_spec picture_spec = {"picture", picture_fields};
+static const tycho_opt_spec path_spec = {"picture:path", path_fields};
+static const tycho_opt_spec point_spec = {"picture:point", point_fields};
+static const tycho_opt_spec pose_spec = {"picture:pose", pose_fields};
+
+static void check_opts(lua_State *L, int idx, const tycho_opt_spec *spec)
 {
-    if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
+    tycho_l_checkopts(L, idx, idx, spec);
 }
 
 /* tycho.picture(grid, {scale = 1}), tycho.picture(heightfield, {scale = 1, map = terrain_map}) */
@@ -119,7 +135,7 @@ static int l_picture(lua_State *L)
 {
     tycho_heightfield *hf = tycho_l_testheightfield(L, 1);
     tycho_grid *g = hf ? NULL : tycho_l_checkgrid(L, 1);
-    check_opts(L, 2);
+    check_opts(L, 2, &picture_spec);
     tycho_terrain *map = NULL;
     if (hf && lua_istable(L, 2)) {
         lua_getfield(L, 2, "map");
@@ -174,7 +190,7 @@ static int l_path(lua_State *L)
         n = (size_t)len;
     } else if (lua_istable(L, 2)) n = lua_rawlen(L, 2);
     else return luaL_argerror(L, 2, "array of points {x=, y=} expected");
-    check_opts(L, 3);
+    check_opts(L, 3, &path_spec);
     tycho_rgb c = opt_color(L, 3, 3, (tycho_rgb){255, 0, 0});
     double width = opt_positive(L, 3, 3, "width", 2, 1000);
     if (n > b->cap) {
@@ -203,7 +219,7 @@ static int l_point(lua_State *L)
 {
     lpic *b = check_box(L, 1);
     double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
-    check_opts(L, 4);
+    check_opts(L, 4, &point_spec);
     tycho_rgb c = opt_color(L, 4, 4, (tycho_rgb){0, 0, 255});
     double radius = opt_positive(L, 4, 4, "radius", 3, 10000);
     double width = opt_positive(L, 4, 4, "width", 1, 1000);
@@ -231,7 +247,7 @@ static int l_pose(lua_State *L)
 {
     lpic *b = check_box(L, 1);
     double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3), yaw = luaL_checknumber(L, 4);
-    check_opts(L, 5);
+    check_opts(L, 5, &pose_spec);
     tycho_rgb c = opt_color(L, 5, 5, (tycho_rgb){0, 160, 0});
     double length = opt_positive(L, 5, 5, "length", 15, 10000);
     double width = opt_positive(L, 5, 5, "width", 2, 1000);
@@ -246,11 +262,7 @@ static int l_save(lua_State *L)
     lpic *b = check_box(L, 1);
     const char *path = luaL_checkstring(L, 2);
     tycho_err err = {0};
-    if (tycho_picture_save_png(b->p, path, &err) != TYCHO_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg[0] ? err.msg : tycho_status_name(err.code));
-        return 2;
-    }
+    if (tycho_picture_save_png(b->p, path, &err) != TYCHO_OK) return tycho_l_fail(L, &err);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -334,16 +346,12 @@ static const luaL_Reg pic_methods[] = {
 void tycho_l_open_render(lua_State *L, int module, int methods)
 {
     (void)methods;
-    luaL_newmetatable(L, PIC_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, pic_methods, 0);
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &(tycho_l_class){PIC_MT, pic_methods, l_index, l_gc, l_tostring, NULL});
     lua_pop(L, 1);
     lua_pushcfunction(L, l_picture);
     lua_setfield(L, module, "picture");
+    tycho_l_register_opts(L, &picture_spec);
+    tycho_l_register_opts(L, &path_spec);
+    tycho_l_register_opts(L, &point_spec);
+    tycho_l_register_opts(L, &pose_spec);
 }

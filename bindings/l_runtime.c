@@ -261,6 +261,24 @@ static void wait_hook(void *ctx, double seconds)
 
 /* --- scheduler ---------------------------------------------------------- */
 
+static const tycho_opt_field sched_new_fields[] = {TYCHO_OPT_OF("clock", TYCHO_OPT_ANY),
+                                                   TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY),
+                                                   TYCHO_OPT_FN("on_error"),
+                                                   {0}};
+static const tycho_opt_spec sched_new_spec = {"scheduler.new", sched_new_fields};
+static const tycho_opt_field task_fields[] = {
+    TYCHO_OPT_STR("name"), TYCHO_OPT_NUM_NONNEG("phase"), {0}};
+static const tycho_opt_spec every_spec = {"scheduler:every", task_fields};
+static const tycho_opt_spec after_spec = {"scheduler:after", task_fields};
+static const tycho_opt_field run_fields[] = {TYCHO_OPT_NUM("until_time"),
+                                             TYCHO_OPT_INT("max_steps"),
+                                             TYCHO_OPT_OF("realtime", TYCHO_OPT_ANY),
+                                             TYCHO_OPT_BOOL("stop_on_error"),
+                                             TYCHO_OPT_FN("until_fn"),
+                                             TYCHO_OPT_FN("wait"),
+                                             {0}};
+static const tycho_opt_spec run_spec = {"scheduler:run", run_fields};
+
 static double opt_realtime(lua_State *L, int idx, int argn, double def)
 {
     if (lua_isnoneornil(L, idx)) return def;
@@ -281,7 +299,7 @@ static double opt_realtime(lua_State *L, int idx, int argn, double def)
 /* tycho.scheduler.new{clock = c, realtime = false, on_error = fn} */
 static int l_sched_new(lua_State *L)
 {
-    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
+    tycho_l_checkopts(L, 1, 1, &sched_new_spec);
     lua_settop(L, 1);
     double realtime = opt_realtime(L, 1, 1, 0.0);
     if (lua_istable(L, 1)) lua_getfield(L, 1, "clock");
@@ -351,7 +369,7 @@ static int add_task(lua_State *L, int periodic)
     if (lua_type(L, 4) == LUA_TSTRING) {
         name = lua_tostring(L, 4);
     } else if (!lua_isnoneornil(L, 4)) {
-        luaL_checktype(L, 4, LUA_TTABLE);
+        tycho_l_checkopts(L, 4, 4, periodic ? &every_spec : &after_spec);
         lua_getfield(L, 4, "name");
         if (!lua_isnil(L, -1)) {
             if (lua_type(L, -1) != LUA_TSTRING)
@@ -428,7 +446,7 @@ static int do_run(lua_State *L, lsched *b, tycho_run_opts *o, int stop_on_error,
 static int l_run(lua_State *L)
 {
     lsched *b = check_sched(L, 1);
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    tycho_l_checkopts(L, 2, 2, &run_spec);
     lua_settop(L, 2);
     tycho_run_opts o;
     tycho_run_opts_init(&o);
@@ -710,29 +728,6 @@ static int l_task_tostring(lua_State *L)
 
 /* --- registration ------------------------------------------------------- */
 
-/* Creates metatable `name` with the methods as __index (through the C
- * __index function `index` when given, which gets the methods as upvalue). */
-static void new_class(lua_State *L, const char *name, const luaL_Reg *methods,
-                      const luaL_Reg *meta, lua_CFunction index)
-{
-    luaL_newmetatable(L, name);
-    int mt = lua_gettop(L);
-    for (const luaL_Reg *r = meta; r->name; r++) {
-        lua_pushcfunction(L, r->func);
-        lua_setfield(L, mt, r->name);
-    }
-    lua_newtable(L);
-    for (const luaL_Reg *r = methods; r->name; r++) {
-        lua_pushcfunction(L, r->func);
-        lua_setfield(L, -2, r->name);
-    }
-    lua_pushcclosure(L, index, 1);
-    lua_setfield(L, mt, "__index");
-    lua_pushstring(L, name);
-    lua_setfield(L, mt, "__name");
-    lua_pop(L, 1);
-}
-
 static void add_funcs(lua_State *L, int module, const char *field, const luaL_Reg *fns)
 {
     lua_newtable(L);
@@ -751,15 +746,21 @@ void tycho_l_open_runtime(lua_State *L, int module, int methods)
         {"tick", l_tick}, {"stop", l_stop}, {"pause", l_pause}, {"resume", l_resume},
         {"now", l_sched_now}, {"tasks", l_tasks}, {"cancel_all", l_cancel_all},
         {"on_error", l_on_error}, {"report_error", l_report_error}, {NULL, NULL}};
-    static const luaL_Reg sched_meta[] = {
-        {"__gc", l_sched_gc}, {"__tostring", l_sched_tostring}, {"__len", l_sched_len},
-        {NULL, NULL}};
-    new_class(L, SCHED_MT, sched_methods, sched_meta, l_sched_index);
+    static const luaL_Reg sched_meta[] = {{"__len", l_sched_len}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SCHED_MT, sched_methods, l_sched_index, l_sched_gc,
+                                         l_sched_tostring, sched_meta});
+    lua_pop(L, 1);
 
     static const luaL_Reg task_methods[] = {{"cancel", l_task_cancel}, {NULL, NULL}};
-    static const luaL_Reg task_meta[] = {{"__tostring", l_task_tostring}, {NULL, NULL}};
-    new_class(L, TASK_MT, task_methods, task_meta, l_task_index);
+    /* a task handle owns nothing: closing it only retires the handle */
+    tycho_l_newclass(
+        L, &(tycho_l_class){TASK_MT, task_methods, l_task_index, NULL, l_task_tostring, NULL});
+    lua_pop(L, 1);
 
     static const luaL_Reg sched_fns[] = {{"new", l_sched_new}, {"traceback", msgh}, {NULL, NULL}};
     add_funcs(L, module, "scheduler", sched_fns);
+    tycho_l_register_opts(L, &sched_new_spec);
+    tycho_l_register_opts(L, &every_spec);
+    tycho_l_register_opts(L, &after_spec);
+    tycho_l_register_opts(L, &run_spec);
 }

@@ -255,6 +255,13 @@ void tycho_load_opts_init(tycho_load_opts *o)
     o->globals_idx = 0;
 }
 
+static const tycho_opt_field load_data_fields[] = {TYCHO_OPT_NUM_POS("budget_s"),
+                                                   TYCHO_OPT_NUM_POS("instructions"),
+                                                   TYCHO_OPT_NUM_POS("memory_mb"),
+                                                   TYCHO_OPT_TAB("globals"),
+                                                   {0}};
+static const tycho_opt_spec load_data_spec = {"load_data", load_data_fields};
+
 /* tycho.load_data(path [, {budget_s =, instructions =, memory_mb =, globals =}]) */
 static int l_load_data(lua_State *L)
 {
@@ -262,15 +269,7 @@ static int l_load_data(lua_State *L)
     tycho_load_opts o;
     tycho_load_opts_init(&o);
     if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            lua_pop(L, 1);
-            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-            if (strcmp(k, "budget_s") && strcmp(k, "instructions") && strcmp(k, "memory_mb") && strcmp(k, "globals"))
-                return luaL_argerror(L, 2, lua_pushfstring(L, "unknown field '%s' (budget_s, instructions, "
-                                                              "memory_mb, globals)", k));
-        }
+        tycho_l_checkopts(L, 2, 2, &load_data_spec);
         o.budget_s = tycho_l_optfield_number(L, 2, 2, "budget_s", o.budget_s);
         o.instructions = tycho_l_optfield_number(L, 2, 2, "instructions", o.instructions);
         o.memory_mb = tycho_l_optfield_number(L, 2, 2, "memory_mb", o.memory_mb);
@@ -296,4 +295,5 @@ void tycho_l_open_sandbox(lua_State *L, int module, int methods)
     (void)methods;
     lua_pushcfunction(L, l_load_data);
     lua_setfield(L, module, "load_data");
+    tycho_l_register_opts(L, &load_data_spec);
 }

@@ -25,14 +25,18 @@ static lmatcher *check_matcher(lua_State *L, int idx)
     return b;
 }
 
-static const char *const param_keys[] = {"window_xy", "window_yaw", "step_yaw", "beam_stride",
-                                         "refine_steps", "min_score", "degenerate_ratio", "prior_xy",
-                                         "prior_yaw", NULL};
+static const tycho_opt_field matcher_fields[] = {
+    TYCHO_OPT_NUM("window_xy"),        TYCHO_OPT_NUM("window_yaw"),
+    TYCHO_OPT_NUM("step_yaw"),         TYCHO_OPT_INT("beam_stride"),
+    TYCHO_OPT_INT("refine_steps"),     TYCHO_OPT_NUM("min_score"),
+    TYCHO_OPT_NUM("degenerate_ratio"), TYCHO_OPT_NUM("prior_xy"),
+    TYCHO_OPT_NUM("prior_yaw"),        {0}};
+static const tycho_opt_spec matcher_spec = {"scan_matcher", matcher_fields};
 
 static int l_new(lua_State *L)
 {
     opt_table(L, 1);
-    check_keys(L, 1, 1, param_keys);
+    tycho_l_checkopts(L, 1, 1, &matcher_spec);
     lmatcher *b = tycho_newuserdata(L, sizeof *b);
     b->m = NULL;
     luaL_getmetatable(L, MATCHER_MT);
@@ -63,14 +67,16 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-static const char *const map_keys[] = {"occupied", "sigma", NULL};
+static const tycho_opt_field map_fields[] = {
+    TYCHO_OPT_INT_IN("occupied", 1, 255), TYCHO_OPT_NUM_POS("sigma"), {0}};
+static const tycho_opt_spec set_map_spec = {"scan_matcher:set_map", map_fields};
 
 static int l_set_map(lua_State *L)
 {
     lmatcher *b = check_matcher(L, 1);
     tycho_grid *g = tycho_l_checkgrid(L, 2);
     opt_table(L, 3);
-    check_keys(L, 3, 3, map_keys);
+    tycho_l_checkopts(L, 3, 3, &set_map_spec);
     int occupied = (int)tycho_l_optfield_integer(L, 3, 3, "occupied", 200);
     double sigma = tycho_l_optfield_number(L, 3, 3, "sigma", 0.05);
     tycho_err err = {0};
@@ -125,7 +131,10 @@ void tycho_l_open_scan_match(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg fns[] = {{"set_map", l_set_map}, {"match", l_match}, {NULL, NULL}};
-    tycho_la_new_class(L, MATCHER_MT, fns, NULL, l_gc, l_tostring, NULL); /* __index: the methods */
+    tycho_l_newclass(L, &(tycho_l_class){MATCHER_MT, fns, NULL, l_gc, l_tostring, NULL});
+    lua_pop(L, 1); /* __index: the methods */
     lua_pushcfunction(L, l_new);
     lua_setfield(L, module, "scan_matcher");
+    tycho_l_register_opts(L, &matcher_spec);
+    tycho_l_register_opts(L, &set_map_spec);
 }

@@ -617,13 +617,8 @@ static const luaL_Reg sim_methods[] = {
 void tycho_l_open_sim(lua_State *L, int module, int methods)
 {
     (void)methods; /* sims are not grids: their methods live in their own table */
-    luaL_newmetatable(L, SIM_MT);
-    int mt = lua_gettop(L);
-    lua_newtable(L);
-    for (const luaL_Reg *r = sim_methods; r->name; r++) {
-        lua_pushcfunction(L, r->func);
-        lua_setfield(L, -2, r->name);
-    }
+    tycho_l_newclass(L, &(tycho_l_class){SIM_MT, sim_methods, l_index, l_gc, l_tostring, NULL});
+    lua_getfield(L, -1, "methods");
     /* the scan methods keep tycho.scan.new (opened before us) if present */
     static const luaL_Reg scan_fns[] = {{"scan", l_scan}, {"last_scan", l_last_scan}, {NULL, NULL}};
     for (const luaL_Reg *r = scan_fns; r->name; r++) {
@@ -634,15 +629,7 @@ void tycho_l_open_sim(lua_State *L, int module, int methods)
         lua_pushcclosure(L, r->func, 1);
         lua_setfield(L, -2, r->name);
     }
-    lua_pushvalue(L, -1);
-    lua_setfield(L, mt, "methods");
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, mt, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, mt, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, mt, "__tostring");
-    lua_pop(L, 1);
+    lua_pop(L, 2);
 
     lua_createtable(L, 0, 2);
     lua_pushcfunction(L, l_sim_load);

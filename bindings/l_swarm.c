@@ -46,10 +46,19 @@ static tycho_shape opt_shape(lua_State *L, const char *key, tycho_shape def)
     return (tycho_shape)s;
 }
 
+static const tycho_opt_field swarm_new_fields[] = {
+    TYCHO_OPT_NUM("dist_critical"), TYCHO_OPT_NUM("dist_attract"),   TYCHO_OPT_NUM("dist_repulse"),
+    TYCHO_OPT_NUM("max_speed"),     TYCHO_OPT_NUM("goal_tolerance"), TYCHO_OPT_NUM("stall_ratio"),
+    TYCHO_OPT_NUM("stall_time"),    TYCHO_OPT_NUM("stall_progress"), TYCHO_OPT_NUM("escape_time"),
+    TYCHO_OPT_STR("repulse_shape"), TYCHO_OPT_STR("attract_shape"),  TYCHO_OPT_STR("mode"),
+    TYCHO_OPT_NUM_POS("horizon"),   TYCHO_OPT_TAB("off_in"),         {0}};
+static const tycho_opt_spec swarm_new_spec = {"swarm.new", swarm_new_fields};
+
 static int l_new(lua_State *L)
 {
     if (lua_isnoneornil(L, 1)) lua_newtable(L);
     luaL_checktype(L, 1, LUA_TTABLE);
+    tycho_l_checkopts(L, 1, 1, &swarm_new_spec);
     lswarm *s = tycho_newuserdata(L, sizeof *s);
     memset(s, 0, sizeof *s);
     tycho_swarm_defaults(&s->p);
@@ -176,13 +185,8 @@ static int l_tostring(lua_State *L)
 void tycho_l_open_swarm(lua_State *L, int module, int methods)
 {
     (void)methods;
-    luaL_newmetatable(L, SWARM_MT);
-    lua_newtable(L);
-    lua_pushcfunction(L, l_command);
-    lua_setfield(L, -2, "command");
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg swarm_methods[] = {{"command", l_command}, {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SWARM_MT, swarm_methods, NULL, NULL, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, l_new);
@@ -190,4 +194,5 @@ void tycho_l_open_swarm(lua_State *L, int module, int methods)
     lua_pushcfunction(L, l_shape);
     lua_setfield(L, -2, "shape");
     lua_setfield(L, module, "swarm");
+    tycho_l_register_opts(L, &swarm_new_spec);
 }

@@ -49,12 +49,45 @@ static tycho_terrain *check_map(lua_State *L)
     return b->t;
 }
 
+static const tycho_opt_field grid_fields[] = {TYCHO_OPT_INT_POS("width"),
+                                              TYCHO_OPT_INT_POS("height"),
+                                              TYCHO_OPT_NUM_POS("resolution"),
+                                              TYCHO_OPT_TAB("origin"),
+                                              {0}};
+static const tycho_opt_spec heightfield_spec = {"terrain.heightfield", grid_fields};
+static const tycho_opt_spec map_spec = {"terrain.map", grid_fields};
+static const tycho_opt_field roughness_fields[] = {
+    TYCHO_OPT_STR("class"), TYCHO_OPT_NUM("gd_n0"), TYCHO_OPT_NUM("w"),
+    TYCHO_OPT_INT("bands"), TYCHO_OPT_NUM("blur"),  TYCHO_OPT_INT("seed"),
+    TYCHO_OPT_NUM("n_min"), TYCHO_OPT_NUM("n_max"), {0}};
+static const tycho_opt_spec roughness_spec = {"heightfield:roughness", roughness_fields};
+static const tycho_opt_field sweep_fields[] = {TYCHO_OPT_INT("lines"),
+                                               TYCHO_OPT_INT("columns"),
+                                               TYCHO_OPT_NUM("range_max"),
+                                               TYCHO_OPT_TAB("mount"),
+                                               TYCHO_OPT_TAB("self"),
+                                               TYCHO_OPT_BOOL("refresh"),
+                                               {0}};
+static const tycho_opt_spec sweep_spec = {"heightfield:sweep", sweep_fields};
+static const tycho_opt_field trav_fields[] = {TYCHO_OPT_NUM("step_coef"),
+                                              TYCHO_OPT_NUM("slope_coef"),
+                                              TYCHO_OPT_NUM("barrier"),
+                                              TYCHO_OPT_NUM("margin"),
+                                              {0}};
+static const tycho_opt_spec trav_spec = {"terrain_map:traversability", trav_fields};
+static const tycho_opt_field tplan_fields[] = {TYCHO_OPT_NUM("slope_weight"),
+                                               TYCHO_OPT_NUM("unknown_cost"),
+                                               TYCHO_OPT_NUM("clearance_weight"),
+                                               TYCHO_OPT_NUM("roughness_weight"),
+                                               {0}};
+static const tycho_opt_spec tplan_spec = {"terrain_map:plan", tplan_fields};
+
 /* {width =, height =, resolution =, origin = {x =, y =}} at argument 1 */
-static void grid_args(lua_State *L, int *w, int *h, double *res, double *ox, double *oy)
+static void grid_args(lua_State *L, const tycho_opt_spec *spec, int *w, int *h, double *res,
+                      double *ox, double *oy)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    static const char *const keys[] = {"width", "height", "resolution", "origin", NULL};
-    check_keys(L, 1, 1, keys);
+    tycho_l_checkopts(L, 1, 1, spec);
     *w = (int)tycho_l_optfield_integer(L, 1, 1, "width", 0);
     *h = (int)tycho_l_optfield_integer(L, 1, 1, "height", 0);
     *res = tycho_l_optfield_number(L, 1, 1, "resolution", 0.1);
@@ -71,7 +104,7 @@ static int l_heightfield(lua_State *L)
 {
     int w, h;
     double res, ox, oy;
-    grid_args(L, &w, &h, &res, &ox, &oy);
+    grid_args(L, &heightfield_spec, &w, &h, &res, &ox, &oy);
     lhf *b = tycho_newuserdata(L, sizeof *b);
     b->f = NULL;
     luaL_getmetatable(L, HF_MT);
@@ -130,8 +163,7 @@ static int l_hf_roughness(lua_State *L)
 {
     tycho_heightfield *f = check_hf(L);
     opt_table(L, 2);
-    static const char *const keys[] = {"class", "gd_n0", "w", "bands", "blur", "seed", "n_min", "n_max", NULL};
-    check_keys(L, 2, 2, keys);
+    tycho_l_checkopts(L, 2, 2, &roughness_spec);
     tycho_roughness_params p;
     tycho_roughness_defaults(&p);
     tycho_err err = {0};
@@ -221,8 +253,7 @@ static int l_hf_sweep(lua_State *L)
         lmap *b = luaL_checkudata(L, 4, TMAP_MT);
         if (!(into = b->t)) luaL_argerror(L, 4, "terrain map has been freed");
     }
-    static const char *const keys[] = {"lines", "columns", "range_max", "mount", "self", "refresh", NULL};
-    check_keys(L, 3, 3, keys);
+    tycho_l_checkopts(L, 3, 3, &sweep_spec);
     tycho_lidar3d_model m;
     tycho_err err = {0};
     if (tycho_lidar3d_preset(&m, (int)tycho_l_optfield_integer(L, 3, 3, "lines", 16), &err) != TYCHO_OK)
@@ -308,7 +339,7 @@ static int l_map(lua_State *L)
 {
     int w, h;
     double res, ox, oy;
-    grid_args(L, &w, &h, &res, &ox, &oy);
+    grid_args(L, &map_spec, &w, &h, &res, &ox, &oy);
     lmap *b = tycho_newuserdata(L, sizeof *b);
     b->t = NULL;
     luaL_getmetatable(L, TMAP_MT);
@@ -353,8 +384,7 @@ static int l_map_trav(lua_State *L)
 {
     tycho_terrain *t = check_map(L);
     opt_table(L, 2);
-    static const char *const keys[] = {"step_coef", "slope_coef", "barrier", "margin", NULL};
-    check_keys(L, 2, 2, keys);
+    tycho_l_checkopts(L, 2, 2, &trav_spec);
     tycho_trav_params p;
     tycho_trav_defaults(&p);
     p.step_coef = tycho_l_optfield_number(L, 2, 2, "step_coef", p.step_coef);
@@ -438,8 +468,7 @@ static int l_map_plan(lua_State *L)
     int sx = (int)luaL_checkinteger(L, 2), sy = (int)luaL_checkinteger(L, 3);
     int gx = (int)luaL_checkinteger(L, 4), gy = (int)luaL_checkinteger(L, 5);
     opt_table(L, 6);
-    static const char *const keys[] = {"slope_weight", "unknown_cost", "clearance_weight", "roughness_weight", NULL};
-    check_keys(L, 6, 6, keys);
+    tycho_l_checkopts(L, 6, 6, &tplan_spec);
     tycho_terrain_plan_opts o;
     tycho_terrain_plan_defaults(&o);
     o.slope_weight = tycho_l_optfield_number(L, 6, 6, "slope_weight", o.slope_weight);
@@ -542,16 +571,24 @@ void tycho_l_open_terrain(lua_State *L, int module, int methods)
                                   {"stairs", l_hf_stairs}, {"prisms", l_hf_prisms}, {"bump", l_hf_bump},
                                   {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep},
                                   {"copy", l_hf_copy}, {"restore", l_hf_restore}, {NULL, NULL}};
-    tycho_la_new_class(L, HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
                                   {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {"blocked", l_map_blocked},
                                   {"first_blocked", l_map_first_blocked}, {"known", l_map_known},
                                   {"to_grid", l_map_to_grid}, {NULL, NULL}};
-    tycho_la_new_class(L, TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL);
+    tycho_l_newclass(L, &(tycho_l_class){TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL});
+    lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"heightfield", l_heightfield}, {"map", l_map}, {"mecanum_inverse", l_mecanum_inverse},
                                    {"mecanum_forward", l_mecanum_forward}, {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
     tycho_l_terrain_robot_funcs(L, lua_gettop(L));
     lua_setfield(L, module, "terrain");
+    tycho_l_register_opts(L, &heightfield_spec);
+    tycho_l_register_opts(L, &map_spec);
+    tycho_l_register_opts(L, &roughness_spec);
+    tycho_l_register_opts(L, &sweep_spec);
+    tycho_l_register_opts(L, &trav_spec);
+    tycho_l_register_opts(L, &tplan_spec);
 }

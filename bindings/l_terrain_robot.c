@@ -14,6 +14,19 @@
 #include "tycho/terrain_sim.h"
 #include "tycho/trajectory.h"
 
+static const tycho_opt_field robot_fields[] = {TYCHO_OPT_STR("kind"),
+                                               TYCHO_OPT_NUM_POS("half_length"),
+                                               TYCHO_OPT_NUM_POS("half_width"),
+                                               TYCHO_OPT_NUM_POS("wheel_radius"),
+                                               TYCHO_OPT_NUM_POS("max_wheel"),
+                                               TYCHO_OPT_NUM_POS("max_accel"),
+                                               TYCHO_OPT_NUM_POS("max_w_accel"),
+                                               TYCHO_OPT_NUM_NONNEG("max_step"),
+                                               {0}};
+static const tycho_opt_spec robot_spec = {"terrain.robot", robot_fields};
+static const tycho_opt_field compare_fields[] = {TYCHO_OPT_NUM_POS("spacing"), {0}};
+static const tycho_opt_spec compare_spec = {"terrain.compare", compare_fields};
+
 #include <string.h>
 
 #define ROBOT_MT "tycho.terrain_robot"
@@ -35,10 +48,10 @@ static tycho_heightfield *check_field(lua_State *L, int idx)
 
 static int l_robot(lua_State *L)
 {
+    lua_settop(
+        L, 1); /* the userdata pushed below must not land at index 1 when no options are given */
     opt_table(L, 1);
-    static const char *const keys[] = {"kind",      "half_length", "half_width",  "wheel_radius", "max_wheel",
-                                       "max_accel", "max_w_accel", "max_step", NULL};
-    check_keys(L, 1, 1, keys);
+    tycho_l_checkopts(L, 1, 1, &robot_spec);
     const char *kind = "diff";
     if (lua_istable(L, 1)) {
         lua_getfield(L, 1, "kind");
@@ -178,8 +191,7 @@ static double *polyline(lua_State *L, int idx, size_t *n)
 static int l_compare(lua_State *L)
 {
     opt_table(L, 3);
-    static const char *const keys[] = {"spacing", NULL};
-    check_keys(L, 3, 3, keys);
+    tycho_l_checkopts(L, 3, 3, &compare_spec);
     double spacing = tycho_l_optfield_number(L, 3, 3, "spacing", 0.05);
     size_t na, nb;
     double *a = polyline(L, 1, &na), *b = polyline(L, 2, &nb);
@@ -201,9 +213,13 @@ static int l_compare(lua_State *L)
 void tycho_l_terrain_robot_funcs(lua_State *L, int table)
 {
     static const luaL_Reg m[] = {{"place", l_robot_place}, {"step", l_robot_step}, {NULL, NULL}};
-    tycho_la_new_class(L, ROBOT_MT, m, l_robot_index, l_robot_gc, l_robot_tostring, NULL);
+    tycho_l_newclass(
+        L, &(tycho_l_class){ROBOT_MT, m, l_robot_index, l_robot_gc, l_robot_tostring, NULL});
+    lua_pop(L, 1);
     lua_pushcfunction(L, l_robot);
     lua_setfield(L, table, "robot");
     lua_pushcfunction(L, l_compare);
     lua_setfield(L, table, "compare");
+    tycho_l_register_opts(L, &robot_spec);
+    tycho_l_register_opts(L, &compare_spec);
 }

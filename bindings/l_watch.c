@@ -123,14 +123,7 @@ void tycho_l_open_watch(lua_State *L, int module, int methods)
 {
     (void)methods;
     static const luaL_Reg meth[] = {{"poll", l_poll}, {"close", l_close}, {NULL, NULL}};
-    luaL_newmetatable(L, WATCH_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, meth, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    tycho_l_newclass(L, &(tycho_l_class){WATCH_MT, meth, NULL, l_close, l_tostring, NULL});
     lua_pop(L, 1);
     lua_pushcfunction(L, l_new);
     lua_setfield(L, module, "watch");

@@ -521,19 +521,11 @@ void tycho_l_open_ws(lua_State *L, int module, int methods)
                                     {"flush", l_flush}, {"queued", l_queued}, {"dropped", l_dropped},
                                     {"set_queue_limit", l_set_queue_limit}, {"close", l_conn_close},
                                     {NULL, NULL}};
-    luaL_newmetatable(L, WS_SERVER_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, srv, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_server_close);
-    lua_setfield(L, -2, "__gc");
+    static const tycho_l_class server_class = {WS_SERVER_MT, srv, NULL, l_server_close, NULL, NULL};
+    static const tycho_l_class conn_class = {WS_CONN_MT, conn, NULL, l_conn_close, NULL, NULL};
+    tycho_l_newclass(L, &server_class);
     lua_pop(L, 1);
-    luaL_newmetatable(L, WS_CONN_MT);
-    lua_newtable(L);
-    luaL_setfuncs(L, conn, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_conn_close);
-    lua_setfield(L, -2, "__gc");
+    tycho_l_newclass(L, &conn_class);
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, l_listen);

@@ -17,21 +17,6 @@ static inline int abs_index(lua_State *L, int idx)
     return (idx > 0 || idx <= LUA_REGISTRYINDEX) ? idx : lua_gettop(L) + idx + 1;
 }
 
-/* Raises if the table at idx has a string key not in keys (NULL-terminated). */
-static inline void check_keys(lua_State *L, int idx, int argn, const char *const *keys)
-{
-    if (!lua_istable(L, idx)) return;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING) continue;
-        const char *k = lua_tostring(L, -1);
-        bool ok = false;
-        for (int i = 0; keys[i]; i++) ok = ok || !strcmp(k, keys[i]);
-        if (!ok) luaL_argerror(L, argn, lua_pushfstring(L, "unknown field '%s'", k));
-    }
-}
-
 static inline void opt_table(lua_State *L, int idx)
 {
     if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
@@ -53,20 +38,11 @@ static inline double field_xy(lua_State *L, int t, int argn, const char *key, in
     return v;
 }
 
-/* pose: {x=, y=, yaw=} or {x, y, yaw}. */
+/* pose: {x=, y=, yaw=} or {x, y, yaw}, by the one pose parser. */
 static inline tycho_pose2 check_pose(lua_State *L, int idx)
 {
     idx = abs_index(L, idx);
-    if (!lua_istable(L, idx))
-        luaL_argerror(L, idx, lua_pushfstring(L, "pose {x=, y=, yaw=} expected, got %s",
-                                              luaL_typename(L, idx)));
-    tycho_pose2 p;
-    p.x = field_xy(L, idx, idx, "x", 1, "pose");
-    p.y = field_xy(L, idx, idx, "y", 2, "pose");
-    p.yaw = field_xy(L, idx, idx, "yaw", 3, "pose");
-    if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.yaw)))
-        luaL_argerror(L, idx, "pose must be finite");
-    return p;
+    return tycho_l_checkpose(L, idx, idx, "pose", true);
 }
 
 /* points: array of {x, y} or {x=, y=} -> a scratch userdata left on the
@@ -111,34 +87,6 @@ static inline void set_bool(lua_State *L, const char *k, int v)
 {
     lua_pushboolean(L, v);
     lua_setfield(L, -2, k);
-}
-
-
-/* A metatable for userdata with methods, __index (closure over the method
- * table, or the table itself), __gc, __tostring and optional __len. */
-static inline void tycho_la_new_class(lua_State *L, const char *name, const luaL_Reg *methods,
-                      lua_CFunction index, lua_CFunction gc, lua_CFunction tostring,
-                      lua_CFunction len)
-{
-    luaL_newmetatable(L, name);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    /* mt.methods: where the console's completion and the stub check look */
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "methods");
-    if (index) lua_pushcclosure(L, index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-    if (tostring) {
-        lua_pushcfunction(L, tostring);
-        lua_setfield(L, -2, "__tostring");
-    }
-    if (len) {
-        lua_pushcfunction(L, len);
-        lua_setfield(L, -2, "__len");
-    }
-    lua_pop(L, 1);
 }
 
 #endif

@@ -21,8 +21,12 @@ tycho_grid *tycho_l_checkgrid(lua_State *L, int idx);
 /* Takes ownership of g (frees it on failure). */
 void tycho_l_pushgrid(lua_State *L, tycho_grid *g);
 
-/* Raise a Lua error carrying a core error message. */
+/* The error rule (README, "Errors"): misuse (a bad argument, an unknown
+ * option) raises; a failure of the environment (a file, a device, a socket,
+ * a goal with no path) is a result. tycho_l_error raises with the core's
+ * message; tycho_l_fail returns nil, message. */
 int tycho_l_error(lua_State *L, const tycho_err *err);
+int tycho_l_fail(lua_State *L, const tycho_err *err);
 
 /* Read integer/number fields of an options table at idx, with defaults;
  * errors name the field ("bad field 'radius' in argument #2 (number expected)"). */
@@ -30,6 +34,119 @@ double tycho_l_optfield_number(lua_State *L, int idx, int argn, const char *key,
 lua_Integer tycho_l_optfield_integer(lua_State *L, int idx, int argn, const char *key,
                                      lua_Integer def);
 int tycho_l_optfield_boolean(lua_State *L, int idx, int argn, const char *key, int def);
+
+/* --- userdata classes (l_class.c) -----------------------------------------
+ * Every class is declared as a tycho_l_class and made by tycho_l_newclass,
+ * which leaves its metatable on the stack. `free` releases the C side and
+ * must tolerate an object whose C side is already gone (NULL); it is __gc and
+ * runs once through __close, after which the object raises "X is closed". */
+typedef struct {
+    const char *name;        /* "tycho.path": the metatable's registry name and __name */
+    const luaL_Reg *methods; /* obj:method(...); may be NULL */
+    lua_CFunction index;     /* __index as a closure over the methods table (fields
+                                beside methods); NULL: __index is the methods table */
+    lua_CFunction free;      /* __gc; NULL when there is nothing to release */
+    lua_CFunction tostring;  /* NULL: "tycho.path: 0x..." */
+    const luaL_Reg *meta;    /* further metamethods (__len, __call); may be NULL */
+} tycho_l_class;
+
+/* Registry key of {[name] = metatable} for every class. */
+#define TYCHO_CLASSES_REG "tycho.classes"
+
+void tycho_l_newclass(lua_State *L, const tycho_l_class *c);
+
+/* --- option tables (l_options.c) -------------------------------------------
+ * An option-taking function declares its keys once:
+ *     static const tycho_opt_field fields[] = {
+ *         TYCHO_OPT_NUM_POS("resolution"), TYCHO_OPT_INT_IN("fill", 0, 255), {0}};
+ *     static const tycho_opt_spec spec = {"grid.new", fields};
+ * tycho_l_checkopts raises on an unknown key (naming the accepted ones), a
+ * wrong type or a value out of range; the binding then reads the fields it
+ * knows are valid. */
+typedef enum {
+    TYCHO_OPT_NUMBER = 1,
+    TYCHO_OPT_INTEGER,
+    TYCHO_OPT_BOOLEAN,
+    TYCHO_OPT_STRING,
+    TYCHO_OPT_TABLE,
+    TYCHO_OPT_FUNCTION,
+    TYCHO_OPT_POSE, /* {x=, y=, yaw=} or {x, y, yaw}, by tycho_l_checkpose */
+    TYCHO_OPT_ANY,
+} tycho_opt_type;
+
+typedef enum {
+    TYCHO_OPT_ANY_VALUE,
+    TYCHO_OPT_POSITIVE,
+    TYCHO_OPT_NONNEG,
+    TYCHO_OPT_IN
+} tycho_opt_range;
+
+typedef struct {
+    const char *key; /* NULL ends the list */
+    tycho_opt_type type;
+    tycho_opt_range range; /* numbers and integers only */
+    double lo, hi;         /* TYCHO_OPT_IN: inclusive bounds */
+} tycho_opt_field;
+
+typedef struct {
+    const char *fn; /* how Lua spells the function: "grid.new", "grid:plan" */
+    const tycho_opt_field *fields;
+} tycho_opt_spec;
+
+#define TYCHO_OPT_NUM(k)                                                                           \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_ANY_VALUE, 0, 0                                           \
+    }
+#define TYCHO_OPT_NUM_POS(k)                                                                       \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_POSITIVE, 0, 0                                            \
+    }
+#define TYCHO_OPT_NUM_NONNEG(k)                                                                    \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_NONNEG, 0, 0                                              \
+    }
+#define TYCHO_OPT_NUM_IN(k, lo, hi)                                                                \
+    {                                                                                              \
+        (k), TYCHO_OPT_NUMBER, TYCHO_OPT_IN, (lo), (hi)                                            \
+    }
+#define TYCHO_OPT_INT(k)                                                                           \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_ANY_VALUE, 0, 0                                          \
+    }
+#define TYCHO_OPT_INT_POS(k)                                                                       \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_POSITIVE, 0, 0                                           \
+    }
+#define TYCHO_OPT_INT_NONNEG(k)                                                                    \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_NONNEG, 0, 0                                             \
+    }
+#define TYCHO_OPT_INT_IN(k, lo, hi)                                                                \
+    {                                                                                              \
+        (k), TYCHO_OPT_INTEGER, TYCHO_OPT_IN, (lo), (hi)                                           \
+    }
+#define TYCHO_OPT_OF(k, type)                                                                      \
+    {                                                                                              \
+        (k), (type), TYCHO_OPT_ANY_VALUE, 0, 0                                                     \
+    }
+#define TYCHO_OPT_BOOL(k) TYCHO_OPT_OF(k, TYCHO_OPT_BOOLEAN)
+#define TYCHO_OPT_STR(k) TYCHO_OPT_OF(k, TYCHO_OPT_STRING)
+#define TYCHO_OPT_TAB(k) TYCHO_OPT_OF(k, TYCHO_OPT_TABLE)
+#define TYCHO_OPT_FN(k) TYCHO_OPT_OF(k, TYCHO_OPT_FUNCTION)
+#define TYCHO_OPT_POSE_(k) TYCHO_OPT_OF(k, TYCHO_OPT_POSE)
+
+/* Registry key of {[fn] = {key = type name}} for every declared spec. */
+#define TYCHO_OPTIONS_REG "tycho.options"
+
+/* Validates the options table at idx (nil/none is no options). */
+void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *spec);
+/* Records spec under TYCHO_OPTIONS_REG; each binding area calls it from its
+ * tycho_l_open_* for every spec it declares. */
+void tycho_l_register_opts(lua_State *L, const tycho_opt_spec *spec);
+/* The one pose parser: {x=, y=, yaw=} or {x, y, yaw}; x and y required and
+ * finite; yaw defaults to 0 unless need_yaw (a robot's pose, where a
+ * missing heading is a mistake). Errors name argument argn and `what`. */
+tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what, bool need_yaw);
 
 /* Cells from Lua: a cell argument is two integers (cx, cy) starting at idx.
  * World points are two numbers. */
@@ -40,6 +157,10 @@ struct tycho_clock;
 struct tycho_clock *tycho_l_checkclock(lua_State *L, int idx);
 /* Pushes a new simulated clock. */
 void tycho_l_pushclock(lua_State *L);
+
+/* Pushes the grid's metatable (l_grid.c), made first: every area adds
+ * methods to it. */
+void tycho_l_grid_class(lua_State *L);
 
 /* Each binding area adds its functions to the module table (at `module`) and
  * its methods to the grid method table (at `methods`). */
@@ -58,6 +179,7 @@ void tycho_l_open_clock(lua_State *L, int module, int methods);
 void tycho_l_open_runtime(lua_State *L, int module, int methods);
 void tycho_l_open_arc(lua_State *L, int module, int methods);
 void tycho_l_open_scan_match(lua_State *L, int module, int methods);
+void tycho_l_open_slam(lua_State *L, int module, int methods);
 void tycho_l_open_console(lua_State *L, int module, int methods);
 void tycho_l_open_watch(lua_State *L, int module, int methods);
 void tycho_l_open_watchdog(lua_State *L, int module, int methods);

@@ -1,6 +1,7 @@
 /* luaopen_tycho: assembles the `tycho` module from the binding areas. Built
  * both into the tycho.so C module (for stock lua5.4 / busted) and into the
  * tycho executable. */
+#include "home.h"
 #include "ltycho.h"
 
 #include <stdio.h>
@@ -8,6 +9,13 @@
 int tycho_l_error(lua_State *L, const tycho_err *err)
 {
     return luaL_error(L, "%s", err->msg[0] ? err->msg : tycho_status_name(err->code));
+}
+
+int tycho_l_fail(lua_State *L, const tycho_err *err)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, err->msg[0] ? err->msg : tycho_status_name(err->code));
+    return 2;
 }
 
 static void check_field_type(lua_State *L, int argn, const char *key, int want)
@@ -101,12 +109,10 @@ int luaopen_tycho(lua_State *L)
     lua_pushstring(L, TYCHO_LUAJIT ? "LuaJIT" : LUA_VERSION);
     lua_setfield(L, module, "lua");
 
-    luaL_newmetatable(L, TYCHO_GRID_MT);
+    tycho_l_grid_class(L);
     int mt = lua_gettop(L);
-    lua_newtable(L); /* methods, shared by every area */
+    lua_getfield(L, mt, "methods"); /* the grid's methods, shared by every area */
     int methods = lua_gettop(L);
-    lua_pushvalue(L, methods);
-    lua_setfield(L, mt, "methods");
 
     tycho_l_open_grid(L, module, methods);
     tycho_l_open_mapio(L, module, methods);
@@ -123,6 +129,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_runtime(L, module, methods);
     tycho_l_open_arc(L, module, methods);
     tycho_l_open_scan_match(L, module, methods);
+    tycho_l_open_slam(L, module, methods);
     tycho_l_open_console(L, module, methods);
     tycho_l_open_watch(L, module, methods);
     tycho_l_open_watchdog(L, module, methods);
@@ -138,6 +145,10 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_mcap(L, module, methods);
     tycho_l_open_viz(L, module, methods);
     tycho_l_open_ws(L, module, methods);
+
+    lua_pushcfunction(L, tycho_l_home);
+    lua_setfield(L, module, "home");
+    tycho_home_install_searchers(L);
 
     lua_settop(L, module);
     return 1;

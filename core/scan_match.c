@@ -36,6 +36,8 @@ void tycho_match_params_defaults(tycho_match_params *p)
     p->degenerate_ratio = 0.02;
     p->prior_xy = 0;
     p->prior_yaw = 0;
+    p->plateau_centre = false;
+    p->plateau_tol = 0.005;
 }
 
 tycho_matcher *tycho_matcher_new(void)
@@ -87,6 +89,7 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
     int reach = (int)ceil(3.0 * sigma / res) + 1;
     uint8_t sites[256] = {0};
     tycho_edt_sites_range(sites, occupied, 254);
+    if (!m->edt && !(m->edt = tycho_edt_new())) return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory");
     tycho_status st = tycho_edt_prepare(m->edt, tycho_grid_cells_const(g), w, h, sites, reach, err);
     if (st != TYCHO_OK) return st;
     /* exp(-d^2 / 2 sigma^2) with d the distance to the nearest occupied
@@ -147,6 +150,21 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
     m->sin_o = sin(m->origin.yaw);
     m->ready = true;
     return TYCHO_OK;
+}
+
+void tycho_matcher_shrink(tycho_matcher *m)
+{
+    if (!m) return;
+    tycho_edt_free(m->edt);
+    m->edt = NULL;
+    free(m->mask);
+    m->mask = NULL;
+    m->mask_cap = 0;
+}
+
+size_t tycho_matcher_bytes(const tycho_matcher *m)
+{
+    return m ? m->cap * 2 * sizeof(float) + (size_t)m->beam_cap * 4 * sizeof(double) + sizeof *m : 0;
 }
 
 static inline float at_in(const tycho_matcher *m, const float *f, double u, double v)
@@ -244,6 +262,42 @@ static double search(const tycho_matcher *m, const float *f, const prior *pr, in
     *v = bv;
     *t = bt;
     return ne ? best / ne : 0;
+}
+
+/* The centroid of the poses on the fine grid around (u, v, t) (the same
+ * steps as the fine search) whose score is within tol of `best`. */
+static void plateau_centroid(const tycho_matcher *m, const prior *pr, int nb, double *u, double *v, double *t,
+                             double dt, int stride, double best, double tol, double *ex, double *ey)
+{
+    double su = 0, sv = 0, st = 0;
+    int count = 0;
+    for (int k = -4; k <= 4; k++) {
+        double th = *t + k * dt;
+        int ne = 0;
+        for (int i = 0; i < nb; i += stride, ne++) {
+            double a = th + m->ang[i];
+            ex[ne] = *u + m->rho[i] * cos(a);
+            ey[ne] = *v + m->rho[i] * sin(a);
+        }
+        if (!ne) return;
+        for (int j = -4; j <= 4; j++)
+            for (int i = -4; i <= 4; i++) {
+                double ou = i * 0.5, ov = j * 0.5, s = 0;
+                for (int e = 0; e < ne; e++) s += at_in(m, m->field, ex[e] + ou, ey[e] + ov);
+                s = s / ne - penalty(pr, *u + ou, *v + ov, th);
+                if (s >= best - tol) {
+                    su += ou;
+                    sv += ov;
+                    st += k * dt;
+                    count++;
+                }
+            }
+    }
+    if (count) {
+        *u += su / count;
+        *v += sv / count;
+        *t += st / count;
+    }
 }
 
 /* Gauss-Newton: minimises sum (1 - M(p_i))^2; fills the normal matrix H. */
@@ -351,7 +405,8 @@ tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho
     prior pr = {u, v, t, p->prior_xy * m->res, p->prior_yaw};
     search(m, m->pooled, &pr, nb, &u, &v, &t, kt, 4 * p->step_yaw, kxy, 2.0, 4, ex, ey);
     /* 2. fine */
-    search(m, m->field, &pr, nb, &u, &v, &t, 4, p->step_yaw, 4, 0.5, p->beam_stride, ex, ey);
+    double fine = search(m, m->field, &pr, nb, &u, &v, &t, 4, p->step_yaw, 4, 0.5, p->beam_stride, ex, ey);
+    if (p->plateau_centre) plateau_centroid(m, &pr, nb, &u, &v, &t, p->step_yaw, p->beam_stride, fine, p->plateau_tol, ex, ey);
     /* 3. refine below the search's steps: a parabola through the
      * interpolated score at -h, 0, +h along each axis, its peak taken when
      * it lies within the step (twice over, with halved steps). (A

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../bindings/compat.h"
+#include "../bindings/home.h"
 #include "tycho/common.h"
 
 int luaopen_tycho(lua_State *L);
@@ -28,7 +29,9 @@ static void usage(FILE *out)
             "  -h, --help             show this help\n"
             "  -V, --version          show the version\n"
             "\n"
-            "Scripts use `local tycho = require \"tycho\"`. Behaviours live in behaviors/.\n");
+            "Scripts use `local tycho = require \"tycho\"`; the runtime's Lua files (behaviours,\n"
+            "missions: `require \"tycho.fsm\"`) are found from where this executable lies, or\n"
+            "TYCHO_HOME (a source tree or an install prefix). man tycho for more.\n");
 }
 
 static int traceback(lua_State *L)
@@ -49,12 +52,12 @@ static void preload_tycho(lua_State *L)
     lua_pop(L, 2);
 }
 
-/* Behaviour libraries and Lua helpers live in the source tree (or TYCHO_HOME),
- * and a script may require modules beside it. */
+/* A script may require modules beside it, then the runtime's own (found
+ * from where this executable lies, or TYCHO_HOME: bindings/home.h) under
+ * their short names ("fsm") and, through the searchers, as "tycho.fsm". */
 static void set_lua_path(lua_State *L, const char *script)
 {
-    const char *home = getenv("TYCHO_HOME");
-    if (!home) home = TYCHO_SOURCE_DIR;
+    const tycho_home *home = tycho_home_get();
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", script);
     char *slash = strrchr(dir, '/');
@@ -62,10 +65,19 @@ static void set_lua_path(lua_State *L, const char *script)
     else snprintf(dir, sizeof dir, ".");
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "path");
-    lua_pushfstring(L, "%s/?.lua;%s/behaviors/?.lua;%s/bindings/?.lua;%s", dir, home, home,
-                    lua_tostring(L, -1));
+    int old_path = lua_gettop(L), parts = 1;
+    lua_pushfstring(L, "%s/?.lua;", dir);
+    const char *runtime_dirs[] = {home->lua_dir, home->lua_dir2};
+    for (int i = 0; i < 2; i++) {
+        if (!runtime_dirs[i][0]) continue;
+        lua_pushfstring(L, "%s/?.lua;", runtime_dirs[i]);
+        parts++;
+    }
+    lua_pushvalue(L, old_path);
+    lua_concat(L, parts + 1);
     lua_setfield(L, -3, "path");
     lua_pop(L, 2);
+    tycho_home_install_searchers(L);
 }
 
 /* Memory limit for the Lua state (Lua 5.4; LuaJIT's 64-bit GC owns its
@@ -158,6 +170,7 @@ static int run_script(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    tycho_home_in_executable();
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -179,12 +192,14 @@ int main(int argc, char **argv)
         return run_script(argc - 2, argv + 2);
     }
     if (!strcmp(cmd, "repl") || !strcmp(cmd, "attach")) {
-        /* the console and its remote client are behaviour scripts of their
-         * own, found under TYCHO_HOME */
-        const char *home = getenv("TYCHO_HOME");
-        if (!home) home = TYCHO_SOURCE_DIR;
-        char script[4096];
-        snprintf(script, sizeof script, "%s/behaviors/%s_main.lua", home, cmd);
+        /* the console and its remote client are runtime scripts of their own */
+        const tycho_home *home = tycho_home_get();
+        if (!home->lua_dir[0]) {
+            fprintf(stderr, "tycho %s: cannot find the runtime's Lua files: %s\n", cmd, home->problem);
+            return 2;
+        }
+        char script[TYCHO_HOME_PATH_MAX + 32];
+        snprintf(script, sizeof script, "%s/%s_main.lua", home->lua_dir, cmd);
         argv[1] = script;
         return run_script(argc - 1, argv + 1);
     }

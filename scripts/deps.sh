@@ -4,9 +4,11 @@ set -euo pipefail
 PKGS=(cmake make gcc clang pkg-config
       liblua5.4-dev lua5.4 lua-busted
       libluajit-5.1-dev luajit
-      libpng-dev libyaml-dev
+      libpng-dev libyaml-dev libsuitesparse-dev
       libzstd-dev zlib1g-dev libwslay-dev nettle-dev
-      libedit-dev libi2c-dev libgpiod-dev)
+      libedit-dev libi2c-dev libgpiod-dev
+      lua-check
+      luarocks)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,5 +21,12 @@ echo "deps: installing ${missing[*]}"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
+# luarocks pulls lua5.1, whose higher priority moves /usr/bin/lua to it:
+# what /usr/bin/lua was before is put back
+lua_before=$(readlink -f /usr/bin/lua 2> /dev/null || true)
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q "${missing[@]}"
+if [ -n "$lua_before" ] && [ "$(readlink -f /usr/bin/lua)" != "$lua_before" ]; then
+  echo "deps: /usr/bin/lua back to $lua_before"
+  $SUDO update-alternatives --set lua-interpreter "$lua_before"
+fi

@@ -3,11 +3,14 @@
 # (C unit tests + busted specs) in three flavours: Lua 5.4, Lua 5.4 under
 # ASan+UBSan, and LuaJIT; then a fourth, clang at -O3 (Release), which runs
 # the C unit tests only (ctest -R '^c_'). Every flavour builds with -Werror
-# (TYCHO_WERROR=ON). `scripts/test.sh quick` runs only the first.
+# (TYCHO_WERROR=ON). `scripts/test.sh quick` runs only the first. Both start
+# with luacheck over the Lua of the tree (.luacheckrc), which must be clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
+echo "=== luacheck"
+luacheck -qq behaviors bindings tests repl
 # run DIR TESTS [cmake options...]: TESTS is a ctest -R regex, "" for all;
 # the compiler is $CC's (cmake's default when unset)
 run() {

@@ -45,7 +45,7 @@ function grid:crop(cx, cy, w, h) end
 function grid:paste(src, cx, cy) end
 ---Grows the grid (keeping cells) so the world rectangle fits.
 function grid:grow_to(xmin, ymin, xmax, ymax) end
----@return integer cx, integer cy
+---@return integer cx, integer cy, boolean inside   whether the cell is on the grid
 function grid:world_to_cell(x, y) end
 ---@return number x, number y   the cell's centre
 function grid:cell_to_world(cx, cy) end
@@ -56,7 +56,7 @@ function grid:stats() end
 function grid:cells_ptr() end
 ---@return number fraction, integer reachable, integer mapped
 function grid:coverage(map, x, y) end
----@param o? {occupied?: number, free?: number, min?: number, max?: number}
+---@param o {p_hit?: number, p_miss?: number, p_min?: number, p_max?: number, occ_thresh?: number, free_thresh?: number}
 function grid:set_logodds_params(o) end
 ---@return number
 function grid:logodds(cx, cy) end
@@ -74,7 +74,7 @@ function path:world(i) end
 ---@return tycho.path
 function path:shorten(g, opts) end
 
----@alias tycho.plan_opts {algorithm?: "astar"|"dijkstra"|"jps", connectivity?: 4|8, blocked_cost?: integer, allow_unknown?: boolean, shorten?: boolean}
+---@alias tycho.plan_opts {algorithm?: "astar"|"astar4"|"jps"|"costaware", weight?: number, blocked_cost?: integer, allow_unknown?: boolean, shorten?: boolean}
 ---@return tycho.path|nil path, string? reason
 ---@param opts? tycho.plan_opts
 function grid:plan(sx, sy, gx, gy, opts) end
@@ -89,6 +89,7 @@ function grid:nearest(cx, cy, o) end
 ---@param o? {threshold?: integer, unknown_blocked?: boolean}
 ---@return number range   math.huge when nothing is hit
 function grid:raycast(x, y, angle, max_range, o) end
+---@param params {count?: integer, angle_min?: number, angle_increment?: number, angle_max?: number, range_min?: number, range_max: number, threshold?: integer, unknown_blocked?: boolean}
 ---@return tycho.scan
 function grid:scan(pose, params) end
 ---@param o? {clear_on_max_range?: boolean, grow?: boolean}
@@ -102,6 +103,8 @@ function grid:raycaster(o) end
 local raymap = {}
 ---@return number range
 function raymap:cast(x, y, angle, max_range) end
+---@alias tycho.scan_params {count?: integer, angle_min?: number, angle_increment?: number, angle_max?: number, range_min?: number, range_max: number}
+---@param params tycho.scan_params
 ---@return tycho.scan
 function raymap:scan(pose, params) end
 function raymap:update(g) end
@@ -116,7 +119,7 @@ function raymap:update(g) end
 ---@field range_max number
 local scan = {}
 tycho.scan = {}
----@param params {count?: integer, angle_min?: number, angle_increment?: number, range_min?: number, range_max?: number}
+---@param params tycho.scan_params
 ---@param ranges number[]
 ---@return tycho.scan
 function tycho.scan.new(params, ranges) end
@@ -129,9 +132,11 @@ function scan:ranges() end
 function scan:set_range(i, r) end
 
 -- inflation and distance fields
----@param o {inscribed_radius: number, inflation_radius: number, cost_scaling_factor?: number, inflate_unknown?: boolean, inflate_around_unknown?: boolean}
+---@alias tycho.inflation_opts {inscribed_radius: number, inflation_radius: number, cost_scaling_factor?: number, inflate_unknown?: boolean, inflate_around_unknown?: boolean}
+---@param o tycho.inflation_opts
 ---@return tycho.grid
 function grid:inflate(o) end
+---@param o tycho.inflation_opts
 ---@return tycho.grid dst
 function grid:inflate_into(dst, o) end
 ---@param o? {threshold?: integer, unknown_blocked?: boolean, max_distance?: number}
@@ -157,11 +162,13 @@ function grid:frontiers(o) end
 ---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8, value?: integer, cells?: boolean}
 ---@return integer count, {cx: integer, cy: integer}[]? cells
 function grid:flood_fill(cx, cy, o) end
+---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8}
 ---@return integer count, tycho.labels labels
 function grid:components(o) end
+---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8}
 ---@return integer cells_sealed
 function grid:seal_region(cx, cy, o) end
----@param o? {world?: boolean, thickness?: integer}
+---@param o? {world?: boolean, thickness?: integer, cost?: integer}
 ---@return integer cells_sealed
 function grid:seal_line(x0, y0, x1, y1, o) end
 ---@param o? {threshold?: integer, free_max?: integer}
@@ -188,6 +195,8 @@ tycho.map = {}
 ---Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics.
 ---@return tycho.grid grid, table meta
 function tycho.map.load(yaml_path) end
+---Writes the grid as map_server YAML + image (atomically). A file that cannot
+---be written returns nil and the reason; a bad argument raises.
 ---@param fmt? "pgm"|"png"
 ---@return true|nil ok, string? err
 function tycho.map.save(g, yaml_path, fmt) end
@@ -199,6 +208,12 @@ function tycho.image.load(path) end
 ---Writes a file atomically (temp file, fsync, rename).
 ---@return true|nil ok, string? err
 function tycho.write_atomic(path, data) end
+---Where the runtime's own files were found: from the executable's (or
+---tycho.so's) own place, or TYCHO_HOME. layout is "installed", "source" or
+---"none" (then problem says why); lua holds the runtime's Lua files, plugins
+---the driver plugins, data the maps/ and robots/ folders.
+---@return {layout: "installed"|"source"|"none", lua?: string, plugins?: string, data?: string, problem?: string}
+function tycho.home() end
 
 -- pictures --------------------------------------------------------------------------
 
@@ -227,6 +242,7 @@ function picture:world_to_pixel(x, y) end
 
 tycho.fusion = {}
 ---Fuses a thermal frame with the LiDAR scan into a world position.
+---@param camera? {yaw?: number, fov?: number, rows?: integer, cols?: integer, mirrored?: boolean, threshold?: number, bin_width?: number, min_range?: number, max_range?: number, narrow?: boolean}
 ---@return number|nil x, number|string y_or_reason, table info
 function tycho.fusion.locate(pose, scan, frame, camera) end
 ---@param k integer|{k_max?: integer, radius?: number}
@@ -236,7 +252,7 @@ function tycho.kmeans(points, k, o) end
 
 ---@class tycho.pitch_detector
 local pitch_detector = {}
----@param params? {window?: number, multiple?: number, abs_threshold?: number}
+---@param params? {window?: number, multiple?: number, floor?: number, abs_threshold?: number, spike_fraction?: number, baseline_tau?: number, min_samples?: integer, capacity?: integer}
 ---@return tycho.pitch_detector
 function tycho.pitch_detector(params) end
 ---@return boolean anomaly, number short_avg, number long_avg
@@ -250,16 +266,20 @@ function pitch_detector:state() end
 ---Regulated pure pursuit path follower.
 ---@class tycho.follower
 local follower = {}
+---@alias tycho.follower_params {desired_v?: number, max_v?: number, max_w?: number, lookahead_time?: number, min_lookahead?: number, max_lookahead?: number, min_radius?: number, min_v?: number, slow_clearance?: number, clearance_gain?: number, approach_dist?: number, approach_min_v?: number, rotate_to_heading?: boolean, rotate_threshold?: number, rotate_w?: number, max_accel?: number, max_w_accel?: number, xy_tolerance?: number, yaw_tolerance?: number, search_dist?: number}
+---@param params? tycho.follower_params
 ---@return tycho.follower
 function tycho.follower(params) end
 ---@return tycho.follower
 function follower:set_path(points, goal_yaw) end
 ---@return number v, number w, string status, integer nearest, number remaining
 function follower:step(pose, dt, clearance) end
+---@param o? {lookahead?: number, threshold?: integer, unknown?: boolean}
 ---@return boolean blocked, integer? index
 function follower:blocked(g, o) end
 ---@return table
 function follower:params() end
+---@param t tycho.follower_params
 function follower:set_params(t) end
 ---@return tycho.xy[]
 function follower:path() end
@@ -272,10 +292,13 @@ tycho.diffdrive = {}
 function tycho.diffdrive.defaults() end
 ---@return tycho.pose
 function tycho.diffdrive.step(pose, v, w, dt) end
+---@param params? {wheel_separation?: number, wheel_radius?: number, max_v?: number, max_w?: number}
 ---@return number left, number right   wheel speeds
 function tycho.diffdrive.to_wheels(v, w, params) end
+---@param params? {wheel_separation?: number, wheel_radius?: number, max_v?: number, max_w?: number}
 ---@return number v, number w
 function tycho.diffdrive.from_wheels(left, right, params) end
+---@param params? {wheel_separation?: number, wheel_radius?: number, max_v?: number, max_w?: number}
 ---@return number v, number w
 function tycho.diffdrive.limit(v, w, params) end
 
@@ -359,7 +382,7 @@ function task:cancel() end
 ---@class tycho.scheduler
 local scheduler = {}
 tycho.scheduler = {}
----@param o? {clock?: tycho.clock, realtime?: boolean|number}
+---@param o? {clock?: tycho.clock, realtime?: boolean|number, on_error?: fun(task: string, message: string)}
 ---@return tycho.scheduler
 function tycho.scheduler.new(o) end
 ---@return string
@@ -368,8 +391,10 @@ function tycho.scheduler.traceback(co, msg) end
 ---@param o? string|{name?: string, phase?: number}
 ---@return tycho.task
 function scheduler:every(period, fn, o) end
+---@param fn fun()
+---@param o? string|{name?: string, phase?: number}
 ---@return tycho.task
-function scheduler:after(delay, fn, name) end
+function scheduler:after(delay, fn, o) end
 ---@param o? {until_time?: number, until_fn?: fun(): boolean, max_steps?: integer, stop_on_error?: boolean, realtime?: boolean|number, wait?: fun(seconds: number)}
 ---@return string reason
 function scheduler:run(o) end
@@ -401,17 +426,53 @@ function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
 ---Clears the tripped mark (after a slice).
 function tycho.watchdog.untrip(co) end
+---SLAM (core/slam.c): submaps matched by the scan matcher, a pose graph
+---optimised by sparse Cholesky (SuiteSparse), loop closure in slices.
+tycho.slam = {}
+---@class tycho.slam
+local slam = {}
+---Options (all optional; angles in rad): resolution, sigma (m), submap_scans,
+---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
+---loop_window_yaw, loop_min_score, loop_radius, loop_every, loop_matches_per_scan,
+---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
+---loop_sigma_xy, loop_sigma_yaw, huber; unknown keys are errors.
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number}
+---@return tycho.slam
+function tycho.slam.new(opts) end
+---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
+---@param scan tycho.scan
+---@param odom table {x=, y=, yaw=}
+---@return table step {x, y, yaw, matched, degenerate, score, loop_closures}
+function slam:add_scan(scan, odom) end
+---The latest scan's corrected pose.
+---@return number x, number y, number yaw
+function slam:pose() end
+---An odometry pose taken since the latest scan, corrected.
+---@return number x, number y, number yaw
+function slam:correct(x, y, yaw) end
+---Every scan re-rendered at its optimised pose (a new grid).
+---@return tycho.grid
+function slam:map() end
+---Runs the loop search for every queued scan (and the last) and optimises.
+function slam:finish() end
+---Every scan's optimised pose.
+---@return table[] poses {{x, y, yaw}, ...}
+function slam:trajectory() end
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, bytes}
+function slam:stats() end
 ---@class tycho.scan_matcher
 local scan_matcher = {}
 ---Scan-to-map matcher (core/scan_match.c): correlative search + the
 ---likelihood field of the map's occupied cells. Options: window_xy (m),
 ---window_yaw, step_yaw (rad), beam_stride, refine_steps, min_score,
 ---degenerate_ratio, prior_xy, prior_yaw; unknown keys are errors.
+---@param opts? {window_xy?: number, window_yaw?: number, step_yaw?: number, beam_stride?: integer, refine_steps?: integer, min_score?: number, degenerate_ratio?: number, prior_xy?: number, prior_yaw?: number}
 ---@return tycho.scan_matcher
 function tycho.scan_matcher(opts) end
 ---The map to match against: cells with cost >= occupied (default 200) are walls;
 ---sigma (m, default 0.05) is the likelihood field's width.
 ---@param grid tycho.grid
+---@param opts? {occupied?: integer, sigma?: number}
 function scan_matcher:set_map(grid, opts) end
 ---@param scan tycho.scan
 ---@param guess table {x=, y=, yaw=} the LiDAR's pose from odometry
@@ -567,7 +628,7 @@ tycho.device = {}
 ---@param settings? table<string, string|number|boolean>
 ---@return tycho.device|nil device, string? err
 function tycho.device.open(kind, driver, settings) end
----The plugin path (TYCHO_DRIVER_PATH, else the build's drivers folder).
+---The plugin path (TYCHO_DRIVER_PATH, else the plugins folder of tycho.home()).
 ---@return string
 function tycho.device.path() end
 ---The latest sample if there is a new one (never waits).
@@ -742,7 +803,7 @@ function fleet_sim:stats(i) end
 ---@class tycho.swarm
 local swarm = {}
 tycho.swarm = {}
----@param o? {dist_critical?: number, dist_attract?: number, dist_repulse?: number, repulse_shape?: string, attract_shape?: string, max_speed?: number, mode?: "velocity"|"position", horizon?: number, off_in?: string[]}
+---@param o? {dist_critical?: number, dist_attract?: number, dist_repulse?: number, repulse_shape?: string, attract_shape?: string, max_speed?: number, goal_tolerance?: number, stall_ratio?: number, stall_time?: number, stall_progress?: number, escape_time?: number, mode?: "velocity"|"position", horizon?: number, off_in?: string[]}
 ---@return tycho.swarm
 function tycho.swarm.new(o) end
 ---@return number

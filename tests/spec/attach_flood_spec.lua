@@ -5,7 +5,8 @@
 -- runtime must keep running and answering.
 local tycho = require "tycho"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local exe = require "helpers.exe"
+local EXE = exe.EXE
 local TMP = os.tmpname()
 os.remove(TMP)
 os.execute("mkdir -p '" .. TMP .. "'")

@@ -3,7 +3,8 @@
 -- (the same frames `tycho attach` sends) and with the `tycho attach` CLI.
 local tycho = require "tycho"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local exe = require "helpers.exe"
+local EXE = exe.EXE
 local TMP = os.tmpname()
 os.remove(TMP)
 os.execute("mkdir -p '" .. TMP .. "'")

@@ -6,8 +6,8 @@
 -- evaluation is stopped within its budget (default 1 s).
 local tycho = require "tycho"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local exe = require "helpers.exe"
+local SRC = exe.SRC
 local TMP = os.tmpname()
 os.remove(TMP)
 os.execute("mkdir -p '" .. TMP .. "'")
@@ -30,10 +30,7 @@ end
 local function run(script, limit)
   local path = write("script.lua", script)
   local t0 = tycho.clock.monotonic()
-  local p = io.popen(("cd '%s' && timeout %d '%s' run '%s' 2>&1; echo \"rc=$?\""):format(SRC, limit or 20, EXE, path))
-  local out = p:read("*a")
-  p:close()
-  local rc = tonumber(out:match("rc=(%d+)%s*$"))
+  local rc, out = exe.run({ "run", path }, { timeout = limit or 20 })
   return out, tycho.clock.monotonic() - t0, rc
 end
 

@@ -5,23 +5,12 @@
 -- source pair on the two faces of one wall and a source in a dead end.
 local json = require "json_decode"
 local worldgen = require "worldgen"
-
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-
-local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local exe = require "helpers.exe"
 
 local function run(script, args)
-  local out = os.tmpname()
-  local q = { shq(EXE), "run", script }
-  for _, a in ipairs(args) do q[#q + 1] = shq(a) end
-  local a, _, c = os.execute(table.concat(q, " ") .. " > " .. out .. " 2>&1")
-  local code = c
-  if type(a) == "number" then code = a >= 256 and math.floor(a / 256) or a end
-  local f = io.open(out)
-  local text = f:read("*a")
-  f:close()
-  os.remove(out)
-  return code, text
+  local q = { "run", script }
+  for _, a in ipairs(args) do q[#q + 1] = a end
+  return exe.run(q)
 end
 
 local function tmpdir()

@@ -7,8 +7,9 @@
 local tycho = require "tycho"
 local json = require "json_decode"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local exe = require "helpers.exe"
+local EXE = exe.EXE
+local SRC = exe.SRC
 local TMP = os.tmpname()
 os.remove(TMP)
 os.execute("mkdir -p '" .. TMP .. "'")

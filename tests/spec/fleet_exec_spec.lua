@@ -3,29 +3,20 @@
 -- input format, re-planning around a broken-down robot, bad input; and the
 -- route distributor's rules on a hand-made plan.
 local tycho = require "tycho"
-local json = require "json_decode"
+local _ -- the results a test does not look at
+local exe = require "helpers.exe"
+local SRC = exe.SRC
 local Distributor = require "fleet.route_distributor"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
-local DATA = (os.getenv("TYCHO_TEST_DATA") or (SRC .. "/tests/data")) .. "/warehouse/"
+local DATA = exe.DATA .. "/warehouse/"
 
 local function run(args)
-  local out = os.tmpname()
-  os.remove(out)
-  local cmd = ("cd '%s' && '%s' run behaviors/fleet.lua --quiet --out '%s' %s 2>&1; echo \"rc=$?\""):format(
-    SRC, EXE, out, args)
-  local p = io.popen(cmd)
-  local text = p:read("*a")
-  p:close()
-  local code = tonumber(text:match("rc=(%d+)%s*$"))
-  local f = io.open(out .. "/summary.json")
-  local s = f and json.decode(f:read("*a"))
-  if f then f:close() end
-  local png = io.open(out .. "/routes.png")
-  if png then png:close() end
-  os.execute("rm -rf '" .. out .. "'")
-  return code, s, text, png ~= nil
+  local out = exe.tmpdir()
+  local code, text = exe.run(("run behaviors/fleet.lua --quiet --out %s %s"):format(exe.quote(out), args))
+  local s = exe.read_json(out .. "/summary.json")
+  local png = exe.exists(out .. "/routes.png")
+  exe.remove_tree(out)
+  return code, s, text, png
 end
 
 local function warehouse(set, extra)

@@ -1,7 +1,8 @@
 -- Fleet route planning from Lua: the warehouse, 32 robots, goal set 1.
+local exe = require "helpers.exe"
 local tycho = require "tycho"
 
-local DATA = (os.getenv("TYCHO_TEST_DATA") or ((os.getenv("TYCHO_SOURCE_DIR") or ".") .. "/tests/data"))
+local DATA = exe.DATA
   .. "/warehouse/"
 
 describe("tycho.fleet", function()

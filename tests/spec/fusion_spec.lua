@@ -298,7 +298,7 @@ describe("tycho.follower", function()
   end)
 
   it("validates parameters and arguments", function()
-    assert.error_matches(function() tycho.follower { max_vel = 1 } end, "#1.*unknown field 'max_vel'")
+    assert.error_matches(function() tycho.follower { max_vel = 1 } end, "unknown field 'max_vel' in argument #1")
     assert.error_matches(function() tycho.follower { desired_v = 1 } end, "#1.*desired_v")
     assert.error_matches(function() tycho.follower { rotate_to_heading = 1 } end,
       "bad field 'rotate_to_heading'")

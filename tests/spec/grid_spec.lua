@@ -49,7 +49,7 @@ describe("tycho.grid", function()
     assert.error_matches(function() g:set(0, 0, 300) end, "#3")
     assert.error_matches(function() g:get("a", 0) end, "#1")
     assert.error_matches(function() tycho.grid.new { width = 3, height = 3, resolution = -1 } end,
-      "resolution must be > 0")
+      "field 'resolution' in argument #1 to 'grid.new' %(must be > 0%)")
   end)
 
   it("updates log-odds from observations", function()

@@ -7,8 +7,9 @@
 local tycho = require "tycho"
 local inputs = require "fleet.inputs"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local exe = require "helpers.exe"
+local EXE = exe.EXE
+local SRC = exe.SRC
 local DATA = (os.getenv("TYCHO_TEST_DATA") or (SRC .. "/tests/data")) .. "/warehouse"
 local TMP = os.tmpname()
 os.remove(TMP)

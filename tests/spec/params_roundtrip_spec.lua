@@ -82,8 +82,8 @@ describe("parameter files #reliability", function()
 
   it("is never torn by kill -9 during p:save, and the next save removes the temp file left", function()
     local tycho = require "tycho"
-    local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-    local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+    local exe = require "helpers.exe"
+    local EXE, SRC = exe.EXE, exe.SRC
     local dir = os.tmpname()
     os.remove(dir)
     os.execute(("mkdir -p '%s'"):format(dir))

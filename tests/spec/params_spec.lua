@@ -232,7 +232,6 @@ describe("params", function()
 end)
 
 describe("parameter files", function()
-  local params = require "params"
   local P
   before_each(function()
     P = params.declare("file_spec", {

@@ -88,7 +88,7 @@ describe("repl", function()
 
   it("completes file names inside string literals, Lua names outside", function()
     local r = session()
-    local src = os.getenv("TYCHO_SOURCE_DIR") or "."
+    local src = require("helpers.exe").SRC
     -- as the console calls it: the word, the line, the word's 1-based start
     local function complete(line, word) return r:complete(word, line, #line - #word + 1) end
     local word = src .. "/behaviors/heat_se"

@@ -4,7 +4,8 @@
 -- the simulator's robot, and `tycho repl --robot`.
 local tycho = require "tycho"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local exe = require "helpers.exe"
+local EXE = exe.EXE
 local function sleep(s) tycho.net.wait({}, s) end
 
 -- starts a fake device program; returns its pty path and a handle whose
@@ -87,7 +88,7 @@ describe("robot_hw", function()
     local out = os.tmpname()
     os.remove(out)
     local p = io.popen(("'%s' run %s/behaviors/heat_seek.lua --robot '%s' --set mission_timeout=10 --no-socket --out '%s' 2>&1; echo \"rc=$?\""):format(
-      EXE, os.getenv("TYCHO_SOURCE_DIR") or ".", cfg, out))
+      EXE, exe.SRC, cfg, out))
     local text = p:read("*a")
     p:close()
     assert.matches("rc=1", text) -- a fake room with no heat: it explores until the timeout

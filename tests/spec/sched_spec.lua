@@ -275,7 +275,7 @@ describe("tycho.scheduler", function()
       while tycho.clock.monotonic() - t1 < sec do end
     end }
     assert.is_true(waited >= 2)
-    local r, who = s:run { until_time = clock:now() + 1, wait = function() s:stop() end }
+    local r = s:run { until_time = clock:now() + 1, wait = function() s:stop() end }
     assert.are.equal("stopped", r)
     local r2, who2, msg = s:run { until_time = clock:now() + 1, wait = function() error("console gone") end }
     assert.are.same({ "error", "wait" }, { r2, who2 })

@@ -9,8 +9,9 @@
 local tycho = require "tycho"
 local json = require "json_decode"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local exe = require "helpers.exe"
+local EXE = exe.EXE
+local SRC = exe.SRC
 local DATA = os.getenv("TYCHO_TEST_DATA") or (SRC .. "/tests/data")
 local TMP = os.tmpname()
 os.remove(TMP)
@@ -175,5 +176,63 @@ describe("outputs #reliability", function()
     local names = p:read("*a")
     p:close()
     assert.is_falsy(names:find("%.tmp"), "temp files left: " .. names)
+  end)
+
+  -- The missions write summary.json through guard:write_json (the JSON
+  -- encoder, then write_atomic). A writer looping on it is killed with -9 at
+  -- random moments: the file must always be one whole version, never torn or
+  -- empty, and a killed writer's temp file goes at the next write.
+  -- TYCHO_KILL_TRIALS=200 for the issue's figure.
+  it("kill -9 during summary writing never leaves a torn or empty summary.json", function()
+    local dir = TMP .. "/kill9"
+    os.execute(("mkdir -p '%s'"):format(dir))
+    local path = dir .. "/summary.json"
+    local script = dir .. "/writer.lua"
+    local f = assert(io.open(script, "w"))
+    -- a summary of real shape and a large size (2000 detections, ~150 kB), two versions
+    f:write([[
+local guard = require("mission_guard").install("writer")
+local function summary(version)
+  local s = { version = version, completed = true, sim_time_s = 375.5, detections = {} }
+  for i = 1, 2000 do
+    s.detections[i] = { x = i * 0.01, y = -i * 0.02, t = i / 7, temp_c = 40 + i % 5, note = version }
+  end
+  return s
+end
+local versions = { summary("even"), summary("odd") }
+local once = arg[2] == "once"
+local i = 0
+repeat
+  i = i + 1
+  assert(guard:write_json(arg[1], versions[i % 2 + 1]), "write failed")
+until once
+]])
+    f:close()
+    local trials = tonumber(os.getenv("TYCHO_KILL_TRIALS") or "20")
+    local seen = { even = 0, odd = 0, none = 0 }
+    for trial = 1, trials do
+      local p = spawn(("'%s' '%s'"):format(script, path), dir .. "/writer.log")
+      sleep(0.05 + 0.4 * rnd())
+      kill(p.pid, "9")
+      finish(p)
+      local text = read(path)
+      if not text then
+        seen.none = seen.none + 1 -- killed before its first write completed
+      else
+        local ok, t = pcall(json.decode, text)
+        assert(ok, ("trial %d: summary.json torn (%d bytes): %s"):format(trial, #text, tostring(t)))
+        assert.are.equal(2000, #t.detections, "trial " .. trial)
+        assert.is_truthy(t.version == "even" or t.version == "odd", "trial " .. trial)
+        seen[t.version] = seen[t.version] + 1
+      end
+    end
+    assert.is_true(seen.even + seen.odd > 0, "no write completed in any trial")
+    assert.are.equal(0, finish(spawn(("'%s' '%s' once"):format(script, path), dir .. "/writer.log")))
+    local h = io.popen(("ls -a '%s'"):format(dir))
+    local names = h:read("*a")
+    h:close()
+    assert.is_falsy(names:find("%.tmp"), "temp files left after the next write: " .. names)
+    print(("\nkill -9 during summary writing: %d trials, whole every time (%d even, %d odd, %d before the first write)")
+      :format(trials, seen.even, seen.odd, seen.none))
   end)
 end)

@@ -1,11 +1,12 @@
 -- The simulator's twins of the devices (behaviors/sim_twins.lua): the
 -- tycho.device interface over a tycho.sim, samples shaped like the real
 -- drivers', and robot_hw running a robot config whose devices are twins.
+local exe = require "helpers.exe"
 local tycho = require "tycho"
 local twins = require "sim_twins"
 local robot_hw = require "robot_hw"
 
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local SRC = exe.SRC
 local WORLD = SRC .. "/maps/maze_small.lua"
 
 -- the fields tycho.device gives for each kind (bindings/l_device.c)

@@ -1,8 +1,9 @@
 -- The LuaLS stubs (bindings/meta/tycho.lua) cover the whole bound API: every
 -- function of the tycho module and every method of its userdata classes.
+local exe = require "helpers.exe"
 local tycho = require "tycho"
 
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local SRC = exe.SRC
 
 local function bound_api()
   local out, seen = {}, {}
@@ -16,21 +17,62 @@ local function bound_api()
     end
   end
   walk(tycho, "tycho")
-  for name, mt in pairs(debug.getregistry()) do
-    if type(name) == "string" and name:match("^tycho%.") and type(mt) == "table" then
-      local methods = rawget(mt, "methods")
-      local idx = rawget(mt, "__index")
-      if type(methods) ~= "table" and type(idx) == "table" then methods = idx end
-      if type(methods) ~= "table" and type(idx) == "function" then
-        local _, up = debug.getupvalue(idx, 1)
-        if type(up) == "table" then methods = up end
-      end
-      for k, v in pairs(type(methods) == "table" and methods or {}) do
-        if type(v) == "function" then out[name .. ":" .. k] = true end
-      end
+  -- every class comes from the one class helper, which keeps its methods in
+  -- mt.methods and records the class (bindings/l_class.c)
+  for name, mt in pairs(debug.getregistry()["tycho.classes"]) do
+    for k, v in pairs(mt.methods) do
+      if type(v) == "function" then out[name .. ":" .. k] = true end
     end
   end
   return out
+end
+
+-- The option keys each stubbed function documents: its `---@param x? {...}`
+-- tables, or the `---@alias` such a parameter names. Keyed like stubbed().
+local function stubbed_options()
+  local f = assert(io.open(SRC .. "/bindings/meta/tycho.lua"))
+  local out, alias_of, class, pending = {}, {}, nil, {}
+  local aliases = {}
+  -- the top-level keys of a table type: nested tables and function types
+  -- (fun(a: t): r) are dropped first so their names do not count
+  local function keys_of(text)
+    local inner = text:sub(2, -2):gsub("%b()", ""):gsub("%b{}", "")
+    local set = {}
+    for k in ("," .. inner):gmatch(",%s*([%w_]+)%??%s*:") do set[k] = true end
+    return set
+  end
+  for line in f:lines() do
+    local c = line:match("^%-%-%-@class ([%w_.]+)")
+    if c then class = c end
+    local var = line:match("^local ([%w_]+) = {}")
+    if var and class then alias_of[var] = class end
+    local a, body = line:match("^%-%-%-@alias ([%w_.]+) (%b{})")
+    if a then aliases[a] = keys_of(body) end
+    local table_type = line:match("^%-%-%-@param [%w_]+%??%s+[^{]*(%b{})")
+    if table_type then pending[#pending + 1] = keys_of(table_type) end
+    local named = line:match("^%-%-%-@param [%w_]+%??%s+([%w_.]+)")
+    if named and aliases[named] then pending[#pending + 1] = aliases[named] end
+    local fn = line:match("^function ([%w_.]+)%(")
+    local obj, m = line:match("^function ([%w_]+):([%w_]+)%(")
+    local name = fn or (obj and (alias_of[obj] or obj) .. ":" .. m)
+    if name then
+      if #pending > 0 then out[name] = pending end
+      pending = {}
+    elseif not line:match("^%-%-%-") then
+      pending = {}
+    end
+  end
+  f:close()
+  return out
+end
+
+-- How a declared option spec (bindings/l_options.c) names a function, in the
+-- stubs' spelling: "grid:plan" -> "tycho.grid:plan", "clock.new" -> "tycho.clock.new".
+local CLASS_OF = { raycaster = "tycho.raymap" }
+local function stub_name(fn)
+  local cls, m = fn:match("^([%w_]+):([%w_]+)$")
+  if cls then return (CLASS_OF[cls] or "tycho." .. cls) .. ":" .. m end
+  return "tycho." .. fn
 end
 
 local function stubbed()
@@ -67,6 +109,28 @@ describe("LuaLS stubs", function()
     end
     table.sort(stale)
     assert.are.same({}, stale)
+  end)
+
+  it("document exactly the option keys each function accepts", function()
+    local documented, wrong = stubbed_options(), {}
+    for fn, spec in pairs(debug.getregistry()["tycho.options"]) do
+      local name = stub_name(fn)
+      local found = false
+      for _, keys in ipairs(documented[name] or {}) do
+        local same = true
+        for k in pairs(spec) do same = same and keys[k] == true end
+        for k in pairs(keys) do same = same and spec[k] ~= nil end
+        found = found or same
+      end
+      if not found then
+        local want = {}
+        for k in pairs(spec) do want[#want + 1] = k end
+        table.sort(want)
+        wrong[#wrong + 1] = name .. " {" .. table.concat(want, ", ") .. "}"
+      end
+    end
+    table.sort(wrong)
+    assert.are.same({}, wrong)
   end)
 
   it("are a valid Lua chunk", function()

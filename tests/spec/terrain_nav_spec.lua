@@ -3,13 +3,11 @@
 -- ground, re-planning happens exactly when the path is blocked, world
 -- files are checked, and the command writes its summary, picture and
 -- trajectory, which the comparison tool reads back.
-local tycho = require "tycho"
-local json = require "json_decode"
 local worldmod = require "terrain.world"
 local mission = require "terrain.mission"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-local SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+local exe = require "helpers.exe"
+local SRC = exe.SRC
 
 --- A flat 12 m x 6 m floor from (1, 3) to (11, 3), with the given events.
 local function corridor(events, params)
@@ -113,40 +111,33 @@ describe("terrain mission", function()
   end)
 
   it("takes its tunables from the world, --set, and live over tycho attach", function()
-    local function sh(cmd)
-      local p = io.popen(("cd '%s' && %s 2>&1; echo \"rc=$?\""):format(SRC, cmd))
-      local text = p:read("*a")
-      p:close()
-      return text
-    end
-    local text = sh(("'%s' run behaviors/terrain_nav.lua --params"):format(EXE))
+    local _, text = exe.run { "run", "behaviors/terrain_nav.lua", "--params" }
     assert.matches("clearance_weight%s+3", text)
-    text = sh(("'%s' run behaviors/terrain_nav.lua --world maps/terrain_flat.lua --set clearance_weight=500"):format(EXE))
+    local code
+    code, text = exe.run { "run", "behaviors/terrain_nav.lua", "--world", "maps/terrain_flat.lua", "--set",
+                           "clearance_weight=500" }
     assert.matches("clearance_weight: 500 is out of range 0..100", text)
-    assert.matches("rc=2", text)
+    assert.are.equal(2, code)
     -- paced at 10x real time, attachable: tune slope_coef while it drives
     local out, sock = os.tmpname(), os.tmpname()
     os.remove(out)
     os.remove(sock)
-    local run = io.popen(("cd '%s' && '%s' run behaviors/terrain_nav.lua --world maps/terrain_flat.lua --realtime --speed 10 --socket '%s' --out '%s' --quiet --set margin=0.5 > /dev/null 2>&1"):format(
-      SRC, EXE, sock, out), "r")
+    local proc = exe.start { "run", "behaviors/terrain_nav.lua", "--world", "maps/terrain_flat.lua", "--realtime",
+                             "--speed", "10", "--socket", sock, "--out", out, "--quiet", "--set", "margin=0.5" }
     -- the socket appears once the world is loaded: seconds under ASan, over
     -- a minute once on a machine running other builds beside it; wait by
     -- the clock, not by a count of tries
     local attached
     local deadline = os.time() + 300
     repeat
-      attached = sh(("'%s' attach '%s' -e ':set slope_coef=0.3' -e 'P.slope_coef' -e 'P.barrier'"):format(EXE, sock))
-      if attached:match("rc=0") then break end
+      code, attached = exe.run { "attach", sock, "-e", ":set slope_coef=0.3", "-e", "P.slope_coef", "-e", "P.barrier" }
+      if code == 0 then break end
       os.execute("sleep 0.05")
     until os.time() > deadline
-    run:read("*a")
-    run:close()
+    proc:wait()
     assert.matches("slope_coef = 0.3", attached)
     assert.matches("\n0%.35\n", attached)  -- barrier from the world's params
-    local f = assert(io.open(out .. "/summary.json"))
-    local s = json.decode(f:read("*a"))
-    f:close()
+    local s = assert(exe.read_json(out .. "/summary.json"))
     assert.are.equal(0.3, s.params.slope_coef) -- tuned live
     assert.are.equal(0.5, s.params.margin)     -- from --set
     assert.is_true(s.reached)
@@ -182,14 +173,10 @@ describe("terrain mission", function()
   it("runs from the command line: summary, picture, trajectory, and the comparison tool", function()
     local out = os.tmpname()
     os.remove(out)
-    local p = io.popen(("cd '%s' && '%s' run behaviors/terrain_nav.lua --quiet --world maps/terrain_flat.lua --out '%s' 2>&1; echo \"rc=$?\"")
-      :format(SRC, EXE, out))
-    local text = p:read("*a")
-    p:close()
-    assert.matches("rc=0", text)
-    local f = assert(io.open(out .. "/summary.json"))
-    local s = json.decode(f:read("*a"))
-    f:close()
+    local code, text = exe.run { "run", "behaviors/terrain_nav.lua", "--quiet", "--world", "maps/terrain_flat.lua",
+                                 "--out", out }
+    assert.are.equal(0, code, text)
+    local s = assert(exe.read_json(out .. "/summary.json"))
     assert.is_true(s.reached)
     assert.are.equal(0, s.untraversable_entered)
     assert.is_true(s.replans >= 2 and s.path_length_m > 17 and s.speedup > 1)
@@ -201,24 +188,15 @@ describe("terrain mission", function()
     assert.are.equal("\137PNG", png:read(4))
     png:close()
     -- the driven trajectory against itself is zero; against the first plan it is not
-    p = io.popen(("cd '%s' && '%s' run behaviors/traj_compare.lua '%s/trajectory.csv' '%s/trajectory.csv' 2>&1; echo \"rc=$?\"")
-      :format(SRC, EXE, out, out))
-    text = p:read("*a")
-    p:close()
-    assert.matches("rc=0", text)
+    code, text = exe.run { "run", "behaviors/traj_compare.lua", out .. "/trajectory.csv", out .. "/trajectory.csv" }
+    assert.are.equal(0, code, text)
     assert.matches("mean 0.000 m, max 0.000 m", text)
-    p = io.popen(("cd '%s' && '%s' run behaviors/traj_compare.lua '%s/trajectory.csv' '%s/plans.csv' --plan 1 2>&1; echo \"rc=$?\"")
-      :format(SRC, EXE, out, out))
-    text = p:read("*a")
-    p:close()
-    assert.matches("rc=0", text)
+    code, text = exe.run { "run", "behaviors/traj_compare.lua", out .. "/trajectory.csv", out .. "/plans.csv", "--plan", "1" }
+    assert.are.equal(0, code, text)
     local mean = tonumber(text:match("mean ([%d.]+) m"))
     assert.is_true(mean > 0.3, text)         -- the first plan went straight through where the walls came
-    p = io.popen(("cd '%s' && '%s' run behaviors/traj_compare.lua '%s/summary.json' '%s/plans.csv' 2>&1; echo \"rc=$?\"")
-      :format(SRC, EXE, out, out))
-    text = p:read("*a")
-    p:close()
-    assert.matches("rc=2", text)
+    code, text = exe.run { "run", "behaviors/traj_compare.lua", out .. "/summary.json", out .. "/plans.csv" }
+    assert.are.equal(2, code)
     assert.matches("summary.json:1: ", text)
     os.execute("rm -rf '" .. out .. "'")
   end)

@@ -55,7 +55,7 @@ describe("tycho.terrain", function()
     assert.is_true(cost > 8)            -- longer than the 8 m straight line
     local slope, rough = map:plane_fit(70, 30, 1)
     assert.is_true(slope < 1e-6 and rough < 1e-6) -- flat floor
-    local s2, r2 = map:plane_fit(20, 30, 2)
+    local _, r2 = map:plane_fit(20, 30, 2)
     assert.is_true(r2 > 0.003)          -- the prisms' ridges
     assert.is_nil(map:plan(10, 10, 50, 10)) -- into the wall
   end)
@@ -96,7 +96,8 @@ describe("tycho.terrain", function()
     local vx, vy, wz = tycho.terrain.mecanum_forward(w1, w2, w3, w4)
     assert.is_true(math.abs(vx - 0.3) < 1e-9 and math.abs(vy + 0.2) < 1e-9 and math.abs(wz - 0.5) < 1e-9)
     assert.error_matches(function() tycho.terrain.mecanum_inverse(0, 0, 0, { r = 0 }) end, "must be > 0")
-    assert.error_matches(function() tycho.terrain.heightfield { width = 0, height = 5 } end, "size")
+    assert.error_matches(function() tycho.terrain.heightfield { width = 0, height = 5 } end,
+      "field 'width' in argument #1 to 'terrain.heightfield' %(must be > 0%)")
     local hf = tycho.terrain.heightfield { width = 10, height = 10 }
     assert.error_matches(function() hf:roughness { class = "Z" } end, "'A'..'H'")
     assert.error_matches(function() hf:roughness { clas = "A" } end, "unknown field 'clas'")

@@ -1,7 +1,8 @@
 -- Safety nets: a runaway loop or a memory bomb in a behaviour stops that
 -- behaviour (the robot goes to safe stop) and the runtime carries on. Run
 -- through the tycho executable, whose Lua state has the memory limit.
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local exe = require "helpers.exe"
+local EXE = exe.EXE
 local LUAJIT = rawget(_G, "jit") ~= nil
 
 local SCRIPT = [[

@@ -5,7 +5,8 @@
 local tycho = require "tycho"
 local worldgen = require "worldgen"
 
-local EXE = os.getenv("TYCHO_EXE") or "build/tycho"
+local exe = require "helpers.exe"
+local EXE = exe.EXE
 
 local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 

@@ -43,6 +43,11 @@ typedef struct {
     double prior_yaw;    /* ... and per radian off the guess's heading, default 0.3 (0.005 a degree): the
                           * odometry's guess is good over one scan, and a heading jumped for a hair of
                           * score swings every later pose about it */
+    bool plateau_centre; /* default false: of the fine poses scoring within plateau_tol of the best, take
+                          * their centroid, not the one nearest the guess. The field is flat across a wall's
+                          * cell, so ties are common; breaking them towards the guess passes the odometry's
+                          * bias into the pose, which a chain of submaps then inherits (slam.c) */
+    double plateau_tol;  /* mean likelihood per beam, default 0.005 */
 } tycho_match_params;
 
 void tycho_match_params_defaults(tycho_match_params *p);
@@ -67,6 +72,13 @@ void tycho_matcher_free(tycho_matcher *m);
  * (> 0). Keeps its buffers between calls. */
 tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int occupied, double sigma,
                                    tycho_err *err);
+
+/* Frees the scratch of the distance transform (rebuilt by the next
+ * set_map): a matcher kept only to match against a map that no longer
+ * changes (a finished submap) then holds its two fields. */
+void tycho_matcher_shrink(tycho_matcher *m);
+/* Memory a matcher holds now (fields and beam scratch), for accounting. */
+size_t tycho_matcher_bytes(const tycho_matcher *m);
 
 /* Matches a scan taken from the LiDAR pose `guess` (world frame). Beams
  * with no usable return (not finite, outside [range_min, range_max)) are

@@ -1,0 +1,218 @@
+/* Lua bindings: SLAM with submaps and loop closure (core/slam.c).
+ *
+ *   tycho.slam.new([{resolution=, sigma=, submap_scans=, field_every=, window_xy=, window_yaw=,
+ *                    loop_closure=, loop_window_xy=, loop_window_yaw=, loop_min_score=,
+ *                    loop_radius=, loop_every=, loop_matches_per_scan=,
+ *                    loop_min_separation=, optimize_every=, edge_sigma_xy=,
+ *                    edge_sigma_yaw=, loop_sigma_xy=, loop_sigma_yaw=, huber=}]) -> slam
+ *   slam:add_scan(scan, {x=, y=, yaw=}) -> {x, y, yaw, matched, degenerate, score, loop_closures}
+ *   slam:pose() -> x, y, yaw          the latest scan's corrected pose
+ *   slam:correct(x, y, yaw) -> x, y, yaw   an odometry pose taken since, corrected
+ *   slam:map() -> grid                every scan re-rendered at its optimised pose
+ *   slam:finish()                     the loop search for every queued scan, then optimise
+ *   slam:trajectory() -> {{x, y, yaw}, ...}   every scan's optimised pose
+ *   slam:stats() -> {nodes, submaps, scans_matched, loop_closures, ...}
+ *
+ * Angles in radians. Unknown option keys are errors. */
+#include "largs.h"
+#include "tycho/slam.h"
+
+#define SLAM_MT "tycho.slam"
+
+typedef struct {
+    tycho_slam *s;
+} lslam;
+
+static lslam *check_slam(lua_State *L, int idx)
+{
+    lslam *b = luaL_checkudata(L, idx, SLAM_MT);
+    if (!b->s) luaL_argerror(L, idx, "slam has been freed");
+    return b;
+}
+
+static const tycho_opt_field slam_fields[] = {
+    TYCHO_OPT_NUM("resolution"),       TYCHO_OPT_NUM("sigma"),          TYCHO_OPT_INT("submap_scans"),
+    TYCHO_OPT_INT("field_every"),      TYCHO_OPT_NUM("window_xy"),      TYCHO_OPT_NUM("window_yaw"),
+    TYCHO_OPT_BOOL("loop_closure"),    TYCHO_OPT_NUM("loop_window_xy"), TYCHO_OPT_NUM("loop_window_yaw"),
+    TYCHO_OPT_NUM("loop_min_score"),   TYCHO_OPT_NUM("loop_radius"),    TYCHO_OPT_INT("loop_every"),
+    TYCHO_OPT_INT("loop_matches_per_scan"), TYCHO_OPT_INT("loop_min_separation"),
+    TYCHO_OPT_INT("optimize_every"),   TYCHO_OPT_NUM("edge_sigma_xy"),  TYCHO_OPT_NUM("edge_sigma_yaw"),
+    TYCHO_OPT_NUM("loop_sigma_xy"),    TYCHO_OPT_NUM("loop_sigma_yaw"), TYCHO_OPT_NUM("huber"),
+    {0}};
+static const tycho_opt_spec slam_spec = {"slam.new", slam_fields};
+
+static int l_new(lua_State *L)
+{
+    opt_table(L, 1);
+    tycho_l_checkopts(L, 1, 1, &slam_spec);
+    tycho_slam_params p;
+    tycho_slam_params_defaults(&p);
+    p.resolution = tycho_l_optfield_number(L, 1, 1, "resolution", p.resolution);
+    p.sigma = tycho_l_optfield_number(L, 1, 1, "sigma", p.sigma);
+    p.submap_scans = (int)tycho_l_optfield_integer(L, 1, 1, "submap_scans", p.submap_scans);
+    p.field_every = (int)tycho_l_optfield_integer(L, 1, 1, "field_every", p.field_every);
+    p.local.window_xy = tycho_l_optfield_number(L, 1, 1, "window_xy", p.local.window_xy);
+    p.local.window_yaw = tycho_l_optfield_number(L, 1, 1, "window_yaw", p.local.window_yaw);
+    p.loop_closure = tycho_l_optfield_boolean(L, 1, 1, "loop_closure", p.loop_closure);
+    p.loop_window_xy = tycho_l_optfield_number(L, 1, 1, "loop_window_xy", p.loop_window_xy);
+    p.loop_window_yaw = tycho_l_optfield_number(L, 1, 1, "loop_window_yaw", p.loop_window_yaw);
+    p.loop_min_score = tycho_l_optfield_number(L, 1, 1, "loop_min_score", p.loop_min_score);
+    p.loop_radius = tycho_l_optfield_number(L, 1, 1, "loop_radius", p.loop_radius);
+    p.loop_every = (int)tycho_l_optfield_integer(L, 1, 1, "loop_every", p.loop_every);
+    p.loop_matches_per_scan =
+        (int)tycho_l_optfield_integer(L, 1, 1, "loop_matches_per_scan", p.loop_matches_per_scan);
+    p.loop_min_separation = (int)tycho_l_optfield_integer(L, 1, 1, "loop_min_separation", p.loop_min_separation);
+    p.optimize_every = (int)tycho_l_optfield_integer(L, 1, 1, "optimize_every", p.optimize_every);
+    p.edge_sigma_xy = tycho_l_optfield_number(L, 1, 1, "edge_sigma_xy", p.edge_sigma_xy);
+    p.edge_sigma_yaw = tycho_l_optfield_number(L, 1, 1, "edge_sigma_yaw", p.edge_sigma_yaw);
+    p.loop_sigma_xy = tycho_l_optfield_number(L, 1, 1, "loop_sigma_xy", p.loop_sigma_xy);
+    p.loop_sigma_yaw = tycho_l_optfield_number(L, 1, 1, "loop_sigma_yaw", p.loop_sigma_yaw);
+    p.huber = tycho_l_optfield_number(L, 1, 1, "huber", p.huber);
+    tycho_err err = {0};
+    if (tycho_slam_params_validate(&p, &err) != TYCHO_OK) return luaL_argerror(L, 1, err.msg);
+    lslam *b = tycho_newuserdata(L, sizeof *b);
+    b->s = NULL;
+    luaL_getmetatable(L, SLAM_MT);
+    lua_setmetatable(L, -2);
+    b->s = tycho_slam_new(&p, &err);
+    if (!b->s) return tycho_l_error(L, &err);
+    return 1;
+}
+
+static void push_pose(lua_State *L, tycho_pose2 p)
+{
+    lua_pushnumber(L, p.x);
+    lua_pushnumber(L, p.y);
+    lua_pushnumber(L, p.yaw);
+}
+
+static int l_add_scan(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    /* a tycho.scan: its tycho_scan is the userdata's first member */
+    const tycho_scan *scan = luaL_checkudata(L, 2, "tycho.scan");
+    if (!scan->ranges) return luaL_argerror(L, 2, "scan has been freed");
+    tycho_pose2 odom = check_pose(L, 3);
+    tycho_slam_step st;
+    tycho_err err = {0};
+    if (tycho_slam_add_scan(b->s, scan, odom, &st, &err) != TYCHO_OK) {
+        if (err.code == TYCHO_EINVAL) return luaL_argerror(L, 3, err.msg);
+        return tycho_l_error(L, &err);
+    }
+    lua_createtable(L, 0, 7);
+    set_num(L, "x", st.pose.x);
+    set_num(L, "y", st.pose.y);
+    set_num(L, "yaw", st.pose.yaw);
+    set_bool(L, "matched", st.matched);
+    set_bool(L, "degenerate", st.degenerate);
+    set_num(L, "score", st.score);
+    set_int(L, "loop_closures", st.loop_closures);
+    return 1;
+}
+
+static int l_pose(lua_State *L)
+{
+    push_pose(L, tycho_slam_pose(check_slam(L, 1)->s));
+    return 3;
+}
+
+static int l_correct(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    tycho_pose2 o = {luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4)};
+    luaL_argcheck(L, isfinite(o.x) && isfinite(o.y) && isfinite(o.yaw), 2, "pose must be finite");
+    push_pose(L, tycho_slam_correct(b->s, o));
+    return 3;
+}
+
+static int l_map(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    tycho_err err = {0};
+    tycho_grid *g = tycho_slam_render(b->s, &err);
+    if (!g) return tycho_l_error(L, &err);
+    tycho_l_pushgrid(L, g);
+    return 1;
+}
+
+static int l_finish(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    tycho_err err = {0};
+    if (tycho_slam_finish(b->s, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    return 0;
+}
+
+static int l_trajectory(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    int n = tycho_slam_nodes(b->s);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        tycho_pose2 p = tycho_slam_node_pose(b->s, i);
+        lua_createtable(L, 0, 3);
+        set_num(L, "x", p.x);
+        set_num(L, "y", p.y);
+        set_num(L, "yaw", p.yaw);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int l_stats(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    tycho_slam_stats st;
+    tycho_slam_get_stats(b->s, &st);
+    lua_createtable(L, 0, 13);
+    set_int(L, "nodes", st.nodes);
+    set_int(L, "submaps", st.submaps);
+    set_int(L, "finished_submaps", st.finished_submaps);
+    set_int(L, "scans_matched", st.scans_matched);
+    set_int(L, "scans_degenerate", st.scans_degenerate);
+    set_int(L, "scans_poor", st.scans_poor);
+    set_int(L, "loop_candidates", st.loop_candidates);
+    set_int(L, "loop_closures", st.loop_closures);
+    set_int(L, "optimizations", st.optimizations);
+    set_num(L, "last_optimization_ms", st.last_optimization_ms);
+    set_num(L, "max_optimization_ms", st.max_optimization_ms);
+    set_int(L, "bytes", (lua_Integer)st.bytes);
+    return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+    lslam *b = luaL_checkudata(L, 1, SLAM_MT);
+    tycho_slam_free(b->s);
+    b->s = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lslam *b = luaL_checkudata(L, 1, SLAM_MT);
+    if (!b->s) {
+        lua_pushstring(L, "tycho.slam (freed)");
+        return 1;
+    }
+    tycho_slam_stats st;
+    tycho_slam_get_stats(b->s, &st);
+    lua_pushfstring(L, "tycho.slam (%d scans, %d submaps, %d loop closures)", st.nodes, st.submaps,
+                    st.loop_closures);
+    return 1;
+}
+
+void tycho_l_open_slam(lua_State *L, int module, int methods)
+{
+    (void)methods;
+    static const luaL_Reg fns[] = {{"add_scan", l_add_scan}, {"pose", l_pose},       {"correct", l_correct},
+                                   {"map", l_map},           {"finish", l_finish},   {"trajectory", l_trajectory},
+                                   {"stats", l_stats},       {NULL, NULL}};
+    tycho_l_newclass(L, &(tycho_l_class){SLAM_MT, fns, NULL, l_gc, l_tostring, NULL});
+    lua_pop(L, 1); /* __index: the methods */
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_new);
+    lua_setfield(L, -2, "new");
+    lua_setfield(L, module, "slam");
+    tycho_l_register_opts(L, &slam_spec);
+}

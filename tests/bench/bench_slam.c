@@ -1,0 +1,110 @@
+/* SLAM cost per scan and optimisation time: a robot drives three laps of
+ * the 12 x 12 m square corridor of test_slam (360-beam scans every 4 cm or
+ * 5 degrees, 1 cm range noise, odometry 3 % long with a heading bias), so
+ * the graph grows to ~3,000 nodes with loop closures all along the second
+ * and third laps. Prints the median, p99 and worst add_scan time (the
+ * worst includes a loop-closure match and an optimisation: what one
+ * control tick would wait), the optimisation time at the end's graph size,
+ * the render time and the memory held. The Raspberry Pi 4 budget: a scan
+ * every 200 ms (5 Hz LDS-01), a 50 ms control tick. */
+#include "check.h"
+#include "slam_world.h"
+#include "tycho/raycast.h"
+#include "tycho/slam.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(void)
+{
+    tycho_grid *world = square_world();
+    tycho_slam_params p;
+    tycho_slam_params_defaults(&p);
+    /* BENCH_SLAM_NO_LOOPS=1: the front end alone, for comparison */
+    if (getenv("BENCH_SLAM_NO_LOOPS")) p.loop_closure = false;
+    /* as test_slam: a window wider than the 0.2 m drift at the loop's
+     * return, a score the 1 cm range noise reaches */
+    p.loop_window_xy = 0.5;
+    p.loop_window_yaw = 10 * M_PI / 180;
+    p.loop_min_score = 0.6;
+    tycho_err err;
+    tycho_slam *s = tycho_slam_new(&p, &err);
+    tycho_scan scan;
+    tycho_scan_init(&scan, 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, &err);
+    const double corners[4][2] = { { 1, 1 }, { 11, 1 }, { 11, 11 }, { 1, 11 } };
+    tycho_pose2 truth = { 1, 1, 0 }, odom = truth;
+    int laps = 3, cap = 8000, n = 0;
+    double *times = malloc((size_t)cap * sizeof *times);
+    double sq = 0, worst = 0;
+    rng_state = 4242;
+    for (int leg = 0; leg < 4 * laps; leg++) {
+        const double *to = corners[(leg + 1) % 4];
+        double heading = atan2(to[1] - truth.y, to[0] - truth.x), dist = hypot(to[0] - truth.x, to[1] - truth.y);
+        int turns = (int)ceil(fabs(tycho_angle_wrap(heading - truth.yaw)) / (5 * M_PI / 180));
+        int steps = turns + (int)ceil(dist / 0.04);
+        double turn_step = turns ? tycho_angle_wrap(heading - truth.yaw) / turns : 0, move = dist / (steps - turns);
+        for (int k = 0; k < steps && n < cap; k++) {
+            tycho_pose2 inc = k < turns ? (tycho_pose2){ 0, 0, turn_step } : (tycho_pose2){ move, 0, 0 };
+            truth = tycho_pose2_compose(truth, inc);
+            odom = tycho_pose2_compose(odom, (tycho_pose2){ inc.x * 1.03, 0, inc.yaw * 1.02 + 0.05 * inc.x });
+            tycho_scan_cast(world, truth, &scan, NULL);
+            for (int b = 0; b < scan.count; b++)
+                if (isfinite(scan.ranges[b])) scan.ranges[b] += (float)(0.01 * gauss());
+            tycho_slam_step st;
+            double t0 = now_ms();
+            if (tycho_slam_add_scan(s, &scan, odom, &st, &err) != TYCHO_OK) {
+                fprintf(stderr, "bench_slam: %s\n", err.msg);
+                return 1;
+            }
+            times[n] = now_ms() - t0;
+            if (times[n] > worst) worst = times[n];
+            double e = hypot(st.pose.x - truth.x, st.pose.y - truth.y);
+            sq += e * e;
+            n++;
+        }
+    }
+    tycho_slam_stats st;
+    tycho_slam_get_stats(s, &st);
+    /* one more optimisation of the whole graph, timed alone */
+    double t0 = now_ms();
+    tycho_slam_finish(s, &err);
+    double t_finish = now_ms() - t0;
+    t0 = now_ms();
+    tycho_grid *map = tycho_slam_render(s, &err);
+    double t_render = now_ms() - t0;
+    qsort(times, (size_t)n, sizeof *times, cmp_double);
+    printf("slam add_scan (360 beams, submap match + insert + loop slice), %d scans over 3 laps of a 48 m loop: "
+           "median %.3f ms, p99 %.3f ms, worst %.1f ms (Pi budget: 200 ms a scan, 50 ms a control tick)\n",
+           n, times[n / 2], times[(int)(n * 0.99)], worst);
+    printf("slam loop closure: %d closures of %d candidates tried, %d optimisations, worst %.1f ms, last %.1f ms "
+           "(%d nodes); finish (queued search + optimisation) %.1f ms\n",
+           st.loop_closures, st.loop_candidates, st.optimizations, st.max_optimization_ms, st.last_optimization_ms,
+           st.nodes, t_finish);
+    printf("slam trajectory error (online poses) RMSE %.3f m; render of %d scans %.1f ms (%dx%d); memory held %.1f MB\n",
+           sqrt(sq / n), n, t_render, map ? tycho_grid_width(map) : 0, map ? tycho_grid_height(map) : 0,
+           st.bytes / 1048576.0);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("slam peak resident memory of the whole benchmark process: %.1f MB\n", ru.ru_maxrss / 1024.0);
+    tycho_grid_free(map);
+    free(times);
+    tycho_scan_free(&scan);
+    tycho_slam_free(s);
+    tycho_grid_free(world);
+    return 0;
+}
