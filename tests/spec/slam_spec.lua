@@ -2,7 +2,7 @@
 -- in a grid) with odometry 3 % long; every scan becomes a node, the map comes
 -- back rendered from the poses; bad arguments are refused with their position.
 local tycho = require "tycho"
-local atan2 = math.atan2 or math.atan -- LuaJIT has atan2; Lua 5.4 atan(y, x)
+local atan2 = math.atan2 or math.atan -- luacheck: ignore (LuaJIT has atan2; Lua 5.4 atan(y, x))
 
 -- a 6 x 6 m room with a 2 x 2 m pillar and two boxes on the walls (features
 -- along every side, so no match is degenerate)
