@@ -394,9 +394,8 @@ static const luaL_Reg viz_functions[] = {
 void tycho_l_open_viz(lua_State *L, int module, int methods)
 {
     (void)methods;
-    luaL_newmetatable(L, JSON_BUF_MT);
-    lua_pushcfunction(L, json_buf_gc);
-    lua_setfield(L, -2, "__gc");
+    static const tycho_l_class json_buf_class = {JSON_BUF_MT, NULL, NULL, json_buf_gc, NULL, NULL};
+    tycho_l_newclass(L, &json_buf_class);
     lua_pop(L, 1);
     lua_newtable(L);
     luaL_setfuncs(L, viz_functions, 0);
