@@ -78,7 +78,7 @@ else()
   set(TYCHO_DEB_LUA "liblua5.4-0")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6, ${TYCHO_DEB_LUA}, libpng16-16, libyaml-0-2, libedit2, libgpiod2, libi2c0, libcxsparse3")
+    "libc6, ${TYCHO_DEB_LUA}, libpng16-16, libyaml-0-2, libedit2, libgpiod2, libi2c0, libcxsparse3, libzstd1, zlib1g, libwslay1, libnettle8")
 # `require "tycho"` from the stock interpreter
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "lua5.4")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
