@@ -17,6 +17,8 @@
 --     { name = "set", type = "string", repeatable = true, metavar = "NAME=VALUE", doc = "..." },
 --   } }
 -- A repeatable option collects its values in order in an array (default {}).
+-- An option with an optional value declares `bare` (its value when given
+-- alone) and `takes(s)` (whether the next argument is its value).
 -- cli.options(list, ...) concatenates option lists (a mission's own and the
 -- session's --socket, --listen ...), so each is declared once.
 --   local opt, err = spec:parse(arg)   -- nil, message on misuse
@@ -45,6 +47,7 @@ function M.spec(s)
       by_name["-" .. o.short] = o
     end
     assert(not o.repeatable or o.type ~= "boolean", "cli.spec: --" .. o.name .. ": a boolean cannot repeat")
+    assert(o.bare == nil or type(o.takes) == "function", "cli.spec: --" .. o.name .. ": bare needs takes(value)")
     by_name[o.name] = o
   end
   s.by_name = by_name
@@ -170,6 +173,11 @@ function Spec:parse(argv)
         elseif inline == "true" or inline == "1" or inline == "yes" then opt[name] = true
         elseif inline == "false" or inline == "0" or inline == "no" then opt[name] = false
         else return nil, ("--%s expects no value or true/false (got '%s')"):format(name, inline) end
+        i = i + 1
+      elseif inline == nil and o.bare ~= nil and not (argv[i + 1] and o.takes(argv[i + 1])) then
+        -- an option whose value is optional (`--viz` or `--viz 9000`): the next
+        -- argument is its value only when o.takes says it looks like one
+        opt[name] = o.bare
         i = i + 1
       else
         local raw = inline

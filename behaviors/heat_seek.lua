@@ -102,7 +102,7 @@ end
 
 -- the blackboard: everything the behaviour knows, kept across reloads
 local bb = {
-  detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {},
+  detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {}, frames = {},
   blacklist = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
   front_range = math.huge, max_pitch = 0,
 }
@@ -149,6 +149,7 @@ local function fast_tick()
     for i, cam in ipairs(robot.cameras) do
       local frame, _, frame_pose = robot.thermal(i)
       if frame then
+        bb.frames[i] = frame
         -- the scan is older than the frame: look along the camera axis as it
         -- was when the frame was taken, expressed in the scan's robot frame
         local turn = frame_pose.yaw - bb.scan_pose.yaw
@@ -216,11 +217,13 @@ end
 
 local runner = tasks.new(sched, { rate = P.decision_rate, name = "decide" })
 bb.states = {}
+local feeder -- the channels (--record), once the session is up
 local machine = fsm.new(def, bb, {
   runner = runner, fast_rate = P.fast_rate, name = "heat_seek",
   on_transition = function(from, to, t, reason)
     bb.states[#bb.states + 1] = { state = to, t = t }
     log:info("state: %s -> %s%s", tostring(from), to, reason and (" (" .. tostring(reason) .. ")") or "")
+    if feeder then feeder:state(from, to, t, reason) end
   end,
 })
 bb.machine = machine
@@ -277,7 +280,14 @@ do
   end
   session = s
 end
-if not (opt.repl or opt.realtime) and session.server then
+if session.channels then
+  feeder = require("robot_channels").new(session.channels, {
+    robot = robot, now = now, mapping = mapping, nav = nav, bb = bb, machine = machine, world = robot.world,
+    scan = function() return bb.scan end, thermal = function(i) return bb.frames[i] end })
+  feeder:state(nil, machine.state, now())
+  sched:every(0.05, function() feeder:tick() end, "channels")
+end
+if not (opt.repl or opt.realtime) and (session.server or session.viz) then
   -- faster than real time the scheduler never sleeps: serve clients in passing
   sched:every(0.1, function() session:service() end, "attach")
 end

@@ -60,6 +60,17 @@ sched:every(0.1, function() end, "console") -- keeps the loop (and the console) 
 local ok, session = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = true,
                                          history = opt.history, name = "tycho repl" })
 if not ok then io.stderr:write("tycho repl: ", tostring(session), "\n") return 1 end
+if session.channels and env.robot then
+  -- --record: the robot's channels; the simulator's newest scan and frames
+  -- are read without taking them (the console may want them too)
+  local sim = env.sim
+  local feeder = require("robot_channels").new(session.channels, {
+    robot = env.robot, now = function() return clock:now() end, world = env.robot.world,
+    scan = sim and function() return (sim:last_scan()) end,
+    thermal = sim and function(cam) return (sim:last_thermal(cam)) end,
+    map = sim and sim:truth() })
+  sched:every(0.05, function() if not paused then feeder:tick() end end, "channels")
+end
 session:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
   opt.world and (", simulating " .. opt.world) or opt.robot and (", robot " .. opt.robot) or ""))
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)

@@ -20,6 +20,11 @@ Session.USAGE = [[
   --listen HOST:PORT also accept `tycho attach --tcp` (127.0.0.1 unless told; needs --token-file)
   --token-file FILE  the shared secret for --listen (a file only you can read)
   --log-file PATH    also append log lines to PATH (with wall-clock time)
+  --viz [HOST:]PORT  serve the channels to Foxglove / Lichtblick (WebSocket, default
+                     127.0.0.1:8765): map, scan, frames, path, heat, thermal images, IMU,
+                     state, log, the time, and the parameters (set with :set's checks)
+  --record FILE.mcap record the channels (map, scan, frames, path, detections, thermal
+                     images, IMU, commands, state, log) to an MCAP file
 ]]
 
 --- The same options as declarations for cli.lua (a mission appends them to
@@ -32,6 +37,11 @@ Session.OPTIONS = {
     doc = "also accept `tycho attach --tcp` (127.0.0.1 unless told; needs --token-file)" },
   { name = "token-file", type = "string", metavar = "FILE", doc = "the shared secret for --listen (a file only you can read)" },
   { name = "log-file", type = "string", metavar = "PATH", doc = "also append log lines to PATH (with wall-clock time)" },
+  { name = "viz", type = "string", metavar = "[HOST:]PORT", bare = true,
+    takes = function(v) return v:match("^%d+$") or v:match("^[%w%.%-]+:%d+$") or v:match("^%[.*%]:%d+$") end,
+    doc = "serve the channels to Foxglove / Lichtblick (WebSocket, default 127.0.0.1:8765): map, scan, frames, path, heat, thermal images, IMU, state, log, the time, and the parameters (set with :set's checks)" },
+  { name = "record", type = "string", metavar = "FILE.mcap",
+    doc = "record the channels (map, scan, frames, path, detections, thermal images, IMU, commands, state, log) to an MCAP file" },
 }
 
 --- Copies the session options parsed by cli.lua into the fields Session.new reads.
@@ -41,13 +51,24 @@ function Session.from_cli(opt)
   return opt
 end
 
-local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = true, ["--log-file"] = true }
+local VALUED = { ["--socket"] = true, ["--listen"] = true, ["--token-file"] = true, ["--log-file"] = true,
+                 ["--record"] = true }
 
 --- If args[i] is a session option, stores it in opt and returns the index
 -- after it; returns nil otherwise, or nil and a message for a missing value.
 function Session.take_arg(args, i, opt)
   local a = args[i]
   if a == "--no-socket" then opt.socket = false return i + 1 end
+  if a == "--viz" then
+    -- the address is optional: taken when the next argument looks like one
+    local v = args[i + 1]
+    if type(v) == "string" and (v:match("^%d+$") or v:match("^[%w%.%-]+:%d+$") or v:match("^%[.*%]:%d+$")) then
+      opt.viz = v
+      return i + 2
+    end
+    opt.viz = true
+    return i + 1
+  end
   if VALUED[a] then
     if args[i + 1] == nil then return nil, a .. " needs a value" end
     opt[a:sub(3):gsub("%-", "_")] = args[i + 1]
@@ -88,6 +109,28 @@ function Session.new(o)
   if opt.log_file and o.log then
     self.file_sink = o.log:add_sink(Session.log_file_sink(opt.log_file))
   end
+  local Channels = (opt.record or opt.viz) and require "channels"
+  if opt.viz then
+    local VizServer = require "viz_server"
+    local host, port = VizServer.parse_address(opt.viz)
+    if not host then error(port, 0) end
+    host = host:match("^%[(.*)%]$") or host
+    self.channels = Channels.new()
+    self.viz = VizServer.new { loop = self.loop, host = host, port = port, log = o.log, name = o.name,
+                               params = o.host and o.host.params }
+    self.channels:add_sink(self.viz)
+    self:print(("viz: Foxglove live view on ws://%s:%d"):format(host, self.viz.port))
+  end
+  if opt.record then
+    -- the channels the robot publishes (behaviors/robot_channels.lua feeds them)
+    if not tostring(opt.record):match("%.mcap$") then error("--record: the file name must end in .mcap", 0) end
+    self.channels = self.channels or Channels.new()
+    local sink, err = Channels.mcap_sink(opt.record)
+    if not sink then error("--record: " .. tostring(err), 0) end
+    self.channels:add_sink(sink)
+    self.recording = sink
+    if o.log then self.channels_log_sink = o.log:add_sink(require("robot_channels").log_sink(self.channels)) end
+  end
   local want_socket = opt.socket ~= false and (opt.socket or o.socket_default ~= false)
   if want_socket or opt.listen then
     local AttachServer = require "attach_server"
@@ -115,6 +158,17 @@ end
 function Session:service() self.loop:poll(0) end
 
 function Session:close()
+  if self.channels then
+    if self.channels_log_sink then self.log:remove_sink(self.channels_log_sink) end
+    local n = 0
+    for _, c in pairs(self.channels.counts) do n = n + c end
+    local ok, err = self.channels:close()
+    if self.recording then
+      if ok then self:print(("recorded %d messages to %s"):format(n, self.recording.path))
+      else io.stderr:write("--record: ", tostring(err), "\n") end
+    end
+    self.channels = nil
+  end
   if self.server then self.server:close() end
   if self.console then self.console:close() end
   if self.file_sink and self.log then self.log:remove_sink(self.file_sink) end

@@ -102,6 +102,18 @@ end
 local paced = opt.repl or opt.realtime
 local speed = tonumber(opt.speed) or 1
 
+-- --viz / --record: the robot's frames, attitude and driven trail (the
+-- terrain robot has no thermal cameras or 2D scan)
+local feeder, latest
+if session.channels then
+  local pose_src = { cameras = {},
+    pose = function() return latest.x, latest.y, latest.yaw or 0 end,
+    imu = function() return latest.pitch or 0, latest.roll or 0, 0 end }
+  feeder = { trail = {} }
+  feeder.rc = require("robot_channels").new(session.channels,
+    { robot = pose_src, now = function() return clock:now() end, bb = feeder })
+end
+
 local wall0 = tycho.clock.monotonic()
 local ticks = 0
 local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
@@ -110,6 +122,11 @@ local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = 
     env.bot = bot
     clock:advance(r.trajectory[#r.trajectory].t - clock:now())
     ticks = ticks + 1
+    if feeder then
+      latest = r.trajectory[#r.trajectory]
+      feeder.trail = r.trajectory
+      feeder.rc:tick()
+    end
     if paced then
       -- wait for the wall clock (serving the console and clients meanwhile)
       repeat
@@ -117,7 +134,7 @@ local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = 
         if live.paused then ahead = 0.1 end
         if ahead > 0 then session.wait(math.min(ahead, 0.1)) end
       until (ahead <= 0 and not live.paused) or live.stop or session:quitting() or guard:stop_requested()
-    elseif session.server and ticks % 10 == 0 then
+    elseif (session.server or session.viz) and ticks % 10 == 0 then
       session:service()
     end
     if live.stop or session:quitting() or guard:stop_requested() then return "stop" end

@@ -120,6 +120,8 @@ static lscan *check_scan(lua_State *L, int idx)
     return b;
 }
 
+const tycho_scan *tycho_l_checkscan(lua_State *L, int idx) { return &check_scan(L, idx)->s; }
+
 static int check_beam(lua_State *L, const lscan *b, int idx)
 {
     lua_Integer i = luaL_checkinteger(L, idx);

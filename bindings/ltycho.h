@@ -5,6 +5,7 @@
 #include "compat.h"
 #include "tycho/grid.h"
 #include "tycho/lidar3d.h"
+#include "tycho/scan.h"
 #include "tycho/terrain.h"
 
 #define TYCHO_GRID_MT "tycho.grid"
@@ -192,6 +193,12 @@ void tycho_l_open_terrain(lua_State *L, int module, int methods);
 void tycho_l_open_pattern(lua_State *L, int module, int methods);
 void tycho_l_open_sandbox(lua_State *L, int module, int methods);
 void tycho_l_open_yaml(lua_State *L, int module, int methods);
+void tycho_l_open_mcap(lua_State *L, int module, int methods);
+void tycho_l_open_viz(lua_State *L, int module, int methods);
+void tycho_l_open_ws(lua_State *L, int module, int methods);
+
+/* The scan userdata's C scan (argument error if freed). */
+const tycho_scan *tycho_l_checkscan(lua_State *L, int idx);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {

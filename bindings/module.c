@@ -143,6 +143,9 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_pattern(L, module, methods);
     tycho_l_open_sandbox(L, module, methods);
     tycho_l_open_yaml(L, module, methods);
+    tycho_l_open_mcap(L, module, methods);
+    tycho_l_open_viz(L, module, methods);
+    tycho_l_open_ws(L, module, methods);
 
     lua_pushcfunction(L, tycho_l_home);
     lua_setfield(L, module, "home");

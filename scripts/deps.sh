@@ -5,6 +5,7 @@ PKGS=(cmake make gcc clang pkg-config
       liblua5.4-dev lua5.4 lua-busted
       libluajit-5.1-dev luajit
       libpng-dev libyaml-dev libsuitesparse-dev
+      libzstd-dev zlib1g-dev libwslay-dev nettle-dev
       libedit-dev libi2c-dev libgpiod-dev
       lua-check
       luarocks)

@@ -819,4 +819,88 @@ function tycho.swarm.shape(name, u) end
 ---@return number|nil vx_or_x, number|string vy_or_y, table? info
 function swarm:command(t, pos, goal, neighbours, state) end
 
+-- recording and live view ---------------------------------------------------------------
+
+tycho.mcap = {}
+---@class tycho.mcap_writer
+local mcap_writer = {}
+---Starts an MCAP recording at path (written as path.part until close).
+---@param o? {chunk_size?: integer, compress?: boolean, level?: integer}
+---@return tycho.mcap_writer|nil writer, string? err
+function tycho.mcap.open(path, o) end
+---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
+---@return table|nil info, string? err
+function tycho.mcap.read(path, fn) end
+---@return integer id
+function mcap_writer:schema(name, encoding, data) end
+---@return integer id
+function mcap_writer:channel(topic, schema_id, encoding) end
+---@return true|nil ok, string? err
+function mcap_writer:write(channel_id, t, data) end
+---@return integer
+function mcap_writer:bytes() end
+---@return true|nil ok, string? err
+function mcap_writer:close() end
+
+tycho.viz = {}
+---foxglove.Grid JSON of a grid (uint8 field "cost").
+---@return string
+function tycho.viz.grid(grid, t, frame_id) end
+---foxglove.LaserScan JSON of a scan.
+---@return string
+function tycho.viz.scan(scan, t, frame_id) end
+---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
+---@return string
+function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
+---foxglove.PosesInFrame JSON of {x=, y=[, yaw=]} points (at most max, evenly picked).
+---@return string
+function tycho.viz.poses(points, t, frame_id, max) end
+---CRC-32 of a grid's size, place and cells.
+---@return integer
+function tycho.viz.digest(grid) end
+---@return string
+function tycho.viz.base64(s) end
+---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
+---@return string
+function tycho.viz.json(value) end
+
+tycho.ws = {}
+---@class tycho.ws.server
+local ws_server = {}
+---@class tycho.ws.conn
+local ws_conn = {}
+---A WebSocket server (subprotocol foxglove.websocket.v1) for the live view; port 0 picks one.
+---@return tycho.ws.server|nil server, string? err
+function tycho.ws.listen(host, port) end
+---@return tycho.ws.conn|nil conn, string? err
+function ws_server:accept() end
+---@return integer
+function ws_server:fd() end
+---@return integer
+function ws_server:port() end
+function ws_server:close() end
+---@return integer
+function ws_conn:fd() end
+---Reads what arrived: the handshake, then messages.
+---@return string[]|nil texts, string? why_closed
+function ws_conn:service() end
+---@return boolean
+function ws_conn:is_open() end
+---@return boolean queued
+function ws_conn:send_text(s, always) end
+---@return boolean queued
+function ws_conn:send_binary(s) end
+---@return boolean queued
+function ws_conn:send_message(subscription_id, t, payload) end
+---@return boolean queued
+function ws_conn:send_time(t) end
+---@return boolean more
+function ws_conn:flush() end
+---@return integer
+function ws_conn:queued() end
+---@return integer
+function ws_conn:dropped() end
+function ws_conn:set_queue_limit(bytes) end
+function ws_conn:close() end
+
 return tycho

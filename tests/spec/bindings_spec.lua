@@ -35,6 +35,7 @@ local internal = {
   ["tycho.kmeans_workspace"] = "a scratch object inside tycho.kmeans",
   ["tycho.console"] = "needs the process's terminal (repl_spec drives it)",
   ["tycho.device"] = "needs a driver plugin (device_spec drives it)",
+  ["tycho.viz_json_buffer"] = "the scratch buffer inside tycho.viz.json",
 }
 
 local made = {}
@@ -71,6 +72,24 @@ local factories = {
     made.sock = made.sock or socket_path()
     made.server = made.server or assert(tycho.net.listen_unix(made.sock))
     return made.server
+  end,
+  ["tycho.mcap_writer"] = function()
+    made.mcap = made.mcap or (os.tmpname() .. ".mcap")
+    return assert(tycho.mcap.open(made.mcap))
+  end,
+  ["tycho.ws.server"] = function() return assert(tycho.ws.listen("127.0.0.1", 0)) end,
+  ["tycho.ws.conn"] = function()
+    made.ws = made.ws or assert(tycho.ws.listen("127.0.0.1", 0))
+    local client = assert(tycho.net.connect_tcp("127.0.0.1", made.ws:port()))
+    made.ws_clients = made.ws_clients or {}
+    made.ws_clients[#made.ws_clients + 1] = client -- kept open while the accepted side is used
+    local conn
+    for _ = 1, 200 do
+      conn = made.ws:accept()
+      if conn then break end
+      tycho.net.wait({ made.ws:fd() }, 0.01)
+    end
+    return assert(conn)
   end,
   ["tycho.net.conn"] = function()
     made.sock = made.sock or socket_path()
@@ -204,6 +223,11 @@ local calls = {
     return tycho.terrain.heightfield { width = 4, height = 4 }:sweep({ x = 0, y = 0, z = 0 }, o)
   end,
   ["kmeans"] = function(o) return tycho.kmeans({ { 0, 0 }, { 1, 1 } }, 1, o) end,
+  ["mcap.open"] = function(o)
+    local w = assert(tycho.mcap.open(os.tmpname() .. ".mcap", o))
+    w:close()
+    return w
+  end,
   ["load_data"] = function(o)
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))

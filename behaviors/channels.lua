@@ -1,0 +1,185 @@
+--- Channels: the topics a running robot publishes for people to watch (the
+-- Foxglove live view) and to keep (MCAP recordings), JSON-encoded with the
+-- Foxglove schemas (viz/schemas). One publisher, several sinks; each topic
+-- has a minimum period so a fast loop never floods a viewer or a file.
+--
+--   local ch = Channels.new()
+--   ch:add_sink(assert(Channels.mcap_sink("run.mcap")))
+--   if ch:due("/scan", t) then ch:publish("/scan", t, tycho.viz.scan(scan, t, "laser")) end
+--   ch:close()
+--
+-- A sink is a table with advertise(self, topic, schema_name, schema_json),
+-- publish(self, topic, t, data) and close(self); channels are advertised to
+-- every sink when it is added.
+local tycho = require "tycho"
+
+local Channels = {}
+Channels.__index = Channels
+
+--- topic -> schema and minimum period in seconds (0: every change). Rates
+-- from the viewer's needs: maps at most 1 Hz (and only when changed),
+-- scans and thermal images 5 Hz, poses 20 Hz.
+Channels.TOPICS = {
+  { topic = "/map", schema = "foxglove.Grid", period = 1.0 },
+  { topic = "/costmap", schema = "foxglove.Grid", period = 1.0 },
+  { topic = "/scan", schema = "foxglove.LaserScan", period = 0.2 },
+  { topic = "/tf", schema = "foxglove.FrameTransforms", period = 0.05 },
+  { topic = "/path", schema = "foxglove.PosesInFrame", period = 0.2 },
+  { topic = "/trail", schema = "foxglove.PosesInFrame", period = 1.0 },
+  { topic = "/scene", schema = "foxglove.SceneUpdate", period = 1.0 },
+  { topic = "/thermal/1", schema = "foxglove.RawImage", period = 0.2 },
+  { topic = "/thermal/2", schema = "foxglove.RawImage", period = 0.2 },
+  { topic = "/imu", schema = "tycho.Imu", period = 0.05 },
+  { topic = "/cmd_vel", schema = "tycho.Command", period = 0.05 },
+  { topic = "/state", schema = "tycho.State", period = 0 },
+  { topic = "/log", schema = "foxglove.Log", period = 0 },
+}
+
+local function source_dir()
+  local src = debug.getinfo(1, "S").source
+  return (src:match("^@(.*)/[^/]+$")) or "."
+end
+
+--- Folder of the JSON Schemas: $TYCHO_VIZ_SCHEMAS, else viz/schemas in the
+-- runtime's data folder (the source tree, or share/tycho when installed),
+-- else beside behaviors/.
+function Channels.schema_dir()
+  local env = os.getenv("TYCHO_VIZ_SCHEMAS")
+  if env and env ~= "" then return env end
+  local ok, home = pcall(function() return tycho.home and tycho.home() end)
+  if ok and type(home) == "table" and type(home.data) == "string" and home.data ~= "" then
+    return home.data .. "/viz/schemas"
+  end
+  return source_dir() .. "/../viz/schemas"
+end
+
+local schema_cache = {}
+--- The JSON Schema text of a schema name; raises naming the file if missing.
+function Channels.schema(name)
+  if schema_cache[name] then return schema_cache[name] end
+  local path = Channels.schema_dir() .. "/" .. name .. ".json"
+  local f, err = io.open(path, "rb")
+  if not f then error("channels: schema " .. name .. ": " .. tostring(err), 0) end
+  local text = f:read("*a")
+  f:close()
+  schema_cache[name] = text
+  return text
+end
+
+--- Channels.new() -> channels (no sinks yet: nothing is encoded until one is added)
+function Channels.new()
+  local self = setmetatable({ sinks = {}, topics = {}, last = {}, counts = {} }, Channels)
+  for _, t in ipairs(Channels.TOPICS) do self.topics[t.topic] = t end
+  return self
+end
+
+function Channels:add_sink(sink)
+  if type(sink) ~= "table" or type(sink.publish) ~= "function" or type(sink.advertise) ~= "function" then
+    error("bad argument #1 to 'add_sink' (sink with advertise and publish expected)", 2)
+  end
+  for _, t in ipairs(Channels.TOPICS) do sink:advertise(t.topic, t.schema, Channels.schema(t.schema)) end
+  self.sinks[#self.sinks + 1] = sink
+  return sink
+end
+
+--- True when some sink listens and the topic's period has passed since its last message.
+function Channels:due(topic, t)
+  local spec = self.topics[topic]
+  if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
+  if #self.sinks == 0 then return false end
+  local last = self.last[topic]
+  return last == nil or t - last >= spec.period - 1e-9 or t < last
+end
+
+--- Publishes JSON text (a string) or a table (encoded here) on a topic at time t.
+function Channels:publish(topic, t, data)
+  if not self.topics[topic] then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
+  if type(data) == "table" then data = tycho.viz.json(data) end
+  if type(data) ~= "string" then error("bad argument #3 to 'publish' (string or table expected)", 2) end
+  self.last[topic] = t
+  self.counts[topic] = (self.counts[topic] or 0) + 1
+  for _, s in ipairs(self.sinks) do s:publish(topic, t, data) end
+end
+
+function Channels:close()
+  local problems = {}
+  for _, s in ipairs(self.sinks) do
+    local ok, err = s:close()
+    if not ok and err then problems[#problems + 1] = err end
+  end
+  self.sinks = {}
+  if #problems > 0 then return nil, table.concat(problems, "; ") end
+  return true
+end
+
+-- message helpers ---------------------------------------------------------------
+
+--- {sec, nsec} of t seconds.
+function Channels.stamp(t)
+  local sec = math.floor(t)
+  local nsec = math.floor((t - sec) * 1e9 + 0.5)
+  if nsec >= 1000000000 then sec, nsec = sec + 1, nsec - 1000000000 end
+  return { sec = sec, nsec = nsec }
+end
+
+--- A quaternion rotating by yaw about z.
+function Channels.yaw_q(yaw)
+  return { x = 0, y = 0, z = math.sin(yaw / 2), w = math.cos(yaw / 2) }
+end
+
+function Channels.pose(x, y, yaw, z)
+  return { position = { x = x, y = y, z = z or 0 }, orientation = Channels.yaw_q(yaw or 0) }
+end
+
+function Channels.transform(t, parent, child, x, y, yaw)
+  return { timestamp = Channels.stamp(t), parent_frame_id = parent, child_frame_id = child,
+           translation = { x = x, y = y, z = 0 }, rotation = Channels.yaw_q(yaw) }
+end
+
+--- foxglove.PosesInFrame of a list of {x, y[, yaw]} points.
+function Channels.poses(t, frame, pts)
+  local poses = {}
+  for i, p in ipairs(pts) do poses[i] = Channels.pose(p.x, p.y, p.yaw or 0) end
+  return { timestamp = Channels.stamp(t), frame_id = frame, poses = poses }
+end
+
+local LOG_LEVEL = { debug = 1, info = 2, warn = 3, error = 4 }
+--- foxglove.Log of a log record (log.lua's {t, level, tag, msg}).
+function Channels.log_message(rec)
+  return { timestamp = Channels.stamp(math.max(0, rec.t or 0)), level = LOG_LEVEL[rec.level] or 0,
+           message = tostring(rec.msg), name = rec.tag or "tycho", file = "", line = 0 }
+end
+
+-- the MCAP sink -------------------------------------------------------------------
+
+--- Channels.mcap_sink(path [, mcap options]) -> sink | nil, err
+-- A write that fails (a full disk) ends the recording with an error kept
+-- in sink.error; the robot carries on.
+function Channels.mcap_sink(path, o)
+  local w, err = tycho.mcap.open(path, o)
+  if not w then return nil, err end
+  local sink = { path = path, writer = w, ids = {}, schema_ids = {} }
+  function sink.advertise(s, topic, schema_name, schema_json)
+    local sid = s.schema_ids[schema_name]
+    if not sid then
+      sid = s.writer:schema(schema_name, "jsonschema", schema_json)
+      s.schema_ids[schema_name] = sid
+    end
+    s.ids[topic] = s.writer:channel(topic, sid, "json")
+  end
+  function sink.publish(s, topic, t, data)
+    if s.error or not s.writer then return end
+    local ok, werr = s.writer:write(s.ids[topic], t, data)
+    if not ok then s.error = werr end
+  end
+  function sink.close(s)
+    if not s.writer then return true end
+    local ok, cerr = s.writer:close()
+    s.writer = nil
+    if s.error then return nil, s.error end
+    return ok, cerr
+  end
+  return sink
+end
+
+return Channels

@@ -1,0 +1,14 @@
+/* Base64 (RFC 4648, with padding): how JSON-encoded Foxglove messages carry
+ * bytes (grid cells, image pixels) and how the WebSocket handshake answers. */
+#ifndef TYCHO_BASE64_H
+#define TYCHO_BASE64_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Characters tycho_base64_encode writes for n bytes (no terminating NUL). */
+static inline size_t tycho_base64_len(size_t n) { return (n + 2) / 3 * 4; }
+/* Writes tycho_base64_len(n) characters to out; returns that count. */
+size_t tycho_base64_encode(const uint8_t *in, size_t n, char *out);
+
+#endif

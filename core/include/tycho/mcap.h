@@ -1,0 +1,82 @@
+/* MCAP recording (https://mcap.dev/spec, format version 0): a writer that
+ * streams messages into zstd-compressed chunks, each followed by its message
+ * indexes, and closes the file with a summary section (schemas, channels,
+ * statistics, chunk indexes), summary offsets and the footer; and a reader
+ * that walks a whole file checking every record, CRC and index entry.
+ *
+ * The writer writes PATH.part and renames it to PATH on close, so PATH is
+ * always a complete, indexed file (a run that dies leaves only the .part,
+ * which MCAP readers can still recover message by message). */
+#ifndef TYCHO_MCAP_H
+#define TYCHO_MCAP_H
+
+#include <stdint.h>
+
+#include "tycho/common.h"
+
+typedef struct tycho_mcap_writer tycho_mcap_writer;
+
+typedef struct {
+    size_t chunk_size; /* uncompressed bytes a chunk collects before it is written (default 1 MiB) */
+    int compress;      /* 1: zstd chunks (default), 0: uncompressed */
+    int zstd_level;    /* default 3 */
+} tycho_mcap_options;
+
+void tycho_mcap_options_init(tycho_mcap_options *o);
+
+/* opt may be NULL (defaults). Returns NULL with err set on failure. */
+tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt, const char *library,
+                                   tycho_err *err);
+/* A schema (encoding "jsonschema" for JSON messages); returns its id (>= 1) or 0 with err set. */
+uint16_t tycho_mcap_add_schema(tycho_mcap_writer *w, const char *name, const char *encoding,
+                               const void *data, size_t len, tycho_err *err);
+/* A channel on a topic (schema_id 0: no schema); returns its id (>= 1) or 0 with err set. */
+uint16_t tycho_mcap_add_channel(tycho_mcap_writer *w, uint16_t schema_id, const char *topic,
+                                const char *message_encoding, tycho_err *err);
+/* Times are nanoseconds. */
+tycho_status tycho_mcap_write(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                              uint64_t publish_time, const void *data, size_t len, tycho_err *err);
+/* Bytes written to the file so far (chunks are written when full). */
+uint64_t tycho_mcap_bytes(const tycho_mcap_writer *w);
+/* Writes the last chunk, the summary and the footer, renames into place and
+ * frees w (also on failure, when the .part file is removed). */
+tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err);
+/* Frees w and removes the .part file without finishing it. */
+void tycho_mcap_abort(tycho_mcap_writer *w);
+
+/* --- reading --------------------------------------------------------------- */
+#define TYCHO_MCAP_MAX_CHANNELS 256
+
+typedef struct {
+    uint16_t id;
+    char topic[128];
+    char schema_name[128];
+    char message_encoding[32];
+    uint64_t messages; /* counted in the chunks */
+} tycho_mcap_channel_info;
+
+typedef struct {
+    char profile[64], library[64];
+    uint64_t messages, chunks, schemas;
+    uint64_t start_time, end_time; /* ns, of the messages */
+    uint64_t compressed_bytes, uncompressed_bytes; /* of the chunks */
+    int nchannels;
+    tycho_mcap_channel_info channels[TYCHO_MCAP_MAX_CHANNELS];
+} tycho_mcap_info;
+
+/* Called for every message, in file order; return nonzero to stop reading. */
+typedef int (*tycho_mcap_message_fn)(void *ud, const tycho_mcap_channel_info *channel, uint64_t log_time,
+                                     const uint8_t *data, size_t len);
+
+/* Reads and checks the whole file: magic at both ends, every record's
+ * bounds, chunk CRCs and decompression, data and summary section CRCs, the
+ * message indexes against the messages, the chunk indexes and statistics
+ * against the chunks. Errors name the byte offset ("rec.mcap: offset 1234:
+ * chunk CRC mismatch"). on_message may be NULL. */
+tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_message,
+                             void *ud, tycho_err *err);
+/* The same checks on a file already in memory; `name` is used in messages. */
+tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name, tycho_mcap_info *info,
+                                    tycho_mcap_message_fn on_message, void *ud, tycho_err *err);
+
+#endif

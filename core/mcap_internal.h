@@ -1,0 +1,103 @@
+/* Shared by the MCAP writer and reader: record opcodes and a growable
+ * little-endian byte buffer (MCAP integers are all little-endian). */
+#ifndef TYCHO_MCAP_INTERNAL_H
+#define TYCHO_MCAP_INTERNAL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MCAP_MAGIC "\x89MCAP0\r\n"
+#define MCAP_MAGIC_LEN 8
+
+enum {
+    MCAP_OP_HEADER = 0x01,
+    MCAP_OP_FOOTER = 0x02,
+    MCAP_OP_SCHEMA = 0x03,
+    MCAP_OP_CHANNEL = 0x04,
+    MCAP_OP_MESSAGE = 0x05,
+    MCAP_OP_CHUNK = 0x06,
+    MCAP_OP_MESSAGE_INDEX = 0x07,
+    MCAP_OP_CHUNK_INDEX = 0x08,
+    MCAP_OP_ATTACHMENT = 0x09,
+    MCAP_OP_ATTACHMENT_INDEX = 0x0A,
+    MCAP_OP_STATISTICS = 0x0B,
+    MCAP_OP_METADATA = 0x0C,
+    MCAP_OP_METADATA_INDEX = 0x0D,
+    MCAP_OP_SUMMARY_OFFSET = 0x0E,
+    MCAP_OP_DATA_END = 0x0F
+};
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+    int oom; /* an allocation failed: the content is incomplete */
+} mcap_buf;
+
+static inline int mcap_reserve(mcap_buf *b, size_t more)
+{
+    if (b->oom) return 0;
+    if (b->len + more <= b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + more) cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return 0;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 1;
+}
+
+static inline void mcap_put(mcap_buf *b, const void *data, size_t n)
+{
+    if (n == 0 || !mcap_reserve(b, n)) return;
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+}
+
+static inline void mcap_put_le(mcap_buf *b, uint64_t v, int bytes)
+{
+    uint8_t tmp[8];
+    for (int i = 0; i < bytes; i++) tmp[i] = (uint8_t)(v >> (8 * i));
+    mcap_put(b, tmp, (size_t)bytes);
+}
+
+static inline void mcap_put_u8(mcap_buf *b, uint8_t v) { mcap_put_le(b, v, 1); }
+static inline void mcap_put_u16(mcap_buf *b, uint16_t v) { mcap_put_le(b, v, 2); }
+static inline void mcap_put_u32(mcap_buf *b, uint32_t v) { mcap_put_le(b, v, 4); }
+static inline void mcap_put_u64(mcap_buf *b, uint64_t v) { mcap_put_le(b, v, 8); }
+
+/* MCAP String: uint32 length, then the bytes. */
+static inline void mcap_put_str(mcap_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    mcap_put_u32(b, (uint32_t)n);
+    mcap_put(b, s, n);
+}
+
+/* Starts a record (opcode + a length filled in by mcap_end_record); returns where it starts. */
+static inline size_t mcap_begin_record(mcap_buf *b, uint8_t op)
+{
+    size_t at = b->len;
+    mcap_put_u8(b, op);
+    mcap_put_u64(b, 0);
+    return at;
+}
+
+static inline void mcap_end_record(mcap_buf *b, size_t at)
+{
+    if (b->oom) return;
+    uint64_t n = b->len - at - 9;
+    for (int i = 0; i < 8; i++) b->p[at + 1 + (size_t)i] = (uint8_t)(n >> (8 * i));
+}
+
+static inline uint64_t mcap_get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+#endif

@@ -1,0 +1,447 @@
+/* MCAP writer (https://mcap.dev/spec): messages collect in a chunk buffer;
+ * a full chunk is zstd-compressed and written with its message indexes; the
+ * summary (schemas, channels, statistics, chunk indexes), its offsets and the
+ * footer are written on close. The data section CRC runs over every byte
+ * written before the Data End record. */
+#include "tycho/mcap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "mcap_internal.h"
+
+typedef struct {
+    uint16_t channel;
+    uint64_t time, offset; /* offset of the message record in the uncompressed chunk */
+} index_entry;
+
+typedef struct {
+    uint64_t start_time, end_time, offset, length, index_length, compressed, uncompressed;
+    mcap_buf index_offsets; /* the chunk index's Map<uint16, uint64>, entries only */
+    char compression[8];
+} chunk_index;
+
+struct tycho_mcap_writer {
+    FILE *fp;
+    char path[4096], part[4112];
+    tycho_mcap_options opt;
+    uint64_t pos;      /* bytes written */
+    uint32_t data_crc; /* of everything written so far (the data section) */
+
+    mcap_buf chunk; /* uncompressed records of the open chunk */
+    uint64_t chunk_start, chunk_end;
+    index_entry *entries;
+    size_t nentries, entries_cap;
+    mcap_buf compressed;
+    mcap_buf scratch; /* records written straight to the file */
+
+    mcap_buf schemas, channels; /* their records again, for the summary */
+    uint16_t nschemas, nchannels;
+    uint64_t *channel_counts; /* per channel id, index id-1 */
+    chunk_index *chunks;
+    size_t nchunks, chunks_cap;
+    uint64_t messages, first_time, last_time;
+    int failed; /* a write failed: close reports it */
+};
+
+void tycho_mcap_options_init(tycho_mcap_options *o)
+{
+    o->chunk_size = 1u << 20;
+    o->compress = 1;
+    o->zstd_level = 3;
+}
+
+static tycho_status put_file(tycho_mcap_writer *w, const void *data, size_t n, tycho_err *err)
+{
+    if (n && fwrite(data, 1, n, w->fp) != n) {
+        w->failed = 1;
+        return tycho_fail(err, TYCHO_EIO, "%s: write failed: %s", w->part, strerror(errno));
+    }
+    w->data_crc = (uint32_t)crc32(w->data_crc, data, (uInt)n);
+    w->pos += n;
+    return TYCHO_OK;
+}
+
+static tycho_status put_scratch(tycho_mcap_writer *w, tycho_err *err)
+{
+    if (w->scratch.oom) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+    tycho_status st = put_file(w, w->scratch.p, w->scratch.len, err);
+    w->scratch.len = 0;
+    return st;
+}
+
+tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt, const char *library,
+                                   tycho_err *err)
+{
+    if (!path || !*path || strlen(path) >= 4096) {
+        tycho_fail(err, TYCHO_EINVAL, "mcap: bad path");
+        return NULL;
+    }
+    tycho_mcap_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        return NULL;
+    }
+    if (opt) w->opt = *opt;
+    else tycho_mcap_options_init(&w->opt);
+    if (w->opt.chunk_size < 1024) w->opt.chunk_size = 1024;
+    snprintf(w->path, sizeof w->path, "%s", path);
+    snprintf(w->part, sizeof w->part, "%s.part", path);
+    w->fp = fopen(w->part, "wb");
+    if (!w->fp) {
+        tycho_fail(err, TYCHO_EIO, "%s: cannot create: %s", w->part, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    w->data_crc = (uint32_t)crc32(0, Z_NULL, 0);
+    mcap_put(&w->scratch, MCAP_MAGIC, MCAP_MAGIC_LEN);
+    size_t at = mcap_begin_record(&w->scratch, MCAP_OP_HEADER);
+    mcap_put_str(&w->scratch, "");                   /* profile: none of the well-known ones */
+    mcap_put_str(&w->scratch, library ? library : "tycho " TYCHO_VERSION);
+    mcap_end_record(&w->scratch, at);
+    if (put_scratch(w, err) != TYCHO_OK) {
+        tycho_mcap_abort(w);
+        return NULL;
+    }
+    return w;
+}
+
+uint16_t tycho_mcap_add_schema(tycho_mcap_writer *w, const char *name, const char *encoding,
+                               const void *data, size_t len, tycho_err *err)
+{
+    if (!name || !*name || !encoding || len > UINT32_MAX) {
+        tycho_fail(err, TYCHO_EINVAL, "mcap: a schema needs a name, an encoding and data");
+        return 0;
+    }
+    if (w->nschemas == UINT16_MAX) {
+        tycho_fail(err, TYCHO_ERANGE, "mcap: too many schemas");
+        return 0;
+    }
+    uint16_t id = (uint16_t)(w->nschemas + 1);
+    /* the record goes into the open chunk (before any message that uses it)
+     * and again into the summary */
+    mcap_buf *bufs[2] = {&w->chunk, &w->schemas};
+    for (int i = 0; i < 2; i++) {
+        size_t at = mcap_begin_record(bufs[i], MCAP_OP_SCHEMA);
+        mcap_put_u16(bufs[i], id);
+        mcap_put_str(bufs[i], name);
+        mcap_put_str(bufs[i], encoding);
+        mcap_put_u32(bufs[i], (uint32_t)len);
+        mcap_put(bufs[i], data, len);
+        mcap_end_record(bufs[i], at);
+    }
+    if (w->chunk.oom || w->schemas.oom) {
+        tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        return 0;
+    }
+    w->nschemas = id;
+    return id;
+}
+
+uint16_t tycho_mcap_add_channel(tycho_mcap_writer *w, uint16_t schema_id, const char *topic,
+                                const char *message_encoding, tycho_err *err)
+{
+    if (!topic || !*topic || !message_encoding || !*message_encoding) {
+        tycho_fail(err, TYCHO_EINVAL, "mcap: a channel needs a topic and a message encoding");
+        return 0;
+    }
+    if (schema_id > w->nschemas) {
+        tycho_fail(err, TYCHO_EINVAL, "mcap: channel '%s': no schema %u", topic, (unsigned)schema_id);
+        return 0;
+    }
+    if (w->nchannels == UINT16_MAX) {
+        tycho_fail(err, TYCHO_ERANGE, "mcap: too many channels");
+        return 0;
+    }
+    uint64_t *counts = realloc(w->channel_counts, (w->nchannels + 1u) * sizeof *counts);
+    if (!counts) {
+        tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        return 0;
+    }
+    w->channel_counts = counts;
+    uint16_t id = (uint16_t)(w->nchannels + 1);
+    counts[id - 1] = 0;
+    mcap_buf *bufs[2] = {&w->chunk, &w->channels};
+    for (int i = 0; i < 2; i++) {
+        size_t at = mcap_begin_record(bufs[i], MCAP_OP_CHANNEL);
+        mcap_put_u16(bufs[i], id);
+        mcap_put_u16(bufs[i], schema_id);
+        mcap_put_str(bufs[i], topic);
+        mcap_put_str(bufs[i], message_encoding);
+        mcap_put_u32(bufs[i], 0); /* metadata: empty map */
+        mcap_end_record(bufs[i], at);
+    }
+    if (w->chunk.oom || w->channels.oom) {
+        tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        return 0;
+    }
+    w->nchannels = id;
+    return id;
+}
+
+static int by_channel_then_order(const void *a, const void *b)
+{
+    const index_entry *x = a, *y = b;
+    if (x->channel != y->channel) return x->channel < y->channel ? -1 : 1;
+    /* stable: entries were appended in offset order */
+    return x->offset < y->offset ? -1 : (x->offset > y->offset);
+}
+
+/* Writes the open chunk (compressed when that is smaller) and its message
+ * indexes, and remembers its chunk index. */
+static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
+{
+    if (w->chunk.len == 0) return TYCHO_OK;
+    if (w->chunk.oom) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+    if (w->nchunks == w->chunks_cap) {
+        size_t cap = w->chunks_cap ? w->chunks_cap * 2 : 64;
+        chunk_index *c = realloc(w->chunks, cap * sizeof *c);
+        if (!c) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        w->chunks = c;
+        w->chunks_cap = cap;
+    }
+    chunk_index *ci = &w->chunks[w->nchunks];
+    memset(ci, 0, sizeof *ci);
+
+    const uint8_t *records = w->chunk.p;
+    size_t records_len = w->chunk.len;
+    const char *compression = "";
+    if (w->opt.compress) {
+        size_t bound = ZSTD_compressBound(w->chunk.len);
+        w->compressed.len = 0;
+        if (!mcap_reserve(&w->compressed, bound)) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        size_t n = ZSTD_compress(w->compressed.p, bound, w->chunk.p, w->chunk.len, w->opt.zstd_level);
+        if (ZSTD_isError(n)) return tycho_fail(err, TYCHO_EIO, "mcap: zstd: %s", ZSTD_getErrorName(n));
+        if (n < w->chunk.len) { /* incompressible data stays as it is */
+            records = w->compressed.p;
+            records_len = n;
+            compression = "zstd";
+        }
+    }
+    uint32_t crc = (uint32_t)crc32(crc32(0, Z_NULL, 0), w->chunk.p, (uInt)w->chunk.len);
+
+    /* a chunk of schemas and channels only has no message times */
+    if (w->nentries == 0) w->chunk_start = w->chunk_end = 0;
+    ci->start_time = w->chunk_start;
+    ci->end_time = w->chunk_end;
+    ci->offset = w->pos;
+    ci->compressed = records_len;
+    ci->uncompressed = w->chunk.len;
+    snprintf(ci->compression, sizeof ci->compression, "%s", compression);
+
+    mcap_buf *s = &w->scratch;
+    s->len = 0;
+    size_t at = mcap_begin_record(s, MCAP_OP_CHUNK);
+    mcap_put_u64(s, w->chunk_start);
+    mcap_put_u64(s, w->chunk_end);
+    mcap_put_u64(s, w->chunk.len);
+    mcap_put_u32(s, crc);
+    mcap_put_str(s, compression);
+    mcap_put_u64(s, records_len);
+    /* the header now, the records straight from their buffer (no copy) */
+    uint64_t record_len = s->len - at - 9 + records_len;
+    for (int i = 0; i < 8; i++) s->p[at + 1 + (size_t)i] = (uint8_t)(record_len >> (8 * i));
+    if (put_scratch(w, err) != TYCHO_OK) return TYCHO_EIO;
+    if (put_file(w, records, records_len, err) != TYCHO_OK) return TYCHO_EIO;
+    ci->length = w->pos - ci->offset;
+
+    /* one Message Index record per channel, entries in time order */
+    qsort(w->entries, w->nentries, sizeof *w->entries, by_channel_then_order);
+    uint64_t index_start = w->pos;
+    for (size_t i = 0; i < w->nentries;) {
+        size_t j = i;
+        while (j < w->nentries && w->entries[j].channel == w->entries[i].channel) j++;
+        mcap_put_u16(&ci->index_offsets, w->entries[i].channel);
+        mcap_put_u64(&ci->index_offsets, w->pos + s->len);
+        size_t rat = mcap_begin_record(s, MCAP_OP_MESSAGE_INDEX);
+        mcap_put_u16(s, w->entries[i].channel);
+        mcap_put_u32(s, (uint32_t)((j - i) * 16));
+        for (size_t k = i; k < j; k++) {
+            mcap_put_u64(s, w->entries[k].time);
+            mcap_put_u64(s, w->entries[k].offset);
+        }
+        mcap_end_record(s, rat);
+        i = j;
+    }
+    if (ci->index_offsets.oom) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+    if (put_scratch(w, err) != TYCHO_OK) return TYCHO_EIO;
+    ci->index_length = w->pos - index_start;
+    w->nchunks++;
+    w->chunk.len = 0;
+    w->nentries = 0;
+    return TYCHO_OK;
+}
+
+tycho_status tycho_mcap_write(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                              uint64_t publish_time, const void *data, size_t len, tycho_err *err)
+{
+    if (channel_id == 0 || channel_id > w->nchannels)
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: no channel %u", (unsigned)channel_id);
+    if (w->failed) return tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part);
+    if (w->nentries == w->entries_cap) {
+        size_t cap = w->entries_cap ? w->entries_cap * 2 : 1024;
+        index_entry *e = realloc(w->entries, cap * sizeof *e);
+        if (!e) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        w->entries = e;
+        w->entries_cap = cap;
+    }
+    int has_messages = w->nentries > 0;
+    w->entries[w->nentries++] = (index_entry){channel_id, log_time, w->chunk.len};
+    size_t at = mcap_begin_record(&w->chunk, MCAP_OP_MESSAGE);
+    mcap_put_u16(&w->chunk, channel_id);
+    mcap_put_u32(&w->chunk, (uint32_t)w->channel_counts[channel_id - 1]); /* sequence */
+    mcap_put_u64(&w->chunk, log_time);
+    mcap_put_u64(&w->chunk, publish_time);
+    mcap_put(&w->chunk, data, len);
+    mcap_end_record(&w->chunk, at);
+    if (w->chunk.oom) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+
+    if (!has_messages || log_time < w->chunk_start) w->chunk_start = log_time;
+    if (!has_messages || log_time > w->chunk_end) w->chunk_end = log_time;
+    if (w->messages == 0 || log_time < w->first_time) w->first_time = log_time;
+    if (w->messages == 0 || log_time > w->last_time) w->last_time = log_time;
+    w->messages++;
+    w->channel_counts[channel_id - 1]++;
+    if (w->chunk.len >= w->opt.chunk_size) return flush_chunk(w, err);
+    return TYCHO_OK;
+}
+
+uint64_t tycho_mcap_bytes(const tycho_mcap_writer *w) { return w->pos; }
+
+/* Summary section + summary offsets + footer, in memory, so the summary CRC
+ * (from the summary's first byte through the footer's summary_offset_start)
+ * is computed over exactly what is written. */
+static void build_summary(tycho_mcap_writer *w, mcap_buf *s, uint64_t summary_start)
+{
+    struct { uint8_t op; uint64_t start, length; } groups[4];
+    int ngroups = 0;
+#define GROUP_BEGIN(opcode) do { groups[ngroups].op = (opcode); groups[ngroups].start = summary_start + s->len; } while (0)
+#define GROUP_END() do { groups[ngroups].length = summary_start + s->len - groups[ngroups].start; \
+                         if (groups[ngroups].length) ngroups++; } while (0)
+    GROUP_BEGIN(MCAP_OP_SCHEMA);
+    mcap_put(s, w->schemas.p, w->schemas.len);
+    GROUP_END();
+    GROUP_BEGIN(MCAP_OP_CHANNEL);
+    mcap_put(s, w->channels.p, w->channels.len);
+    GROUP_END();
+
+    GROUP_BEGIN(MCAP_OP_STATISTICS);
+    size_t at = mcap_begin_record(s, MCAP_OP_STATISTICS);
+    mcap_put_u64(s, w->messages);
+    mcap_put_u16(s, w->nschemas);
+    mcap_put_u32(s, w->nchannels);
+    mcap_put_u32(s, 0); /* attachments */
+    mcap_put_u32(s, 0); /* metadata */
+    mcap_put_u32(s, (uint32_t)w->nchunks);
+    mcap_put_u64(s, w->first_time);
+    mcap_put_u64(s, w->last_time);
+    uint32_t nonzero = 0;
+    for (uint16_t c = 0; c < w->nchannels; c++) nonzero += w->channel_counts[c] > 0;
+    mcap_put_u32(s, nonzero * 10);
+    for (uint16_t c = 0; c < w->nchannels; c++) {
+        if (!w->channel_counts[c]) continue;
+        mcap_put_u16(s, (uint16_t)(c + 1));
+        mcap_put_u64(s, w->channel_counts[c]);
+    }
+    mcap_end_record(s, at);
+    GROUP_END();
+
+    GROUP_BEGIN(MCAP_OP_CHUNK_INDEX);
+    for (size_t i = 0; i < w->nchunks; i++) {
+        const chunk_index *ci = &w->chunks[i];
+        at = mcap_begin_record(s, MCAP_OP_CHUNK_INDEX);
+        mcap_put_u64(s, ci->start_time);
+        mcap_put_u64(s, ci->end_time);
+        mcap_put_u64(s, ci->offset);
+        mcap_put_u64(s, ci->length);
+        mcap_put_u32(s, (uint32_t)ci->index_offsets.len);
+        mcap_put(s, ci->index_offsets.p, ci->index_offsets.len);
+        mcap_put_u64(s, ci->index_length);
+        mcap_put_str(s, ci->compression);
+        mcap_put_u64(s, ci->compressed);
+        mcap_put_u64(s, ci->uncompressed);
+        mcap_end_record(s, at);
+    }
+    GROUP_END();
+#undef GROUP_BEGIN
+#undef GROUP_END
+
+    uint64_t offsets_start = summary_start + s->len;
+    for (int g = 0; g < ngroups; g++) {
+        at = mcap_begin_record(s, MCAP_OP_SUMMARY_OFFSET);
+        mcap_put_u8(s, groups[g].op);
+        mcap_put_u64(s, groups[g].start);
+        mcap_put_u64(s, groups[g].length);
+        mcap_end_record(s, at);
+    }
+    mcap_put_u8(s, MCAP_OP_FOOTER);
+    mcap_put_u64(s, 20);
+    mcap_put_u64(s, summary_start);
+    mcap_put_u64(s, offsets_start);
+    if (s->oom) return;
+    uint32_t crc = (uint32_t)crc32(crc32(0, Z_NULL, 0), s->p, (uInt)s->len);
+    mcap_put_u32(s, crc);
+    mcap_put(s, MCAP_MAGIC, MCAP_MAGIC_LEN);
+}
+
+static void free_writer(tycho_mcap_writer *w)
+{
+    for (size_t i = 0; i < w->nchunks; i++) free(w->chunks[i].index_offsets.p);
+    free(w->chunks);
+    free(w->chunk.p);
+    free(w->compressed.p);
+    free(w->scratch.p);
+    free(w->schemas.p);
+    free(w->channels.p);
+    free(w->entries);
+    free(w->channel_counts);
+    free(w);
+}
+
+void tycho_mcap_abort(tycho_mcap_writer *w)
+{
+    if (!w) return;
+    if (w->fp) fclose(w->fp);
+    remove(w->part);
+    free_writer(w);
+}
+
+tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err)
+{
+    tycho_status st = w->failed ? tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part)
+                                : flush_chunk(w, err);
+    if (st == TYCHO_OK) {
+        mcap_buf *s = &w->scratch;
+        s->len = 0;
+        size_t at = mcap_begin_record(s, MCAP_OP_DATA_END);
+        mcap_put_u32(s, 0); /* placeholder, the CRC must not cover this record */
+        mcap_end_record(s, at);
+        uint32_t crc = w->data_crc;
+        for (int i = 0; i < 4; i++) s->p[at + 9 + (size_t)i] = (uint8_t)(crc >> (8 * i));
+        st = put_scratch(w, err);
+    }
+    if (st == TYCHO_OK) {
+        mcap_buf summary = {0};
+        build_summary(w, &summary, w->pos);
+        st = summary.oom ? tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory")
+                         : put_file(w, summary.p, summary.len, err);
+        free(summary.p);
+    }
+    if (st == TYCHO_OK && (fflush(w->fp) != 0 || fsync(fileno(w->fp)) != 0))
+        st = tycho_fail(err, TYCHO_EIO, "%s: flush failed: %s", w->part, strerror(errno));
+    if (st != TYCHO_OK) {
+        tycho_mcap_abort(w);
+        return st;
+    }
+    FILE *fp = w->fp;
+    w->fp = NULL;
+    if (fclose(fp) != 0) st = tycho_fail(err, TYCHO_EIO, "%s: close failed: %s", w->part, strerror(errno));
+    else if (rename(w->part, w->path) != 0)
+        st = tycho_fail(err, TYCHO_EIO, "%s: rename to %s failed: %s", w->part, w->path, strerror(errno));
+    if (st != TYCHO_OK) remove(w->part);
+    free_writer(w);
+    return st;
+}

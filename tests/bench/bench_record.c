@@ -1,0 +1,165 @@
+/* Recording benchmark: the small-maze heat_seek mission (accelerated
+ * simulation) run alternately with and without `--record FILE.mcap`,
+ * three times each. Prints the median CPU time (user + system of the
+ * child, steadier than wall time on a shared machine) and wall time of
+ * each, the recording's overhead, the file's size (and per 300 s of
+ * mission), and checks that recording changes no decision: summary.json is
+ * the same with and without it (wall time aside).
+ *
+ * Targets (the live-view/recording issue): <= 5 % slower with --record,
+ * <= 20 MB for 300 s. Paths as bench_mission: the `tycho` beside this
+ * benchmark, the scripts from TYCHO_SOURCE_DIR or the working directory. */
+#define _GNU_SOURCE
+#include "result.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+    int exit_code;
+    double wall_s, cpu_s;
+} run_result;
+
+static int run(char *const argv[], const char *cwd, run_result *r)
+{
+    fflush(stdout);
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (cwd && chdir(cwd) != 0) _exit(127);
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0) return -1;
+    r->wall_s = now() - t0;
+    r->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+               (double)ru.ru_stime.tv_usec * 1e-6;
+    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return 0;
+}
+
+/* summary.json without its "wall_time_s" value (malloc'd), or NULL. */
+static char *summary_without_wall(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = 0;
+    char *w = strstr(buf, "\"wall_time_s\":");
+    if (w) {
+        char *e = w + strlen("\"wall_time_s\":");
+        while (*e && *e != ',' && *e != '}') e++;
+        memmove(w, e, strlen(e) + 1);
+    }
+    return buf;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median3(double v[3])
+{
+    qsort(v, 3, sizeof v[0], by_value);
+    return v[1];
+}
+
+int main(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 8);
+    if (n <= 0) return 1;
+    exe[n] = 0;
+    strcpy(strrchr(exe, '/') + 1, "tycho");
+    const char *src = getenv("TYCHO_SOURCE_DIR");
+    char cwd[PATH_MAX];
+    if (!src) src = getcwd(cwd, sizeof cwd);
+    char tmpl[] = "/tmp/tycho-bench-record-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    if (!root) return 1;
+
+    enum { REPS = 3 };
+    double cpu[2][REPS], wall[2][REPS];
+    char *summaries[2] = {NULL, NULL};
+    long long bytes = 0;
+    double sim_s = 0;
+    int failures = 0;
+    for (int rep = 0; rep < REPS; rep++) {
+        for (int rec = 0; rec < 2; rec++) {
+            char out[PATH_MAX], file[PATH_MAX + 16];
+            snprintf(out, sizeof out, "%s/r%d-%d", root, rec, rep);
+            snprintf(file, sizeof file, "%s.mcap", out);
+            char *plain[] = {exe, "run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--out", out,
+                             "--quiet", "--no-socket", NULL};
+            char *recorded[] = {exe, "run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--out",
+                                out, "--quiet", "--no-socket", "--record", file, NULL};
+            run_result r = {.exit_code = -1};
+            if (run(rec ? recorded : plain, src, &r) != 0 || r.exit_code != 0) {
+                printf("record: run %d %s FAILED (exit %d)\n", rep + 1, rec ? "with --record" : "without", r.exit_code);
+                failures++;
+                cpu[rec][rep] = wall[rec][rep] = 0;
+                continue;
+            }
+            cpu[rec][rep] = r.cpu_s;
+            wall[rec][rep] = r.wall_s;
+            if (rep == 0) {
+                summaries[rec] = summary_without_wall(out);
+                const char *s = summaries[rec] ? strstr(summaries[rec], "\"sim_time_s\":") : NULL;
+                if (s) sim_s = atof(s + strlen("\"sim_time_s\":"));
+            }
+            struct stat st;
+            if (rec && stat(file, &st) == 0) bytes = (long long)st.st_size;
+        }
+    }
+    double cpu0 = median3(cpu[0]), cpu1 = median3(cpu[1]);
+    double wall0 = median3(wall[0]), wall1 = median3(wall[1]);
+    double overhead = cpu0 > 0 ? (cpu1 / cpu0 - 1) * 100 : 0;
+    double mb = (double)bytes / 1e6, mb300 = sim_s > 0 ? mb * 300 / sim_s : 0;
+    printf("record: small maze, median of %d: without %.2f s CPU (%.2f s wall), with --record %.2f s CPU "
+           "(%.2f s wall): %+.1f %% CPU (target <= 5 %%) %s\n",
+           REPS, cpu0, wall0, cpu1, wall1, overhead, overhead <= 5 ? "PASS" : "FAIL");
+    printf("record: file %.2f MB for %.0f s of mission = %.2f MB per 300 s (target <= 20 MB) %s\n", mb, sim_s, mb300,
+           mb300 <= 20 ? "PASS" : "FAIL");
+    bool same = summaries[0] && summaries[1] && strcmp(summaries[0], summaries[1]) == 0;
+    printf("record: decisions with and without --record: %s summary.json %s\n", same ? "identical" : "DIFFERENT",
+           same ? "PASS" : "FAIL");
+    bench_result("record.overhead_pct", overhead, "%", "<=", 5,
+                 "`bench_record`: small-maze mission with `--record FILE.mcap`, extra CPU");
+    bench_result("record.mb_per_300s", mb300, "MB", "<=", 20, "`bench_record`: recording size per 300 s of mission");
+    bench_result("record.same_decisions", same ? 1 : 0, "bool", ">=", 1,
+                 "`bench_record`: identical summary.json with and without `--record`");
+    if (overhead > 5 || mb300 > 20 || !same) failures++;
+    free(summaries[0]);
+    free(summaries[1]);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) fprintf(stderr, "bench_record: could not remove %s\n", root);
+    printf("bench_record: %s\n", failures ? "FAIL" : "all PASS");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,103 @@
+// Live-view benchmark (run: tests/node/run.sh tests/bench/viz_bench.js, from
+// the source folder, TYCHO_BUILD_DIR set). Prints:
+//  1. latency from publish (Channels:publish in tycho) to receipt in a
+//     @foxglove/ws-protocol viewer on loopback, 2000 messages at 100 Hz:
+//     median and p99 (target: median <= 2 ms);
+//  2. the small-maze mission in accelerated simulation with --viz and one
+//     viewer subscribed to every channel, against the same mission without
+//     --viz: CPU time (user + system), median of 3 (target <= 5 % slower).
+"use strict";
+const { spawn } = require("child_process");
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { FoxgloveClient } = require("@foxglove/ws-protocol");
+const WebSocket = require("ws");
+
+const src = process.env.TYCHO_SOURCE_DIR || process.cwd();
+const exe = process.env.TYCHO_EXE || path.join(process.env.TYCHO_BUILD_DIR, "tycho");
+const decoder = new TextDecoder();
+const monotonic = () => Number(process.hrtime.bigint()) / 1e9; // CLOCK_MONOTONIC, as tycho.clock.monotonic
+
+function startTycho(args) {
+  const child = spawn("/usr/bin/time", ["-f", "CPU %U %S", exe, ...args], { cwd: src });
+  let out = "";
+  child.stdout.on("data", (d) => { out += d; });
+  child.stderr.on("data", (d) => { out += d; });
+  const port = new Promise((resolve) => {
+    const iv = setInterval(() => {
+      const m = out.match(/ws:\/\/127\.0\.0\.1:(\d+)/);
+      if (m) { clearInterval(iv); resolve(m[0]); }
+    }, 2);
+  });
+  const done = new Promise((resolve) => child.on("exit", (code) => {
+    const m = out.match(/CPU ([\d.]+) ([\d.]+)/);
+    resolve({ code, cpu: m ? Number(m[1]) + Number(m[2]) : NaN, out });
+  }));
+  return { port, done };
+}
+
+function subscribeAll(url, onMessage) {
+  const c = new FoxgloveClient({ ws: new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]) });
+  const byId = new Map();
+  c.on("advertise", (chs) => { for (const ch of chs) byId.set(c.subscribe(ch.id), ch.topic); });
+  c.on("message", (m) => onMessage(byId.get(m.subscriptionId), m));
+  c.on("error", () => {});
+  return c;
+}
+
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const pct = (v, p) => { const s = [...v].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+
+async function latency() {
+  const run = startTycho(["run", "tests/bench/viz_latency_server.lua", "0", "2000"]);
+  const url = await run.port;
+  const lat = [];
+  const c = subscribeAll(url, (topic, m) => {
+    if (topic !== "/log") return;
+    const sent = Number(JSON.parse(decoder.decode(m.data)).message);
+    lat.push((monotonic() - sent) * 1000);
+  });
+  await run.done;
+  c.close();
+  const med = median(lat);
+  console.log(`viz latency: ${lat.length} messages, publish -> viewer median ${med.toFixed(3)} ms, ` +
+              `p99 ${pct(lat, 0.99).toFixed(3)} ms, max ${Math.max(...lat).toFixed(3)} ms (target median <= 2 ms) ` +
+              `${med <= 2 ? "PASS" : "FAIL"}`);
+  return med <= 2;
+}
+
+async function mission(withViz, dir) {
+  const args = ["run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--quiet", "--no-socket",
+                "--out", dir];
+  if (!withViz) {
+    const r = await startTycho(args).done;
+    return { cpu: r.cpu, messages: 0 };
+  }
+  const run = startTycho([...args, "--viz", "127.0.0.1:0"]);
+  const url = await run.port;
+  let messages = 0;
+  const c = subscribeAll(url, () => { messages++; });
+  const r = await run.done;
+  c.close();
+  return { cpu: r.cpu, messages };
+}
+
+async function main() {
+  const okLatency = await latency();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tycho-viz-bench-"));
+  const without = [], withv = [], msgs = [];
+  for (let i = 0; i < 3; i++) {
+    without.push((await mission(false, path.join(dir, `a${i}`))).cpu);
+    const r = await mission(true, path.join(dir, `b${i}`));
+    withv.push(r.cpu);
+    msgs.push(r.messages);
+  }
+  const a = median(without), b = median(withv), over = (b / a - 1) * 100;
+  console.log(`viz overhead: small maze, median of 3: without ${a.toFixed(2)} s CPU, with --viz and a viewer ` +
+              `subscribed to everything ${b.toFixed(2)} s CPU (${median(msgs)} messages received): ` +
+              `${over >= 0 ? "+" : ""}${over.toFixed(1)} % (target <= 5 %) ${over <= 5 ? "PASS" : "FAIL"}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(okLatency && over <= 5 ? 0 : 1);
+}
+main().catch((e) => { console.log(e.stack || e); process.exit(1); });

@@ -1,0 +1,174 @@
+/* MCAP writer and reader: round trips with and without compression over
+ * several chunks, the reader's checks against corrupted files, misuse. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tycho/mcap.h"
+
+typedef struct {
+    int n;
+    int bad_order; /* a message out of the order written */
+    int bad_payload;
+} seen;
+
+/* Message k carries "{\"k\":K}" on channel 1 + k % 3, at time 1000 + 10 k ns. */
+static int on_message(void *ud, const tycho_mcap_channel_info *ch, uint64_t t, const uint8_t *data, size_t len)
+{
+    seen *s = ud;
+    char want[32];
+    int k = s->n++;
+    snprintf(want, sizeof want, "{\"k\":%d}", k);
+    if (t != 1000 + 10 * (uint64_t)k || ch->id != 1 + k % 3) s->bad_order++;
+    if (len != strlen(want) || memcmp(data, want, len) != 0) s->bad_payload++;
+    return 0;
+}
+
+static const char *write_file(const char *path, int compress, size_t chunk_size, int nmsg)
+{
+    tycho_err err = {0};
+    tycho_mcap_options opt;
+    tycho_mcap_options_init(&opt);
+    opt.compress = compress;
+    opt.chunk_size = chunk_size;
+    tycho_mcap_writer *w = tycho_mcap_open(path, &opt, NULL, &err);
+    if (!CHECKED(w != NULL, err.msg)) return NULL;
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"k\":{\"type\":\"integer\"}}}";
+    uint16_t s1 = tycho_mcap_add_schema(w, "test.K", "jsonschema", schema, strlen(schema), &err);
+    CHECK(s1 == 1);
+    CHECK(tycho_mcap_add_channel(w, s1, "/a", "json", &err) == 1);
+    CHECK(tycho_mcap_add_channel(w, s1, "/b", "json", &err) == 2);
+    CHECK(tycho_mcap_add_channel(w, 0, "/c", "json", &err) == 3);
+    CHECK(tycho_mcap_add_channel(w, 7, "/d", "json", &err) == 0 && err.code == TYCHO_EINVAL);
+    CHECK(tycho_mcap_write(w, 9, 0, 0, "x", 1, &err) == TYCHO_EINVAL);
+    for (int k = 0; k < nmsg; k++) {
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "{\"k\":%d}", k);
+        uint64_t t = 1000 + 10 * (uint64_t)k;
+        if (tycho_mcap_write(w, (uint16_t)(1 + k % 3), t, t, buf, (size_t)n, &err) != TYCHO_OK) {
+            CHECKED(0, err.msg);
+            tycho_mcap_abort(w);
+            return NULL;
+        }
+    }
+    char part[600];
+    snprintf(part, sizeof part, "%s.part", path);
+    CHECK(access(part, F_OK) == 0); /* the recording is written beside, under .part */
+    CHECKED(tycho_mcap_close(w, &err) == TYCHO_OK, err.msg);
+    CHECK(access(part, F_OK) != 0);
+    return path;
+}
+
+static void round_trip(int compress)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tycho_test_mcap_%d_%d.mcap", P_tmpdir, (int)getpid(), compress);
+    int nmsg = 5000;
+    if (!write_file(path, compress, 4096, nmsg)) return;
+    tycho_mcap_info info;
+    tycho_err err = {0};
+    seen s = {0};
+    if (!CHECKED(tycho_mcap_read(path, &info, on_message, &s, &err) == TYCHO_OK, err.msg)) return;
+    CHECK(info.messages == (uint64_t)nmsg);
+    CHECK(s.n == nmsg && s.bad_order == 0 && s.bad_payload == 0);
+    CHECK(info.chunks > 5); /* 4 KiB chunks: many */
+    CHECK(info.nchannels == 3 && info.schemas == 1);
+    CHECK(!strcmp(info.channels[0].topic, "/a") && !strcmp(info.channels[0].schema_name, "test.K"));
+    CHECK(info.channels[2].schema_name[0] == 0);
+    CHECK(info.channels[0].messages + info.channels[1].messages + info.channels[2].messages == (uint64_t)nmsg);
+    CHECK(info.start_time == 1000 && info.end_time == 1000 + 10 * (uint64_t)(nmsg - 1));
+    CHECK(!strncmp(info.library, "tycho", 5));
+    if (compress) CHECK_MSG(info.compressed_bytes * 3 < info.uncompressed_bytes, "%llu of %llu",
+                            (unsigned long long)info.compressed_bytes, (unsigned long long)info.uncompressed_bytes);
+    else CHECK(info.compressed_bytes == info.uncompressed_bytes);
+
+    /* corruptions the reader must catch, each on a fresh copy */
+    FILE *fp = fopen(path, "rb");
+    if (!CHECKED(fp != NULL, path)) return;
+    static unsigned char orig[1 << 20];
+    size_t size = fread(orig, 1, sizeof orig, fp);
+    fclose(fp);
+    CHECK(size > 100 && size < sizeof orig);
+    struct { size_t at; const char *expect; } cases[] = {
+        {0, "no MCAP magic"},
+        {size - 1, "closing magic"},
+        {size - 8 - 4, "summary section CRC"},     /* the footer's CRC itself */
+        {200, compress ? "chunk" : "CRC"},          /* inside the first chunk's records */
+    };
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s.bad", path);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fp = fopen(bad, "wb");
+        if (!fp) break;
+        unsigned char saved = orig[cases[i].at];
+        orig[cases[i].at] ^= 0x5a;
+        fwrite(orig, 1, size, fp);
+        fclose(fp);
+        orig[cases[i].at] = saved;
+        tycho_err e = {0};
+        CHECK(tycho_mcap_read(bad, &info, NULL, NULL, &e) == TYCHO_EPARSE);
+        CHECK_MSG(strstr(e.msg, cases[i].expect) != NULL, "case %zu: %s", i, e.msg);
+        CHECK_MSG(strstr(e.msg, "offset") != NULL, "%s", e.msg);
+    }
+    /* a chunk that claims a terabyte: refused before anything is allocated */
+    {
+        size_t hdr = 8 + 9 + (size_t)(orig[9] | orig[10] << 8); /* magic, header record */
+        size_t field = hdr + 9 + 16;                            /* chunk: start, end, uncompressed size */
+        unsigned char saved[8];
+        memcpy(saved, orig + field, 8);
+        memset(orig + field, 0, 8);
+        orig[field + 5] = 1; /* 2^40 */
+        fp = fopen(bad, "wb");
+        if (fp) {
+            fwrite(orig, 1, size, fp);
+            fclose(fp);
+            tycho_err e = {0};
+            CHECK(tycho_mcap_read(bad, &info, NULL, NULL, &e) == TYCHO_EPARSE);
+            CHECK_MSG(strstr(e.msg, "more than") != NULL, "%s", e.msg);
+        }
+        memcpy(orig + field, saved, 8);
+    }
+    /* cut short: a recording that never closed */
+    fp = fopen(bad, "wb");
+    if (fp) {
+        fwrite(orig, 1, size / 2, fp);
+        fclose(fp);
+        tycho_err e = {0};
+        CHECK(tycho_mcap_read(bad, &info, NULL, NULL, &e) == TYCHO_EPARSE);
+    }
+    remove(bad);
+    remove(path);
+}
+
+static void empty_recording(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tycho_test_mcap_empty_%d.mcap", P_tmpdir, (int)getpid());
+    tycho_err err = {0};
+    tycho_mcap_writer *w = tycho_mcap_open(path, NULL, NULL, &err);
+    if (!CHECKED(w != NULL, err.msg)) return;
+    CHECKED(tycho_mcap_close(w, &err) == TYCHO_OK, err.msg);
+    tycho_mcap_info info;
+    CHECKED(tycho_mcap_read(path, &info, NULL, NULL, &err) == TYCHO_OK, err.msg);
+    CHECK(info.messages == 0 && info.chunks == 0);
+    remove(path);
+}
+
+static void misuse(void)
+{
+    tycho_err err = {0};
+    CHECK(tycho_mcap_open("/nonexistent-dir/x.mcap", NULL, NULL, &err) == NULL && err.code == TYCHO_EIO);
+    CHECK(strstr(err.msg, "/nonexistent-dir/x.mcap.part") != NULL);
+    tycho_mcap_info info;
+    CHECK(tycho_mcap_read("/nonexistent-dir/x.mcap", &info, NULL, NULL, &err) == TYCHO_EIO);
+}
+
+int main(void)
+{
+    round_trip(1);
+    round_trip(0);
+    empty_recording();
+    misuse();
+    return check_summary("test_mcap");
+}

@@ -1,0 +1,258 @@
+-- The recording and live-view building blocks: tycho.mcap from Lua,
+-- tycho.viz's Foxglove JSON encoders, the channels' rate limits and sinks.
+-- (Whole-mission recordings are checked by tests/node/record_mission_test.js
+-- with the reference reader @mcap/core.)
+local tycho = require "tycho"
+local json = require "json_decode"
+local Channels = require "channels"
+
+local function tmpname(ext)
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ext
+end
+
+-- base64 decoder for checking the encoders' bytes
+local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function unbase64(s)
+  local out, bits, nbits = {}, 0, 0
+  for c in s:gmatch("[^=]") do
+    bits = bits * 64 + (B64:find(c, 1, true) - 1)
+    nbits = nbits + 6
+    if nbits >= 8 then
+      nbits = nbits - 8
+      local byte = math.floor(bits / 2 ^ nbits) % 256
+      out[#out + 1] = string.char(byte)
+      bits = bits % 2 ^ nbits
+    end
+  end
+  return table.concat(out)
+end
+
+describe("tycho.mcap from Lua", function()
+  it("writes a recording our reader reads back message by message", function()
+    local path = tmpname(".mcap")
+    local w = assert(tycho.mcap.open(path, { chunk_size = 4096 }))
+    local s = w:schema("tycho.Imu", "jsonschema", Channels.schema("tycho.Imu"))
+    local a = w:channel("/a", s, "json")
+    local b = w:channel("/b", s, "json")
+    for i = 1, 500 do assert(w:write(i % 2 == 0 and a or b, i * 0.01, ('{"i":%d}'):format(i))) end
+    assert.is_true(w:bytes() > 0)
+    assert.is_true(w:close())
+    assert.is_true(w:close()) -- twice is harmless
+    local seen = {}
+    local info = assert(tycho.mcap.read(path, function(topic, t, data)
+      seen[#seen + 1] = { topic = topic, t = t, i = json.decode(data).i }
+    end))
+    assert.are.equal(500, info.messages)
+    assert.are.equal(250, info.channels["/a"].messages)
+    assert.are.equal("tycho.Imu", info.channels["/b"].schema)
+    assert.are.equal("json", info.channels["/b"].encoding)
+    assert.is_true(info.chunks > 1)
+    assert.near(0.01, info.start_time, 1e-9)
+    assert.near(5.0, info.end_time, 1e-9)
+    assert.are.equal(500, #seen)
+    for i, m in ipairs(seen) do
+      assert.are.equal(i, m.i)
+      assert.are.equal(i % 2 == 0 and "/a" or "/b", m.topic)
+      assert.near(i * 0.01, m.t, 1e-9)
+    end
+    -- the callback can stop the reading, and its errors come through
+    local n = 0
+    assert(tycho.mcap.read(path, function() n = n + 1 return n == 3 end))
+    assert.are.equal(3, n)
+    assert.has_error(function() tycho.mcap.read(path, function() error("boom", 0) end) end, "boom")
+    os.remove(path)
+  end)
+
+  it("reports files and arguments it cannot use", function()
+    local w, err = tycho.mcap.open("/nonexistent-dir/x.mcap")
+    assert.is_nil(w)
+    assert.matches("x.mcap.part", err)
+    local info, rerr = tycho.mcap.read("/nonexistent-dir/x.mcap")
+    assert.is_nil(info)
+    assert.is_string(rerr)
+    local path = tmpname(".mcap")
+    local f = assert(io.open(path, "wb"))
+    f:write("\137MCAP0\r\nnot really a recording at all, only bytes\137MCAP0\r\n")
+    f:close()
+    info, rerr = tycho.mcap.read(path)
+    assert.is_nil(info)
+    assert.matches("offset", rerr)
+    w = assert(tycho.mcap.open(path))
+    assert.has_error(function() w:write(7, 0, "{}") end, "mcap: no channel 7")
+    assert.has_error(function() w:write(1, -1, "{}") end)
+    assert.has_error(function() w:channel("", 0, "json") end)
+    local ok0, oerr = pcall(tycho.mcap.open, path, { chunk_size = 10 })
+    assert.is_false(ok0)
+    assert.matches("chunk_size", oerr, 1, true)
+    ok0, oerr = pcall(tycho.mcap.open, path, { chunksize = 4096 })
+    assert.is_false(ok0)
+    assert.matches("chunksize", oerr, 1, true) -- unknown keys are refused, naming them
+    assert.is_true(w:close())
+    local ok, cerr = pcall(w.write, w, 1, 0, "{}")
+    assert.is_false(ok)
+    assert.matches("recording already closed", cerr, 1, true)
+    os.remove(path)
+  end)
+end)
+
+describe("tycho.viz encoders", function()
+  it("encodes Lua values as JSON", function()
+    local v = json.decode(tycho.viz.json({ a = { 1, 2.5, {} }, s = 'q"\\\n', b = true, x = 0 / 0 }))
+    assert.are.same({ 1, 2.5, {} }, v.a)
+    assert.are.equal('q"\\\n', v.s)
+    assert.is_true(v.b)
+    assert.is_nil(v.x) -- NaN is null
+    assert.has_error(function() tycho.viz.json({ [true] = 1 }) end)
+    assert.has_error(function() tycho.viz.json({ f = print }) end, "tycho.viz.json: cannot encode a function")
+    local deep = {}
+    local cur = deep
+    for _ = 1, 70 do cur.x = {} cur = cur.x end
+    assert.has_error(function() tycho.viz.json(deep) end)
+  end)
+
+  it("puts a grid's cells in a foxglove.Grid, row 0 at the origin", function()
+    local g = tycho.grid.new { width = 4, height = 3, resolution = 0.5, origin = { x = -1, y = 2 }, fill = 0 }
+    g:set(0, 0, 254)
+    g:set(3, 2, 255)
+    local m = json.decode(tycho.viz.grid(g, 12.25, "map"))
+    assert.are.same({ sec = 12, nsec = 250000000 }, m.timestamp)
+    assert.are.equal("map", m.frame_id)
+    assert.are.equal(4, m.column_count)
+    assert.are.equal(4, m.row_stride)
+    assert.are.same({ x = 0.5, y = 0.5 }, m.cell_size)
+    assert.are.same({ x = -1, y = 2, z = 0 }, m.pose.position)
+    local cells = unbase64(m.data)
+    assert.are.equal(12, #cells)
+    assert.are.equal(254, cells:byte(1))
+    assert.are.equal(255, cells:byte(12))
+    assert.are.equal(0, cells:byte(2))
+    local d0 = tycho.viz.digest(g)
+    assert.are.equal(d0, tycho.viz.digest(g))
+    g:set(1, 1, 100)
+    assert.are_not.equal(d0, tycho.viz.digest(g))
+    assert.has_error(function() tycho.viz.grid(g, 1, 'bad"frame') end)
+    assert.has_error(function() tycho.viz.grid(g, -1, "map") end)
+  end)
+
+  it("writes a LaserScan with 0 for beams without a return", function()
+    local g = tycho.grid.new { width = 40, height = 40, resolution = 0.1, origin = { x = 0, y = 0 }, fill = 0 }
+    for cy = 0, 39 do g:set(30, cy, 254) end
+    local s = g:scan({ x = 1, y = 2, yaw = 0 },
+                     { count = 4, angle_min = 0, angle_increment = math.pi / 2, range_max = 5 })
+    local m = json.decode(tycho.viz.scan(s, 1, "laser"))
+    assert.are.equal(4, #m.ranges)
+    assert.near(s:range(1), m.ranges[1], 0.001)
+    assert.are.equal(0, m.ranges[2]) -- open space up to range_max
+    assert.near(3 * math.pi / 2, m.end_angle, 1e-6)
+  end)
+
+  it("colour-maps an image and picks poses", function()
+    local vals = {}
+    for i = 1, 64 do vals[i] = 20 end
+    vals[1], vals[64] = 70, 45
+    local m = json.decode(tycho.viz.image(vals, 8, 8, 20, 70, 3, "camera_1"))
+    assert.are.equal("rgb8", m.encoding)
+    assert.are.equal(24, m.step)
+    local px = unbase64(m.data)
+    assert.are.equal(192, #px)
+    assert.are.same({ 255, 255, 255 }, { px:byte(1, 3) })   -- hottest: white
+    assert.are.same({ 0, 0, 0 }, { px:byte(4, 6) })         -- coldest: black
+    local ok, err = pcall(tycho.viz.image, { 1, 2 }, 8, 8, 0, 1, 0, "c")
+    assert.is_false(ok)
+    assert.matches("bad argument #1 .*64 values expected", err)
+    local pts = {}
+    for i = 1, 101 do pts[i] = { x = i, y = 0 } end
+    local p = json.decode(tycho.viz.poses(pts, 1, "map", 11))
+    assert.are.equal(11, #p.poses)
+    assert.are.equal(1, p.poses[1].position.x)
+    assert.are.equal(101, p.poses[11].position.x)
+    assert.are.equal(51, p.poses[6].position.x)
+    ok, err = pcall(tycho.viz.poses, { { x = 1 } }, 1, "map")
+    assert.is_false(ok)
+    assert.matches("point 1: field 'y' must be a number", err, 1, true)
+  end)
+end)
+
+describe("channels", function()
+  local function fake_sink()
+    local s = { got = {}, advertised = {} }
+    function s.advertise(self, topic, schema, text) self.advertised[topic] = { schema, text } end
+    function s.publish(self, topic, t, data) self.got[#self.got + 1] = { topic = topic, t = t, data = data } end
+    function s.close() return true end
+    return s
+  end
+
+  it("sends a topic no faster than its period, to every sink", function()
+    local ch = Channels.new()
+    assert.is_false(ch:due("/scan", 0)) -- nobody listens: nothing is encoded
+    local a, b = ch:add_sink(fake_sink()), ch:add_sink(fake_sink())
+    assert.are.equal("foxglove.LaserScan", a.advertised["/scan"][1])
+    assert.matches('"title": "foxglove.LaserScan"', a.advertised["/scan"][2], 1, true)
+    local sent = 0
+    for i = 0, 100 do
+      local t = i * 0.01
+      if ch:due("/scan", t) then ch:publish("/scan", t, "{}") sent = sent + 1 end
+    end
+    assert.are.equal(6, sent) -- 5 Hz over t = 0 .. 1 s: 0, 0.2, 0.4, 0.6, 0.8, 1.0
+    assert.are.equal(#a.got, #b.got)
+    ch:publish("/state", 0.5, { state = "Explore" })
+    assert.are.equal('{"state":"Explore"}', a.got[#a.got].data)
+    assert.has_error(function() ch:publish("/nope", 0, "{}") end, "channels: unknown topic '/nope'")
+    assert.has_error(function() ch:due("/nope", 0) end)
+    assert.has_error(function() ch:add_sink({}) end)
+    assert.is_true(ch:close())
+  end)
+
+  it("records to MCAP through the sink, and refuses a bad --record", function()
+    local path = tmpname(".mcap")
+    local ch = Channels.new()
+    local sink = assert(Channels.mcap_sink(path))
+    ch:add_sink(sink)
+    ch:publish("/imu", 1, { timestamp = Channels.stamp(1), pitch = 0.1, roll = 0 })
+    ch:publish("/state", 1.5, { timestamp = Channels.stamp(1.5), machine = "m", state = "A" })
+    assert.is_true(ch:close())
+    local info = assert(tycho.mcap.read(path))
+    assert.are.equal(2, info.messages)
+    local n = 0
+    for _ in pairs(info.channels) do n = n + 1 end
+    assert.are.equal(#Channels.TOPICS, n)
+    os.remove(path)
+    local Session = require "session"
+    assert.has_error(function() Session.new { opt = { record = "x.txt", socket = false } } end,
+      "--record: the file name must end in .mcap")
+  end)
+end)
+
+describe("--viz", function()
+  local VizServer = require "viz_server"
+  local Session = require "session"
+
+  it("takes an optional [HOST:]PORT", function()
+    local opt = {}
+    assert.are.equal(2, Session.take_arg({ "--viz", "--quiet" }, 1, opt))
+    assert.is_true(opt.viz)
+    assert.are.equal(3, Session.take_arg({ "--viz", "0.0.0.0:9000" }, 1, opt))
+    assert.are.equal("0.0.0.0:9000", opt.viz)
+    assert.are.equal(3, Session.take_arg({ "--viz", "9001" }, 1, opt))
+    assert.are.same({ "127.0.0.1", 8765 }, { VizServer.parse_address(true) })
+    assert.are.same({ "127.0.0.1", 9001 }, { VizServer.parse_address("9001") })
+    assert.are.same({ "localhost", 7 }, { VizServer.parse_address("localhost:7") })
+    local h, err = VizServer.parse_address("host:99999")
+    assert.is_nil(h)
+    assert.matches("expected %[HOST:%]PORT", err)
+  end)
+
+  it("serves on the session's loop and says where", function()
+    local IoLoop = require "io_loop"
+    local loop = IoLoop.new {}
+    local srv = VizServer.new { loop = loop, host = "127.0.0.1", port = 0 }
+    assert.is_true(srv.port > 0)
+    srv:advertise("/imu", "tycho.Imu", Channels.schema("tycho.Imu"))
+    srv:publish("/imu", 1, "{}") -- nobody subscribed: nothing to do
+    assert.are.equal(0, srv:viewer_count())
+    assert.is_true(srv:close())
+    assert.has_error(function() VizServer.new { loop = loop, host = "no.such.host.invalid", port = 0 } end)
+  end)
+end)
