@@ -93,6 +93,17 @@ function VizServer:publish(topic, t, data)
   for cl, sub in pairs(ch.subs) do self:_send(cl, cl.conn:send_message(sub, t, data)) end
 end
 
+--- Bytes queued for the most behind viewer (a replay waits on it instead of
+-- letting the queue limit drop messages; a live robot never waits).
+function VizServer:backlog()
+  local most = 0
+  for cl in pairs(self.clients) do
+    local q = cl.conn:queued()
+    if q > most then most = q end
+  end
+  return most
+end
+
 function VizServer:close()
   for cl in pairs(self.clients) do self:_drop(cl) end
   if self.unwatch then self.unwatch() end

@@ -24,6 +24,8 @@ static void usage(FILE *out)
             "                         optionally beside the simulator on world W\n"
             "  attach [SOCKET]        the console of a running tycho (Unix socket, or\n"
             "                         --tcp HOST:PORT --token-file F); -e CODE runs and exits\n"
+            "  replay FILE.mcap       serve a recording (--record) to Foxglove / Lichtblick\n"
+            "                         (--viz [HOST:]PORT, --speed X, --loop, --info)\n"
             "\n"
             "options:\n"
             "  -h, --help             show this help\n"
@@ -191,7 +193,7 @@ int main(int argc, char **argv)
         }
         return run_script(argc - 2, argv + 2);
     }
-    if (!strcmp(cmd, "repl") || !strcmp(cmd, "attach")) {
+    if (!strcmp(cmd, "repl") || !strcmp(cmd, "attach") || !strcmp(cmd, "replay")) {
         /* the console and its remote client are runtime scripts of their own */
         const tycho_home *home = tycho_home_get();
         if (!home->lua_dir[0]) {
