@@ -41,7 +41,7 @@ local ELSEWHERE = {
 -- `build/tycho` commands that do not end by themselves or need a person,
 -- a robot, or minutes: only their command line is checked (with --help)
 local CHECK_ONLY = { "%-%-repl", "%-%-realtime", "%-%-robot", "%-%-watch", "%-%-viz", "^build/tycho attach",
-                     "^build/tycho repl", "%-%-generate 200" }
+                     "^build/tycho repl%s", "%-%-generate 200" }
 
 local function read(path)
   local f = assert(io.open(path))
