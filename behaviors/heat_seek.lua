@@ -40,18 +40,11 @@ local OPTIONS = {
   { name = "watch", type = "boolean", doc = "reload heat_seek_states.lua when it is saved (on with --repl)" },
   { name = "quiet", type = "boolean", doc = "only warnings and the final summary" },
 }
-local spec = cli.spec { prog = "heat_seek", usage_line = "--world WORLD.lua [options]",
-                        options = cli.options(OPTIONS, params_cli.OPTIONS, Session.OPTIONS),
-                        epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)" }
-local opt, usage_err = spec:parse(arg)
-if not opt then return cli.usage_error(spec, usage_err) end
-if opt.help then io.write(spec:usage()) return 0 end
-Session.from_cli(opt)
+local opt, spec = params_cli.parse_mission { prog = "heat_seek", usage_line = "--world WORLD.lua [options]",
+  options = OPTIONS, params = P, argv = arg,
+  epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)" }
+if not opt then return spec end -- the exit code
 local function fail_usage(msg) return cli.usage_error(spec, msg) end
-do -- --params (exit 0), --params-file, --set
-  local code = params_cli.apply(spec, opt, P)
-  if code then return code end
-end
 if not opt.world and not opt.robot then return fail_usage("--world (simulator) or --robot (hardware) is required") end
 if opt.world and opt.robot then return fail_usage("--world or --robot, not both") end
 -- on the robot everything runs at the wall clock's pace

@@ -38,18 +38,11 @@ local OPTIONS = {
     doc = "with --realtime or --repl: simulated seconds per wall second (default 1)" },
   { name = "quiet", type = "boolean", doc = "only warnings and the summary" },
 }
-local spec = cli.spec { prog = "terrain_nav", usage_line = "--world WORLD.lua [options]",
-                        options = cli.options(OPTIONS, params_cli.OPTIONS, Session.OPTIONS),
-                        epilog = "--set, --params-file win over the world's params; the attach socket is on by default with --realtime or --repl" }
-local opt, usage_err = spec:parse(arg)
-if not opt then return cli.usage_error(spec, usage_err) end
-if opt.help then io.write(spec:usage()) return 0 end
-Session.from_cli(opt)
+local opt, spec = params_cli.parse_mission { prog = "terrain_nav", usage_line = "--world WORLD.lua [options]",
+  options = OPTIONS, params = P, argv = arg,
+  epilog = "--set, --params-file win over the world's params; the attach socket is on by default with --realtime or --repl" }
+if not opt then return spec end -- the exit code
 local function fail_usage(msg) return cli.usage_error(spec, msg) end
-do -- --params (exit 0), --params-file, --set
-  local code = params_cli.apply(spec, opt, P)
-  if code then return code end
-end
 if not opt.world then return fail_usage("--world is required") end
 
 local w, load_code = cli.load("terrain_nav", worldmod.load, opt.world) -- a bad world: one line, exit 2
