@@ -97,29 +97,12 @@ end
 local bb = {
   detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {}, frames = {},
   blacklist = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
-  front_range = math.huge, max_pitch = 0,
+  front_range = math.huge, left_range = math.huge, right_range = math.huge, max_pitch = 0,
 }
 
 local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
 
 -- fast task: mapping, thermal fusion, IMU watch ------------------------------
--- Distance to the nearest return in the robot's lane straight ahead (beams
--- whose point lies within the robot's half-width of its heading line).
-local function front_range(scan)
-  local n, best = #scan, math.huge
-  local a0, inc = scan.angle_min, scan.angle_increment
-  local half = P.robot_radius + P.footprint_padding
-  for i = 1, n do
-    local r = scan:range(i)
-    if r > 0 and r < math.huge then
-      local a = a0 + (i - 1) * inc
-      local ahead, side = r * math.cos(a), r * math.sin(a)
-      if ahead > 0 and math.abs(side) <= half and ahead < best then best = ahead end
-    end
-  end
-  return best
-end
-
 local reported = {}
 local function note_detection(x, y, cam, from)
   bb.detections[#bb.detections + 1] = { x = x, y = y, t = now(), camera = cam, rx = from.x, ry = from.y }
@@ -135,7 +118,7 @@ local function fast_tick()
     mapping:insert_scan(scan_pose, scan)
     mapping:refresh()
     bb.scan, bb.scan_pose = scan, scan_pose
-    bb.front_range = front_range(scan)
+    bb.front_range, bb.left_range, bb.right_range = Nav.lane_ranges(scan, P.robot_radius + P.footprint_padding)
     nav:check_path()
   end
   if bb.scan then

@@ -140,4 +140,8 @@ return params.declare("heat_seek", {
     doc = "stop climbing when the wall ahead is this close" },
   { name = "ramp_max_climb", type = "number", default = 3, min = 0.2, max = 20, unit = "m",
     doc = "give up climbing after this distance" },
+  { name = "lane_max_width", type = "number", default = 1.0, min = 0.2, max = 5, unit = "m",
+    doc = "straight climb without a plan: keep to the middle only where the walls on both sides are this close together" },
+  { name = "lane_gain", type = "number", default = 3, min = 0, max = 20, unit = "rad/m",
+    doc = "straight climb without a plan: heading offset per metre off the middle of the passage" },
 })

@@ -505,13 +505,38 @@ return function(ctx)
         local over = { x = r.x + (h + 0.1) * math.cos(climb_yaw), y = r.y + (h + 0.1) * math.sin(climb_yaw) }
         log:info("ramp: climbing from (%.2f, %.2f) over (%.2f, %.2f)", approach.x, approach.y, over.x, over.y)
         ok, why = await(nav:go_to(over.x, over.y, climb_yaw))
-        if not ok then log:warn("ramp: could not drive over the ramp: %s", tostring(why)) end
+        local keep_lane
+        if not ok then
+          -- A ramp fills a passage, and a map drawn from a real robot's
+          -- scans narrows it by a cell or two: the planner's padded band
+          -- may find no way through a gap the robot fits. Then do what a
+          -- driver would: back to the foot, face up the ramp, and drive up
+          -- it straight, kept mid-passage by the walls on either side.
+          log:warn("ramp: no planned way over the ramp (%s); up it straight from the foot, keeping to the middle",
+            tostring(why))
+          local at_foot, why_foot = await(nav:go_to(approach.x, approach.y, climb_yaw))
+          if at_foot then at_foot, why_foot = await(nav:face(climb_yaw)) end
+          if at_foot then
+            ok, keep_lane = true, nav.lane_keeper(function() return bb.left_range, bb.right_range end,
+                                                   P.lane_max_width, P.lane_gain)
+          else
+            log:warn("ramp: could not get back to the foot of the ramp: %s", tostring(why_foot))
+          end
+        end
         -- ... then on, holding the heading, until the wall at the top
         if ok then
           local _, _, yaw = robot.pose()
+          local function wall_ahead() return bb.front_range end
+          if keep_lane then
+            -- in a passage barely wider than the robot, the padded lane
+            -- ahead takes in the passage's own corners: the wall that
+            -- stops the climb is the one in the bare robot's way
+            yaw = climb_yaw
+            wall_ahead = function() return (nav.lane_ranges(bb.scan, P.robot_radius)) end
+          end
           await(nav:straight(P.ramp_speed, yaw, function(s)
-            return s > P.ramp_max_climb or bb.front_range < P.ramp_stop_distance
-          end, 60))
+            return s > P.ramp_max_climb or wall_ahead() < P.ramp_stop_distance
+          end, 60, keep_lane))
         end
         robot.stop()
         local felt = bb.max_pitch
@@ -519,7 +544,9 @@ return function(ctx)
         bb.climbed = felt > P.pitch_threshold * 0.8 and (not robot.sim or robot.sim.collisions == collisions)
         log:info("ramp: stopped %.2f m from the wall, max pitch %.1f deg, climbed: %s",
           bb.front_range, math.deg(felt), tostring(bb.climbed))
-        fire(1, "ramp")
+        -- the final ball from the top; none from wherever a failed climb
+        -- left the robot (it would fly at nothing in particular)
+        if bb.climbed then fire(1, "ramp") end
         bb.climbing = false
         return "Done"
       end,

@@ -147,17 +147,61 @@ function Nav:_set_path(g, pts, keep_progress)
   if not keep_progress then g.remaining = math.huge end
 end
 
+--- From a scan (robot frame): the distance to the nearest return in the
+-- robot's lane straight ahead (points within `half` of its heading line),
+-- and the clearance on each side beside the robot (points within `half`
+-- of its axle): a passage's walls left and right -> front, left, right
+-- (math.huge where nothing was seen).
+function Nav.lane_ranges(scan, half)
+  if type(scan) ~= "userdata" then
+    error(("bad argument #1 to 'lane_ranges' (scan expected, got %s)"):format(type(scan)), 2)
+  end
+  if type(half) ~= "number" or not (half > 0) then
+    error("bad argument #2 to 'lane_ranges' (half-width > 0 expected)", 2)
+  end
+  local n, front, left, right = #scan, math.huge, math.huge, math.huge
+  local a0, inc = scan.angle_min, scan.angle_increment
+  for i = 1, n do
+    local r = scan:range(i)
+    if r > 0 and r < math.huge then
+      local a = a0 + (i - 1) * inc
+      local ahead, side = r * math.cos(a), r * math.sin(a)
+      if ahead > 0 and math.abs(side) <= half and ahead < front then front = ahead end
+      if math.abs(ahead) <= half then
+        if side > 0 and side < left then left = side end
+        if side < 0 and -side < right then right = -side end
+      end
+    end
+  end
+  return front, left, right
+end
+
+--- A lane keeper for Nav:straight: a function giving the heading offset
+-- (rad, at most 0.3) that steers the robot towards the middle of the
+-- passage it is in. `sides()` -> left, right clearances (Nav.lane_ranges);
+-- no offset where they add up to more than `max_width` (no passage there).
+-- `gain`: rad of offset per metre off the middle.
+function Nav.lane_keeper(sides, max_width, gain)
+  return function()
+    local l, r = sides()
+    if l + r > max_width then return 0 end
+    return math.max(-0.3, math.min(0.3, gain * (l - r) / 2))
+  end
+end
+
 --- Turn in place to a heading -> op
 function Nav:face(yaw, tolerance)
   return operation(self, { kind = "face", yaw = yaw, tol = tolerance or math.rad(3), timeout = 20 })
 end
 
 --- Drive straight holding `yaw` at speed v (negative: backwards) until
--- stop(distance_travelled) is true -> op ("done")
-function Nav:straight(v, yaw, stop, timeout)
+-- stop(distance_travelled) is true -> op ("done"). `steer`, if given, is
+-- called every tick for a heading offset (rad) added to `yaw`: a lane
+-- keeper that centres the robot between a passage's walls.
+function Nav:straight(v, yaw, stop, timeout, steer)
   local x, y = self.robot.pose()
   return operation(self, { kind = "straight", v = v, yaw = yaw, stop = stop, x0 = x, y0 = y,
-                           timeout = timeout or 30 })
+                           timeout = timeout or 30, steer = steer })
 end
 
 function Nav:cancel()
@@ -253,7 +297,8 @@ function Nav:control(dt)
   elseif g.kind == "straight" then
     local d = math.sqrt((x - g.x0) ^ 2 + (y - g.y0) ^ 2)
     if g.stop(d) then return finish(self, true, "done") end
-    self.robot.drive(g.v, math.max(-1, math.min(1, 3 * wrap(g.yaw - yaw))))
+    local want = g.yaw + (g.steer and g.steer() or 0)
+    self.robot.drive(g.v, math.max(-1, math.min(1, 3 * wrap(want - yaw))))
   elseif g.recover_until then
     -- recovery: back up (if the way behind is clear), then re-plan
     if now < g.recover_until and not self:arc_collides(x, y, yaw, -0.08, 0) then
