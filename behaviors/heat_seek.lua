@@ -42,6 +42,10 @@ local OPTIONS = {
 }
 local opt, spec = params_cli.parse_mission { prog = "heat_seek", usage_line = "--world WORLD.lua [options]",
   options = OPTIONS, params = P, argv = arg,
+  -- on the robot the wheels slip and the scans arrive on the wall clock, so
+  -- the odometry alone smears the map: match each scan unless the command
+  -- line (--set, --params-file) says otherwise
+  defaults = function(o, params) if o.robot then params:set("localization", "scan_matching") end end,
   epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)" }
 if not opt then return spec end -- the exit code
 local function fail_usage(msg) return cli.usage_error(spec, msg) end

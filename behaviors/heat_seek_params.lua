@@ -48,7 +48,7 @@ return params.declare("heat_seek", {
     unit = "m", doc = "detections farther than this are dropped" },
   -- localisation
   { name = "localization", type = "enum", values = { "odometry", "scan_matching", "slam" }, default = "odometry",
-    doc = "odometry: the wheels alone; scan_matching: correct the odometry by matching each LiDAR scan against the map (localize.lua; use it on a real robot); slam: submaps, a pose graph and loop closure (tycho.slam)" },
+    doc = "odometry: the wheels alone; scan_matching: correct the odometry by matching each LiDAR scan against the map (localize.lua; the default with --robot, where wheels slip and timing smears the map); slam: submaps, a pose graph and loop closure (tycho.slam)" },
   { name = "slam_submap_scans", type = "integer", default = 40, min = 2, max = 10000,
     doc = "slam: scans in a submap (two overlap by half)" },
   { name = "slam_loop_closure", type = "boolean", default = true,

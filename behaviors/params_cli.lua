@@ -80,14 +80,13 @@ function M.apply(spec, opt, P)
   return nil
 end
 
---- Applies --params-file and --set again, quietly (apply has reported
--- their problems): for a mission that sets other values in between (the
--- terrain world's params), so that the command line still wins.
 --- The command line of a mission with a parameter group, one way for every
 -- mission: its own options + the parameter options + the session's, parsed;
--- --help printed; the session's fields set; --params/--params-file/--set
--- applied to P. Returns opt, spec to go on, or nil, exit code to return.
---   params_cli.parse_mission{prog =, usage_line =, options =, epilog =, params = P, argv = arg}
+-- --help printed; the session's fields set; `defaults(opt, P)`, if given,
+-- called (defaults that depend on the options, e.g. on --robot); then
+-- --params/--params-file/--set applied to P, so the command line wins.
+-- Returns opt, spec to go on, or nil, exit code to return.
+--   params_cli.parse_mission{prog =, usage_line =, options =, epilog =, params = P, argv = arg[, defaults =]}
 function M.parse_mission(o)
   local Session = require "session"
   local spec = cli.spec { prog = o.prog, usage_line = o.usage_line, epilog = o.epilog,
@@ -96,11 +95,15 @@ function M.parse_mission(o)
   if not opt then return nil, cli.usage_error(spec, usage_err) end
   if opt.help then io.write(spec:usage()) return nil, 0 end
   Session.from_cli(opt)
+  if o.defaults then o.defaults(opt, o.params) end
   local code = M.apply(spec, opt, o.params) -- --params (exit 0), --params-file, --set
   if code then return nil, code end
   return opt, spec
 end
 
+--- Applies --params-file and --set again, quietly (apply has reported
+-- their problems): for a mission that sets other values in between (the
+-- terrain world's params), so that the command line still wins.
 function M.reapply(opt, P)
   local path = opt["params-file"]
   if path and io.open(path) then
