@@ -3,7 +3,7 @@
 --   local def = fsm.define {
 --     name = "heat_seek", initial = "Explore", fallback = "safe_stop",
 --     states = {
---       Explore = { enter = fn, run = fn, exit = fn,
+--       Explore = { enter = fn, run = fn, exit = fn, goes_to = { "Engage", "Done" },
 --                   transitions = { { to = "Engage", guard = fn, name = "hot" } } },
 --       Done = { terminal = true },
 --     },
@@ -16,7 +16,11 @@
 -- must not block (no tasks.sleep/await); `run` is a coroutine body run by the
 -- tasks runner; returning a state name moves there, returning fsm.RESUME
 -- (from an interrupt's state) re-enters the interrupted state, returning
--- nothing stays in the state until a guard or m:go() moves it. Guards are
+-- nothing stays in the state until a guard or m:go() moves it. `goes_to`
+-- declares the states `run` may return: each name is checked when the
+-- machine is defined (a misspelt one fails the definition), and a run that
+-- returns a state its state did not declare is an error (the fallback is
+-- entered) instead of a silent jump; fsm.dot draws them. Guards are
 -- checked on every runner tick (the decision tick), in order, first true
 -- wins. Interrupt guards are checked on every fast tick (opts.fast_rate Hz;
 -- default: the decision tick); a firing interrupt cancels the current
@@ -40,7 +44,7 @@ local fsm = {}
 fsm.RESUME = setmetatable({}, { __tostring = function() return "fsm.RESUME" end })
 
 local STATE_FIELDS = { enter = true, run = true, exit = true, transitions = true,
-                       terminal = true, doc = true }
+                       terminal = true, doc = true, goes_to = true }
 local DEF_FIELDS = { name = true, initial = true, fallback = true, states = true,
                      interrupts = true, doc = true }
 
@@ -113,8 +117,29 @@ function fsm.check(def)
           ntr[#ntr + 1] = { to = tr.to, guard = tr.guard, name = tname, label = ":" .. tname }
         end
       end
+      local goes_to
+      if st.goes_to ~= nil then
+        if type(st.goes_to) ~= "table" then
+          bad("%s: goes_to must be an array of state names", where)
+        elseif st.terminal then
+          bad("%s: a terminal state goes nowhere (no goes_to)", where)
+        else
+          goes_to = {}
+          for i, to in ipairs(st.goes_to) do
+            if type(to) ~= "string" then
+              bad("%s: goes_to[%d] must be a state name, got %s", where, i, type(to))
+            elseif states[to] == nil and not (to == fallback and fallback == "safe_stop") then
+              bad("%s: goes_to names unknown state '%s' (states: %s)", where, to,
+                table.concat(sorted_keys(states), ", "))
+            else
+              goes_to[to] = i
+            end
+          end
+        end
+      end
       out.states[sn] = { enter = st.enter, run = st.run, exit = st.exit, terminal = st.terminal,
-                         transitions = ntr, doc = st.doc }
+                         transitions = ntr, doc = st.doc, goes_to = goes_to,
+                         goes_to_list = goes_to and st.goes_to or nil }
     end
   end
   if type(def.initial) ~= "string" then
@@ -163,6 +188,43 @@ function fsm.define(def)
     error(("fsm '%s' is invalid:\n  %s"):format(name, table.concat(problems, "\n  ")), 2)
   end
   return out
+end
+
+local function dot_id(name) return '"' .. tostring(name):gsub('[\\"]', "\\%0") .. '"' end
+
+--- fsm.dot(def) -> Graphviz text of a definition (raw or defined): states
+-- (terminal ones doubled), the initial arrow, what `run` returns (goes_to,
+-- solid), guarded transitions (dashed, labelled with the guard's name),
+-- interrupts and their resume, and the fallback any error leads to.
+--   dot -Tsvg -o fsm.svg <(tycho run -e 'print(require("fsm").dot(def))')
+function fsm.dot(def)
+  if type(def) ~= "table" or not def.validated then def = fsm.define(def) end
+  local out = { ("digraph %s {"):format(dot_id(def.name)), "  rankdir=LR;",
+                '  node [shape=box, style=rounded, fontname="Helvetica"];',
+                '  edge [fontname="Helvetica", fontsize=10];',
+                '  "(start)" [shape=point];', ("  \"(start)\" -> %s;"):format(dot_id(def.initial)) }
+  local function add(fmt, ...) out[#out + 1] = "  " .. fmt:format(...) end
+  for _, sn in ipairs(sorted_keys(def.states)) do
+    local st = def.states[sn]
+    if st.terminal then add("%s [peripheries=2];", dot_id(sn)) else add("%s;", dot_id(sn)) end
+  end
+  for _, sn in ipairs(sorted_keys(def.states)) do
+    local st = def.states[sn]
+    for _, to in ipairs(st.goes_to_list or {}) do add("%s -> %s;", dot_id(sn), dot_id(to)) end
+    for _, tr in ipairs(st.transitions or {}) do
+      add("%s -> %s [style=dashed, label=%s];", dot_id(sn), dot_id(tr.to), dot_id(tr.name))
+    end
+  end
+  if #def.interrupts > 0 or def.states[def.fallback] then
+    add('"(any state)" [shape=plaintext];')
+  end
+  for _, q in ipairs(def.interrupts) do
+    add('"(any state)" -> %s [color=red, label=%s];', dot_id(q.state), dot_id("interrupt " .. q.name))
+    if q.resume then add('%s -> "(any state)" [style=dotted, label="resume"];', dot_id(q.state)) end
+  end
+  add('"(any state)" -> %s [style=dotted, color=gray, label="error"];', dot_id(def.fallback))
+  out[#out + 1] = "}"
+  return table.concat(out, "\n") .. "\n"
 end
 
 local Machine = {}
@@ -302,6 +364,12 @@ function Machine:_run_done(t)
   if type(nxt) ~= "string" or not self.def.states[nxt] then
     self:_report(sn .. ":run", ("run returned unknown state '%s'"):format(tostring(nxt)))
     return self:_fail_to_fallback(sn, "run returned unknown state")
+  end
+  local declared = self.def.states[sn].goes_to
+  if declared and not declared[nxt] then
+    self:_report(sn .. ":run", ("run returned '%s', which state '%s' does not declare (goes_to: %s)")
+      :format(nxt, sn, table.concat(self.def.states[sn].goes_to_list, ", ")))
+    return self:_fail_to_fallback(sn, "run returned an undeclared state")
   end
   self.irq_stack = {}
   self:_request(nxt, "run")

@@ -344,6 +344,8 @@ local summary = {
   end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
 }
 guard:write_json(opt.out .. "/summary.json", summary)
+-- the state machine as it ran (the last reload's), for Graphviz: dot -Tsvg
+guard:write(opt.out .. "/fsm.dot", fsm.dot(machine.def))
 guard:save(opt.out .. "/map.yaml", tycho.map.save, out_map, opt.out .. "/map.yaml")
 
 -- picture of the known part of the map (the grid grew with margins)
@@ -399,5 +401,5 @@ for i, src in ipairs(summary.sources or {}) do
       i, src.x, src.y, src.temp, src.missed_because, src.closest_approach_m or -1, src.detections_near))
   end
 end
-print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm}")
+print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm,fsm.dot}")
 return guard:exit_code(summary.completed and 0 or 1)

@@ -199,6 +199,7 @@ return function(ctx)
 
   local states = {
     Initialising = {
+      goes_to = { "Exploring" },
       run = function()
         -- a few scans: one miss alone does not make a cell free (log-odds)
         tasks.wait_until(function() return mapping.scans >= 4 end, 10)
@@ -208,6 +209,7 @@ return function(ctx)
       transitions = {},
     },
     Exploring = {
+      goes_to = { "ThermalSweep" },
       run = function()
         while true do
           -- wall faces close by that no camera has looked at from near
@@ -250,6 +252,7 @@ return function(ctx)
       end,
     },
     ThermalSweep = {
+      goes_to = { "Clustering" },
       run = function()
         local cov, faces = sweep:coverage(mapping.map)
         log:info("sweep: cameras have checked %.0f%% of %d wall faces", cov * 100, faces)
@@ -274,6 +277,7 @@ return function(ctx)
       end,
     },
     Clustering = {
+      goes_to = { "GoalNavigation", "Aborted" },
       run = function()
         if #bb.detections == 0 then
           bb.failure = ("no heat source detected (temperature_threshold %.1f °C)"):format(P.temperature_threshold)
@@ -366,6 +370,7 @@ return function(ctx)
       end,
     },
     GoalNavigation = {
+      goes_to = { "Launching", "AttemptingRamp" },
       run = function()
         while bb.ti <= #bb.targets do
           local t = bb.targets[bb.ti]
@@ -389,6 +394,7 @@ return function(ctx)
       end,
     },
     Launching = {
+      goes_to = { "GoalNavigation" },
       run = function()
         local t = bb.targets[bb.ti]
         local result = engage(t, bb.ti)
@@ -478,6 +484,7 @@ return function(ctx)
       end,
     },
     AttemptingRamp = {
+      goes_to = { "Done" },
       run = function()
         if not P.attempt_ramp or not bb.ramp then return "Done" end
         local r = bb.ramp

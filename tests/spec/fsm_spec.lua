@@ -257,3 +257,78 @@ describe("fsm machine", function()
     assert.is_true(m.finished)
   end)
 end)
+
+describe("declared transitions (goes_to)", function()
+  local function def(ret, goes_to)
+    return {
+      name = "declared", initial = "A",
+      states = {
+        A = { goes_to = goes_to, run = function() tasks.sleep(0.1) return ret end },
+        Bee = { run = function() tasks.sleep(10) end },
+        C = { run = noop },
+        Done = { terminal = true },
+      },
+    }
+  end
+
+  it("refuses a misspelt or misplaced declaration when the machine is defined", function()
+    local ok, err = pcall(fsm.define, def("Bee", { "Be", 3 }))
+    assert.is_false(ok)
+    assert.matches("state 'A': goes_to names unknown state 'Be' (states: A, Bee, C, Done)", err, 1, true)
+    assert.matches("state 'A': goes_to[2] must be a state name, got number", err, 1, true)
+    local _, problems = fsm.check { initial = "A", states = { A = { run = noop },
+      Done = { terminal = true, goes_to = { "A" } } } }
+    assert.are.same({ "state 'Done': a terminal state goes nowhere (no goes_to)" }, problems)
+    _, problems = fsm.check { initial = "A", states = { A = { run = noop, goes_to = "A" } } }
+    assert.are.same({ "state 'A': goes_to must be an array of state names" }, problems)
+  end)
+
+  it("moves to a declared state and falls back, reporting it, on an undeclared one", function()
+    local r, s = setup()
+    local m = fsm.new(def("Bee", { "Bee", "Done" }), {}, { runner = r }):start()
+    s:run { until_time = 0.5 }
+    assert.are.equal("Bee", m.state)
+
+    local r2, s2, errors = setup()
+    local m2 = fsm.new(def("C", { "Bee", "Done" }), {}, { runner = r2 }):start()
+    s2:run { until_time = 0.5 }
+    assert.are.same({ "A", "safe_stop" }, states_of(m2))
+    assert.are.equal("declared:A:run", errors[1].name)
+    assert.matches("run returned 'C', which state 'A' does not declare (goes_to: Bee, Done)", errors[1].msg, 1, true)
+  end)
+
+  it("exports every state and every declared, guarded, interrupt and fallback edge to Graphviz", function()
+    local d = def("Bee", { "Bee", "Done" })
+    d.states.C.transitions = { { to = "Done", guard = noop, name = "finished" } }
+    d.states.C.goes_to = { "A" }
+    d.interrupts = { { name = "bump", state = "C", resume = true, guard = noop } }
+    local text = fsm.dot(d)
+    assert.matches('^digraph "declared" {\n', text)
+    assert.matches('"%(start%)" %-> "A";', text)
+    for _, st in ipairs { "A", "Bee", "C", "safe_stop" } do assert.matches('\n  "' .. st .. '"', text, 1, true) end
+    assert.matches('"Done" [peripheries=2];', text, 1, true)
+    assert.matches('"A" -> "Bee";', text, 1, true)
+    assert.matches('"A" -> "Done";', text, 1, true)
+    assert.matches('"C" -> "A";', text, 1, true)
+    assert.matches('"C" -> "Done" [style=dashed, label="finished"];', text, 1, true)
+    assert.matches('"(any state)" -> "C" [color=red, label="interrupt bump"];', text, 1, true)
+    assert.matches('"C" -> "(any state)" [style=dotted, label="resume"];', text, 1, true)
+    assert.matches('"(any state)" -> "safe_stop" [style=dotted, color=gray, label="error"];', text, 1, true)
+    assert.matches('}\n$', text)
+    local _, n = text:gsub(" %-> ", "")
+    assert.are.equal(8, n) -- start, 3 declared, 1 guarded, interrupt, resume, error
+    assert.has_error(function() fsm.dot { initial = "Nope", states = { A = { run = noop } } } end)
+  end)
+
+  it("covers every state of the heat-seeking mission", function()
+    -- the mission's machine, built with stand-ins for its context
+    local build = dofile((os.getenv("TYCHO_SOURCE_DIR") or ".") .. "/behaviors/heat_seek_states.lua")
+    local d = build { P = {}, bb = {}, log = {} }
+    for name, st in pairs(d.states) do
+      if not st.terminal and name ~= "ImuInterrupt" then
+        assert.is_truthy(st.goes_to_list, "state " .. name .. " declares no goes_to")
+      end
+    end
+    assert.matches('"Clustering" -> "Aborted";', fsm.dot(d), 1, true)
+  end)
+end)
