@@ -31,8 +31,9 @@
 
 const tycho_install_dirs *tycho_install_dirs_default(void)
 {
-    static const tycho_install_dirs dirs = {TYCHO_INSTALL_BINDIR, TYCHO_INSTALL_CMODDIR, TYCHO_INSTALL_LUADIR,
-                                            TYCHO_INSTALL_PLUGINDIR, TYCHO_INSTALL_DATADIR};
+    static const tycho_install_dirs dirs = {TYCHO_INSTALL_BINDIR, TYCHO_INSTALL_CMODDIR,
+                                            TYCHO_INSTALL_LUADIR, TYCHO_INSTALL_PLUGINDIR,
+                                            TYCHO_INSTALL_DATADIR};
     return &dirs;
 }
 
@@ -63,9 +64,11 @@ static int set_installed(tycho_home *h, const tycho_install_dirs *d, const char 
 static int set_source(tycho_home *h, const char *src, const char *build_dir)
 {
     snprintf(h->layout, sizeof h->layout, "source");
-    if (join(h->lua_dir, src, "behaviors") || join(h->lua_dir2, src, "bindings") || join(h->data_dir, src, NULL))
+    if (join(h->lua_dir, src, "behaviors") || join(h->lua_dir2, src, "bindings") ||
+        join(h->data_dir, src, NULL))
         return -1;
-    return build_dir ? join(h->plugin_dir, build_dir, "drivers") : join(h->plugin_dir, src, "build/drivers");
+    return build_dir ? join(h->plugin_dir, build_dir, "drivers")
+                     : join(h->plugin_dir, src, "build/drivers");
 }
 
 /* The prefix an object in `dir` was installed under, if `dir` is
@@ -105,7 +108,8 @@ static int fail(tycho_home *h, const char *fmt, const char *a)
     return -1;
 }
 
-int tycho_home_resolve(tycho_home *h, const tycho_install_dirs *d, const char *env_home, const char *object_path)
+int tycho_home_resolve(tycho_home *h, const tycho_install_dirs *d, const char *env_home,
+                       const char *object_path)
 {
     h->problem[0] = '\0';
     char path[TYCHO_HOME_PATH_MAX], other[TYCHO_HOME_PATH_MAX];
@@ -126,7 +130,8 @@ int tycho_home_resolve(tycho_home *h, const tycho_install_dirs *d, const char *e
         }
         if (join(path, env_home, d->luadir) == 0 && is_dir(path))
             return set_installed(h, d, env_home) ? fail(h, "TYCHO_HOME is too long", NULL) : 0;
-        return fail(h, "TYCHO_HOME=%s holds neither behaviors/ (a source tree) nor an installed tycho",
+        return fail(h,
+                    "TYCHO_HOME=%s holds neither behaviors/ (a source tree) nor an installed tycho",
                     env_home);
     }
     if (!object_path || !*object_path)
@@ -140,7 +145,8 @@ int tycho_home_resolve(tycho_home *h, const tycho_install_dirs *d, const char *e
     for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
         char prefix[TYCHO_HOME_PATH_MAX];
         if (prefix_of(path, suffixes[i], prefix, sizeof prefix) != 0) continue;
-        if (join(other, prefix, d->luadir) == 0 && is_dir(other)) return set_installed(h, d, prefix);
+        if (join(other, prefix, d->luadir) == 0 && is_dir(other))
+            return set_installed(h, d, prefix);
     }
     if (read_marker(path, other, sizeof other) == 0) {
         char behaviors[TYCHO_HOME_PATH_MAX];
@@ -182,7 +188,8 @@ const tycho_home *tycho_home_get(void)
     const char *env = getenv("TYCHO_HOME");
     char self[PATH_MAX > TYCHO_HOME_PATH_MAX ? PATH_MAX : TYCHO_HOME_PATH_MAX];
     int have = own_file(self, in_executable) == 0;
-    if (tycho_home_resolve(&home, tycho_install_dirs_default(), env, have ? self : NULL) == 0 || (env && *env))
+    if (tycho_home_resolve(&home, tycho_install_dirs_default(), env, have ? self : NULL) == 0 ||
+        (env && *env))
         return &home;
     /* code of ours linked into another program (a benchmark): its executable
      * may still sit in a build tree */
@@ -278,16 +285,17 @@ static int short_searcher(lua_State *L)
         if (!found) {
             const tycho_home *h = tycho_home_get();
             if (h->problem[0])
-                lua_pushfstring(L, "\n\tno runtime module '" PREFIX "%s' (the runtime's Lua files: %s)", name,
-                                h->problem);
-            else
-                lua_pushfstring(L, "\n\tno runtime module '" PREFIX "%s' in %s", name, h->lua_dir);
+                lua_pushfstring(
+                    L, "\n\tno runtime module '" PREFIX "%s' (the runtime's Lua files: %s)", name,
+                    h->problem);
+            else lua_pushfstring(L, "\n\tno runtime module '" PREFIX "%s' in %s", name, h->lua_dir);
             return 1;
         }
     }
     const char *file = lua_tostring(L, -1);
     if (luaL_loadfile(L, file) != LUA_OK)
-        return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua_tostring(L, -1));
+        return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, file,
+                          lua_tostring(L, -1));
     lua_insert(L, -2); /* loader, file */
     return 2;
 }

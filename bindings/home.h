@@ -28,7 +28,7 @@ typedef struct {
     char lua_dir[TYCHO_HOME_PATH_MAX];  /* fsm.lua, heat_seek.lua, repl_main.lua ... */
     char lua_dir2[TYCHO_HOME_PATH_MAX]; /* a second one (the source tree's bindings/), or "" */
     char plugin_dir[TYCHO_HOME_PATH_MAX];
-    char data_dir[TYCHO_HOME_PATH_MAX]; /* maps/ and robots/ */
+    char data_dir[TYCHO_HOME_PATH_MAX];      /* maps/ and robots/ */
     char problem[TYCHO_HOME_PATH_MAX + 128]; /* why there is none ("" when found) */
 } tycho_home;
 

@@ -64,7 +64,8 @@ static int l_clock_advance(lua_State *L)
 {
     tycho_clock *c = tycho_l_checkclock(L, 1);
     double dt = luaL_checknumber(L, 2);
-    luaL_argcheck(L, tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM, 1, "a wall clock cannot be advanced");
+    luaL_argcheck(L, tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM, 1,
+                  "a wall clock cannot be advanced");
     luaL_argcheck(L, dt >= 0 && isfinite(dt), 2, "dt must be finite and >= 0");
     tycho_clock_advance(c, dt, NULL);
     lua_pushnumber(L, tycho_clock_now(c));

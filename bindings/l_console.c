@@ -33,10 +33,10 @@ typedef struct {
     char *history;
     char *pending[MAX_PENDING]; /* lines completed since the last poll */
     int npending;
-    char raw[MAX_RAW_LINE];     /* non-terminal input not yet ended by \n */
+    char raw[MAX_RAW_LINE]; /* non-terminal input not yet ended by \n */
     size_t nraw;
-    char prompt[128];           /* the prompt readline shows */
-    int need_prompt;            /* a line was accepted: show the prompt at the next poll */
+    char prompt[128]; /* the prompt readline shows */
+    int need_prompt;  /* a line was accepted: show the prompt at the next poll */
 } console;
 
 /* The one console, and where its completion callback runs during a poll. */
@@ -333,8 +333,11 @@ static int l_tostring(lua_State *L)
 void tycho_l_open_console(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg meth[] = {{"poll", l_poll}, {"prompt", l_prompt}, {"print", l_print},
-                                    {"close", l_close}, {NULL, NULL}};
+    static const luaL_Reg meth[] = {{"poll", l_poll},
+                                    {"prompt", l_prompt},
+                                    {"print", l_print},
+                                    {"close", l_close},
+                                    {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){CONSOLE_MT, meth, NULL, l_close, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);

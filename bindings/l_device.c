@@ -4,8 +4,8 @@
  *       kind: "range_scanner" | "thermal_camera" | "imu" | "diff_base" | "launcher"
  *       settings: {name = value} checked against the driver's schema
  *   dev:read() -> sample | nil (nothing new) | nil, "error"   -- never waits
- *   dev:write("velocity", v, w) | ("arm") | ("fire", n) | ("disarm") | ("safe_stop") -> true | nil, "error"
- *   dev:close();  dev.kind, dev.driver;  tycho.device.path()
+ *   dev:write("velocity", v, w) | ("arm") | ("fire", n) | ("disarm") | ("safe_stop") -> true | nil,
+ * "error" dev:close();  dev.kind, dev.driver;  tycho.device.path()
  *
  * Device errors come back as values (and the driver's thread goes on or
  * stops by itself); nothing here raises for a device problem, only for a
@@ -43,7 +43,8 @@ static int l_open(lua_State *L)
     const char *driver = luaL_checkstring(L, 2);
     int kind = tycho_device_kind_parse(kind_name);
     if (kind < 0)
-        return luaL_argerror(L, 1, "range_scanner, thermal_camera, imu, diff_base or launcher expected");
+        return luaL_argerror(L, 1,
+                             "range_scanner, thermal_camera, imu, diff_base or launcher expected");
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
     tycho_setting s[32];
@@ -52,7 +53,8 @@ static int l_open(lua_State *L)
     if (lua_istable(L, 3)) {
         lua_pushnil(L);
         while (lua_next(L, 3)) { /* key at -2, value at -1 */
-            if (lua_type(L, -2) != LUA_TSTRING) luaL_argerror(L, 3, "setting names must be strings");
+            if (lua_type(L, -2) != LUA_TSTRING)
+                luaL_argerror(L, 3, "setting names must be strings");
             if (n == 32) luaL_argerror(L, 3, "at most 32 settings");
             const char *v;
             int t = lua_type(L, -1);
@@ -61,14 +63,17 @@ static int l_open(lua_State *L)
             else if (t == LUA_TNUMBER) {
                 double x = lua_tonumber(L, -1);
                 char buf[64];
-                if (x == (double)(long long)x && x > -1e15 && x < 1e15) snprintf(buf, sizeof buf, "%lld", (long long)x);
+                if (x == (double)(long long)x && x > -1e15 && x < 1e15)
+                    snprintf(buf, sizeof buf, "%lld", (long long)x);
                 else snprintf(buf, sizeof buf, "%.17g", x);
                 lua_pushstring(L, buf);
                 v = lua_tostring(L, -1);
                 lua_rawseti(L, 4, (int)lua_rawlen(L, 4) + 1);
             } else {
-                return luaL_argerror(L, 3, lua_pushfstring(L, "setting '%s': string, number or boolean expected",
-                                                           lua_tostring(L, -2)));
+                return luaL_argerror(
+                    L, 3,
+                    lua_pushfstring(L, "setting '%s': string, number or boolean expected",
+                                    lua_tostring(L, -2)));
             }
             s[n].name = lua_tostring(L, -2);
             s[n].value = v;
@@ -109,21 +114,35 @@ static void push_sample(lua_State *L, const tycho_sample *s)
         set_num(L, "angle_increment", s->u.scan.angle_increment);
         set_num(L, "range_min", s->u.scan.range_min);
         set_num(L, "range_max", s->u.scan.range_max);
-        push_floats(L, s->u.scan.ranges, s->u.scan.count < 0 ? 0 : s->u.scan.count > TYCHO_SAMPLE_MAX_RANGES ? TYCHO_SAMPLE_MAX_RANGES : s->u.scan.count, "ranges");
+        push_floats(L, s->u.scan.ranges,
+                    s->u.scan.count < 0                         ? 0
+                    : s->u.scan.count > TYCHO_SAMPLE_MAX_RANGES ? TYCHO_SAMPLE_MAX_RANGES
+                                                                : s->u.scan.count,
+                    "ranges");
         break;
     case TYCHO_DEVICE_THERMAL_CAMERA:
         push_floats(L, s->u.thermal.pixels, 64, "pixels");
         set_num(L, "thermistor", s->u.thermal.thermistor);
         break;
     case TYCHO_DEVICE_IMU:
-        set_num(L, "ax", s->u.imu.ax); set_num(L, "ay", s->u.imu.ay); set_num(L, "az", s->u.imu.az);
-        set_num(L, "gx", s->u.imu.gx); set_num(L, "gy", s->u.imu.gy); set_num(L, "gz", s->u.imu.gz);
-        set_num(L, "roll", s->u.imu.roll); set_num(L, "pitch", s->u.imu.pitch);
+        set_num(L, "ax", s->u.imu.ax);
+        set_num(L, "ay", s->u.imu.ay);
+        set_num(L, "az", s->u.imu.az);
+        set_num(L, "gx", s->u.imu.gx);
+        set_num(L, "gy", s->u.imu.gy);
+        set_num(L, "gz", s->u.imu.gz);
+        set_num(L, "roll", s->u.imu.roll);
+        set_num(L, "pitch", s->u.imu.pitch);
         break;
     case TYCHO_DEVICE_DIFF_BASE:
-        set_num(L, "x", s->u.base.x); set_num(L, "y", s->u.base.y); set_num(L, "yaw", s->u.base.yaw);
-        set_num(L, "v", s->u.base.v); set_num(L, "w", s->u.base.w);
-        set_num(L, "roll", s->u.base.roll); set_num(L, "pitch", s->u.base.pitch); set_num(L, "gyro_z", s->u.base.gyro_z);
+        set_num(L, "x", s->u.base.x);
+        set_num(L, "y", s->u.base.y);
+        set_num(L, "yaw", s->u.base.yaw);
+        set_num(L, "v", s->u.base.v);
+        set_num(L, "w", s->u.base.w);
+        set_num(L, "roll", s->u.base.roll);
+        set_num(L, "pitch", s->u.base.pitch);
+        set_num(L, "gyro_z", s->u.base.gyro_z);
         break;
     case TYCHO_DEVICE_LAUNCHER:
         set_int(L, "fired", s->u.launcher.fired);
@@ -154,8 +173,8 @@ static int l_write(lua_State *L)
 {
     tycho_device *d = check_dev(L);
     static const char *const names[] = {"velocity", "arm", "disarm", "fire", "safe_stop", NULL};
-    static const tycho_command_type types[] = {TYCHO_CMD_VELOCITY, TYCHO_CMD_ARM, TYCHO_CMD_DISARM, TYCHO_CMD_FIRE,
-                                               TYCHO_CMD_SAFE_STOP};
+    static const tycho_command_type types[] = {TYCHO_CMD_VELOCITY, TYCHO_CMD_ARM, TYCHO_CMD_DISARM,
+                                               TYCHO_CMD_FIRE, TYCHO_CMD_SAFE_STOP};
     tycho_command c;
     memset(&c, 0, sizeof c);
     c.type = types[luaL_checkoption(L, 2, NULL, names)];
@@ -198,8 +217,9 @@ static int l_tostring(lua_State *L)
 {
     ldev *b = luaL_checkudata(L, 1, DEVICE_MT);
     if (!b->d) lua_pushliteral(L, "tycho.device (closed)");
-    else lua_pushfstring(L, "tycho.device %s (%s)", tycho_device_driver(b->d)->name,
-                         tycho_device_kind_name(tycho_device_driver(b->d)->kind));
+    else
+        lua_pushfstring(L, "tycho.device %s (%s)", tycho_device_driver(b->d)->name,
+                        tycho_device_kind_name(tycho_device_driver(b->d)->kind));
     return 1;
 }
 
@@ -212,7 +232,8 @@ static int l_path(lua_State *L)
 void tycho_l_open_device(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg meth[] = {{"read", l_read}, {"write", l_write}, {"close", l_close}, {NULL, NULL}};
+    static const luaL_Reg meth[] = {
+        {"read", l_read}, {"write", l_write}, {"close", l_close}, {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){DEVICE_MT, meth, l_index, l_close, l_tostring, NULL});
     lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"open", l_open}, {"path", l_path}, {NULL, NULL}};

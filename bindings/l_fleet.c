@@ -1,8 +1,8 @@
 /* Lua binding of fleet route planning (core/include/tycho/mapf.h, fleet_io.h).
  *
- *   local fp = tycho.fleet.planner(costmap [, {cell = 1.0, horizon =, max_orders = 64, time_limit = 10,
- *                                              graph = "grid" | "sparse", connectivity = 4 | 8, spacing = cell}])
- *   tycho.fleet.graph(costmap, {same graph options}) -> {nodes = {{x =, y =}}, edges = {{a =, b =, length =, width =}}}
+ *   local fp = tycho.fleet.planner(costmap [, {cell = 1.0, horizon =, max_orders = 64, time_limit =
+ * 10, graph = "grid" | "sparse", connectivity = 4 | 8, spacing = cell}]) tycho.fleet.graph(costmap,
+ * {same graph options}) -> {nodes = {{x =, y =}}, edges = {{a =, b =, length =, width =}}}
  *   fp:graph() -> the same, for the planner's graph
  *   fp:plan(starts, goals) -> true | nil, "robot N: reason"   -- lists of {x =, y =}
  *   fp:route(i) -> {{x =, y =, vertex =, enter =, leave =}, ...}   (i 1-based, steps)
@@ -55,7 +55,8 @@ static const tycho_opt_spec graph_spec = {"fleet.graph", graph_fields};
 
 /* The route graph an options table asks for: {graph = "grid" | "sparse",
  * cell = 1.0, connectivity = 4 | 8, spacing = 1.0}. Errors name the field. */
-static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, double cell, int connectivity)
+static tycho_graph *build_graph(lua_State *L, const tycho_grid *g, int idx, double cell,
+                                int connectivity)
 {
     const char *kind = "grid";
     if (lua_istable(L, idx)) {
@@ -87,7 +88,8 @@ static int l_planner(lua_State *L)
     p.max_orders = (int)tycho_l_optfield_integer(L, 2, 2, "max_orders", p.max_orders);
     p.time_limit_s = tycho_l_optfield_number(L, 2, 2, "time_limit", p.time_limit_s);
     p.connectivity = (int)tycho_l_optfield_integer(L, 2, 2, "connectivity", p.connectivity);
-    luaL_argcheck(L, p.cell >= tycho_grid_resolution(g), 2, "cell must be >= the costmap resolution");
+    luaL_argcheck(L, p.cell >= tycho_grid_resolution(g), 2,
+                  "cell must be >= the costmap resolution");
     lfleet *f = tycho_newuserdata(L, sizeof *f);
     f->m = NULL;
     f->n = 0;
@@ -100,7 +102,8 @@ static int l_planner(lua_State *L)
     return 1;
 }
 
-/* {nodes = {{x =, y =}, ...}, edges = {{a =, b =, length =, width =}, ...}} (1-based, each edge once) */
+/* {nodes = {{x =, y =}, ...}, edges = {{a =, b =, length =, width =}, ...}} (1-based, each edge
+ * once) */
 static void push_graph(lua_State *L, const tycho_graph *g)
 {
     lua_createtable(L, 0, 2);
@@ -351,9 +354,10 @@ static int l_goals(lua_State *L) { return load_poses(L, 1); }
 void tycho_l_open_fleet(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg meth[] = {{"plan", l_plan}, {"route", l_route},
-                                    {"preconditions", l_preconditions}, {"at", l_at},
-                                    {"arrival", l_arrival}, {"graph", l_planner_graph}, {NULL, NULL}};
+    static const luaL_Reg meth[] = {
+        {"plan", l_plan}, {"route", l_route},     {"preconditions", l_preconditions},
+        {"at", l_at},     {"arrival", l_arrival}, {"graph", l_planner_graph},
+        {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){FLEET_MT, meth, l_index, l_gc, l_tostring, NULL});
     lua_pop(L, 1);
     lua_newtable(L);

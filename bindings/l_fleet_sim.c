@@ -61,7 +61,8 @@ static int l_new(lua_State *L)
     luaL_getmetatable(L, FLEET_SIM_MT);
     lua_setmetatable(L, -2);
     tycho_err err = {0};
-    if (!(b->f = tycho_fleet_new((int)n, &p, &err))) return luaL_argerror(L, n < 1 || n > 1024 ? 1 : 2, err.msg);
+    if (!(b->f = tycho_fleet_new((int)n, &p, &err)))
+        return luaL_argerror(L, n < 1 || n > 1024 ? 1 : 2, err.msg);
     return 1;
 }
 
@@ -70,7 +71,8 @@ static int l_set_pose(lua_State *L)
     tycho_fleet *f = check_fs(L);
     int i = check_bot(L, f, 2);
     tycho_err err = {0};
-    if (tycho_fleet_set_pose(f, i, luaL_checknumber(L, 3), luaL_checknumber(L, 4), luaL_optnumber(L, 5, 0), &err))
+    if (tycho_fleet_set_pose(f, i, luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                             luaL_optnumber(L, 5, 0), &err))
         return tycho_l_error(L, &err);
     return 0;
 }
@@ -82,10 +84,13 @@ static int l_set_route(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     int n = (int)lua_rawlen(L, 3);
     luaL_argcheck(L, n >= 1 && n <= 100000, 3, "1 to 100000 waypoints expected");
-    double *xy = lua_newuserdata(L, sizeof(double) * 2 * (size_t)n); /* freed by the GC, even on error */
+    double *xy =
+        lua_newuserdata(L, sizeof(double) * 2 * (size_t)n); /* freed by the GC, even on error */
     for (int k = 0; k < n; k++) {
         lua_rawgeti(L, 3, k + 1);
-        if (!lua_istable(L, -1)) luaL_argerror(L, 3, lua_pushfstring(L, "waypoint %d: table {x =, y =} expected", k + 1));
+        if (!lua_istable(L, -1))
+            luaL_argerror(L, 3,
+                          lua_pushfstring(L, "waypoint %d: table {x =, y =} expected", k + 1));
         xy[2 * k] = field_xy(L, lua_gettop(L), 3, "x", 1, "waypoint");
         xy[2 * k + 1] = field_xy(L, lua_gettop(L), 3, "y", 2, "waypoint");
         lua_pop(L, 1);
@@ -198,8 +203,9 @@ static int l_tostring(lua_State *L)
     lfs *b = luaL_checkudata(L, 1, FLEET_SIM_MT);
     if (!b->f) lua_pushliteral(L, "tycho.fleet_sim (freed)");
     else
-        lua_pushfstring(L, "tycho.fleet_sim %d robots, t=%f s, %d collisions%s", tycho_fleet_count(b->f),
-                        tycho_fleet_time(b->f), tycho_fleet_collisions(b->f),
+        lua_pushfstring(L, "tycho.fleet_sim %d robots, t=%f s, %d collisions%s",
+                        tycho_fleet_count(b->f), tycho_fleet_time(b->f),
+                        tycho_fleet_collisions(b->f),
                         tycho_fleet_estopped(b->f) ? ", EMERGENCY STOP" : "");
     return 1;
 }
@@ -207,10 +213,17 @@ static int l_tostring(lua_State *L)
 void tycho_l_open_fleet_sim(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg meth[] = {{"set_pose", l_set_pose}, {"set_route", l_set_route}, {"allow", l_allow},
-                                    {"stop_until", l_stop_until}, {"step", l_step}, {"reached", l_reached},
-                                    {"moving", l_moving}, {"stopped", l_stopped}, {"pose", l_pose},
-                                    {"stats", l_stats}, {NULL, NULL}};
+    static const luaL_Reg meth[] = {{"set_pose", l_set_pose},
+                                    {"set_route", l_set_route},
+                                    {"allow", l_allow},
+                                    {"stop_until", l_stop_until},
+                                    {"step", l_step},
+                                    {"reached", l_reached},
+                                    {"moving", l_moving},
+                                    {"stopped", l_stopped},
+                                    {"pose", l_pose},
+                                    {"stats", l_stats},
+                                    {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){FLEET_SIM_MT, meth, l_index, l_gc, l_tostring,
                                          (const luaL_Reg[]){{"__len", l_len}, {NULL, NULL}}});
     lua_pop(L, 1);

@@ -31,8 +31,8 @@ static tycho_scan_ref check_scan(lua_State *L, int idx)
 {
     const int argn = idx;
     if (!lua_istable(L, idx) && !lua_isuserdata(L, idx))
-        luaL_argerror(L, argn, lua_pushfstring(L, "scan table expected, got %s",
-                                               luaL_typename(L, idx)));
+        luaL_argerror(L, argn,
+                      lua_pushfstring(L, "scan table expected, got %s", luaL_typename(L, idx)));
     tycho_scan_ref s = {0};
     lua_getfield(L, idx, "ranges");
     if (lua_isfunction(L, -1)) { /* a method: scan:ranges() */
@@ -82,8 +82,9 @@ static void check_frame(lua_State *L, int idx, const tycho_thermal_camera *cam, 
     lua_pop(L, 1);
     if (!nested) {
         if ((int)lua_rawlen(L, idx) != want)
-            luaL_argerror(L, idx, lua_pushfstring(L, "frame: %d temperatures expected, got %d",
-                                                  want, (int)lua_rawlen(L, idx)));
+            luaL_argerror(L, idx,
+                          lua_pushfstring(L, "frame: %d temperatures expected, got %d", want,
+                                          (int)lua_rawlen(L, idx)));
         for (int i = 0; i < want; i++) {
             lua_rawgeti(L, idx, i + 1);
             if (lua_type(L, -1) != LUA_TNUMBER)
@@ -98,13 +99,13 @@ static void check_frame(lua_State *L, int idx, const tycho_thermal_camera *cam, 
     for (int r = 0; r < cam->rows; r++) {
         lua_rawgeti(L, idx, r + 1);
         if (!lua_istable(L, -1) || (int)lua_rawlen(L, -1) != cam->cols)
-            luaL_argerror(L, idx, lua_pushfstring(L, "frame row %d: %d numbers expected", r + 1,
-                                                  cam->cols));
+            luaL_argerror(
+                L, idx, lua_pushfstring(L, "frame row %d: %d numbers expected", r + 1, cam->cols));
         for (int c = 0; c < cam->cols; c++) {
             lua_rawgeti(L, -1, c + 1);
             if (lua_type(L, -1) != LUA_TNUMBER)
-                luaL_argerror(L, idx, lua_pushfstring(L, "frame[%d][%d] is not a number", r + 1,
-                                                      c + 1));
+                luaL_argerror(L, idx,
+                              lua_pushfstring(L, "frame[%d][%d] is not a number", r + 1, c + 1));
             out[r * cam->cols + c] = (float)lua_tonumber(L, -1);
             lua_pop(L, 1);
         }

@@ -202,8 +202,8 @@ static double check_prob(lua_State *L, int idx, const char *key, double def)
 {
     double p = tycho_l_optfield_number(L, idx, 2, key, def);
     if (!(p > 0 && p < 1))
-        luaL_error(L, "bad field '%s' in argument #2 (probability in (0, 1) expected, got %f)",
-                   key, p);
+        luaL_error(L, "bad field '%s' in argument #2 (probability in (0, 1) expected, got %f)", key,
+                   p);
     return p;
 }
 
@@ -280,8 +280,7 @@ static int l_tostring(lua_State *L)
     tycho_pose2 o = tycho_grid_origin(g);
     char buf[160];
     snprintf(buf, sizeof buf, "tycho.grid %dx%d @ %.3f m, origin (%.3f, %.3f, %.3f)",
-             tycho_grid_width(g), tycho_grid_height(g), tycho_grid_resolution(g), o.x, o.y,
-             o.yaw);
+             tycho_grid_width(g), tycho_grid_height(g), tycho_grid_resolution(g), o.x, o.y, o.yaw);
     lua_pushstring(L, buf);
     return 1;
 }

@@ -54,19 +54,24 @@ static void check_params(lua_State *L, int idx, const tycho_opt_spec *spec,
     if (lua_isnoneornil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
     tycho_l_checkopts(L, idx, idx, spec);
-    p->inscribed_radius = tycho_l_optfield_number(L, idx, idx, "inscribed_radius", p->inscribed_radius);
-    p->inflation_radius = tycho_l_optfield_number(L, idx, idx, "inflation_radius", p->inflation_radius);
+    p->inscribed_radius =
+        tycho_l_optfield_number(L, idx, idx, "inscribed_radius", p->inscribed_radius);
+    p->inflation_radius =
+        tycho_l_optfield_number(L, idx, idx, "inflation_radius", p->inflation_radius);
     p->cost_scaling_factor =
         tycho_l_optfield_number(L, idx, idx, "cost_scaling_factor", p->cost_scaling_factor);
-    p->inflate_unknown = tycho_l_optfield_boolean(L, idx, idx, "inflate_unknown", p->inflate_unknown);
+    p->inflate_unknown =
+        tycho_l_optfield_boolean(L, idx, idx, "inflate_unknown", p->inflate_unknown);
     p->inflate_around_unknown =
         tycho_l_optfield_boolean(L, idx, idx, "inflate_around_unknown", p->inflate_around_unknown);
     /* name the field in Lua terms; the core message says what is wrong */
-    static const char *const keys[] = {"inscribed_radius", "inflation_radius", "cost_scaling_factor"};
+    static const char *const keys[] = {"inscribed_radius", "inflation_radius",
+                                       "cost_scaling_factor"};
     const double vals[] = {p->inscribed_radius, p->inflation_radius, p->cost_scaling_factor};
     for (int k = 0; k < 3; k++)
         if (!isfinite(vals[k]) || vals[k] < 0)
-            luaL_error(L, "bad field '%s' in argument #%d (finite number >= 0 expected)", keys[k], idx);
+            luaL_error(L, "bad field '%s' in argument #%d (finite number >= 0 expected)", keys[k],
+                       idx);
 }
 
 static void run_inflate(lua_State *L, const tycho_grid *src, tycho_grid *dst,
@@ -98,8 +103,9 @@ static int l_inflate_into(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     tycho_grid *dst = tycho_l_checkgrid(L, 2);
-    luaL_argcheck(L, tycho_grid_width(dst) == tycho_grid_width(g) &&
-                         tycho_grid_height(dst) == tycho_grid_height(g),
+    luaL_argcheck(L,
+                  tycho_grid_width(dst) == tycho_grid_width(g) &&
+                      tycho_grid_height(dst) == tycho_grid_height(g),
                   2, "destination grid must have the source's size");
     luaL_argcheck(L, tycho_grid_resolution(dst) == tycho_grid_resolution(g), 2,
                   "destination grid must have the source's resolution");
@@ -136,7 +142,8 @@ static int l_distance_transform(lua_State *L)
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
     double res = tycho_grid_resolution(g);
     double md_cells = floor(maxd / res);
-    int md = md_cells >= TYCHO_EDT_MAX_DIST ? TYCHO_EDT_MAX_DIST : (md_cells < 1 ? 1 : (int)md_cells);
+    int md =
+        md_cells >= TYCHO_EDT_MAX_DIST ? TYCHO_EDT_MAX_DIST : (md_cells < 1 ? 1 : (int)md_cells);
     uint8_t sites[256];
     tycho_edt_sites_range(sites, (int)thr, 254);
     sites[TYCHO_COST_UNKNOWN] = (uint8_t)ub;

@@ -1,15 +1,12 @@
 /* tycho.mcap: MCAP recordings from Lua.
  *
- *   local w, err = tycho.mcap.open(path [, {chunk_size =, compress =, level =}])  -- nil, err if the file cannot be made
- *   local s = w:schema(name, encoding, data)          -- id
- *   local c = w:channel(topic, schema_id, encoding)   -- id
- *   w:write(c, t, data)                               -- t in seconds (simulated or wall)
- *   w:bytes()                                         -- written so far
- *   w:close()                                         -- true | nil, err (finishes the file)
- *   local info, err = tycho.mcap.read(path [, fn])    -- checks the whole file;
- *       fn(topic, t, data) per message, a true result stops
- * A writer the collector finds unclosed is finished, so an error in the
- * mission still leaves a readable recording. */
+ *   local w, err = tycho.mcap.open(path [, {chunk_size =, compress =, level =}])  -- nil, err if
+ * the file cannot be made local s = w:schema(name, encoding, data)          -- id local c =
+ * w:channel(topic, schema_id, encoding)   -- id w:write(c, t, data) -- t in seconds (simulated or
+ * wall) w:bytes()                                         -- written so far w:close() -- true |
+ * nil, err (finishes the file) local info, err = tycho.mcap.read(path [, fn])    -- checks the
+ * whole file; fn(topic, t, data) per message, a true result stops A writer the collector finds
+ * unclosed is finished, so an error in the mission still leaves a readable recording. */
 #include <math.h>
 #include <stdint.h>
 
@@ -30,7 +27,9 @@ static lwriter *check_writer(lua_State *L)
 }
 
 static const tycho_opt_field open_fields[] = {TYCHO_OPT_INT_IN("chunk_size", 1024, 1 << 28),
-                                              TYCHO_OPT_BOOL("compress"), TYCHO_OPT_INT_IN("level", 1, 19), {0}};
+                                              TYCHO_OPT_BOOL("compress"),
+                                              TYCHO_OPT_INT_IN("level", 1, 19),
+                                              {0}};
 static const tycho_opt_spec open_spec = {"mcap.open", open_fields};
 
 static int l_open(lua_State *L)
@@ -40,7 +39,8 @@ static int l_open(lua_State *L)
     tycho_mcap_options_init(&opt);
     if (!lua_isnoneornil(L, 2)) {
         tycho_l_checkopts(L, 2, 2, &open_spec);
-        opt.chunk_size = (size_t)tycho_l_optfield_integer(L, 2, 2, "chunk_size", (lua_Integer)opt.chunk_size);
+        opt.chunk_size =
+            (size_t)tycho_l_optfield_integer(L, 2, 2, "chunk_size", (lua_Integer)opt.chunk_size);
         opt.compress = tycho_l_optfield_boolean(L, 2, 2, "compress", 1);
         opt.zstd_level = (int)tycho_l_optfield_integer(L, 2, 2, "level", opt.zstd_level);
     }
@@ -146,12 +146,12 @@ static int l_gc(lua_State *L)
 /* --- reading ---------------------------------------------------------------- */
 typedef struct {
     lua_State *L;
-    int fn; /* stack index of the callback */
+    int fn;    /* stack index of the callback */
     int error; /* the callback raised: its message is on the stack */
 } read_ctx;
 
-static int on_message(void *ud, const tycho_mcap_channel_info *ch, uint64_t log_time, const uint8_t *data,
-                      size_t len)
+static int on_message(void *ud, const tycho_mcap_channel_info *ch, uint64_t log_time,
+                      const uint8_t *data, size_t len)
 {
     read_ctx *c = ud;
     lua_State *L = c->L;
@@ -175,7 +175,8 @@ static int l_read(lua_State *L)
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     tycho_mcap_info *info = tycho_newuserdata(L, sizeof *info); /* big: not on the C stack */
     tycho_err err = {0};
-    tycho_status st = tycho_mcap_read(path, info, lua_isfunction(L, 2) ? on_message : NULL, &ctx, &err);
+    tycho_status st =
+        tycho_mcap_read(path, info, lua_isfunction(L, 2) ? on_message : NULL, &ctx, &err);
     if (ctx.error) return lua_error(L);
     if (st != TYCHO_OK) {
         lua_pushnil(L);
@@ -227,7 +228,8 @@ static const luaL_Reg writer_methods[] = {
 void tycho_l_open_mcap(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const tycho_l_class writer_class = {MCAP_WRITER_MT, writer_methods, NULL, l_gc, NULL, NULL};
+    static const tycho_l_class writer_class = {MCAP_WRITER_MT, writer_methods, NULL,
+                                               l_gc,           NULL,           NULL};
     tycho_l_newclass(L, &writer_class);
     lua_pop(L, 1);
     tycho_l_register_opts(L, &open_spec);

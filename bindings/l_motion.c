@@ -32,11 +32,27 @@ static follower_box *check_follower(lua_State *L, int idx)
     return b;
 }
 
-static const char *const follower_keys[] = {
-    "desired_v", "max_v", "max_w", "lookahead_time", "min_lookahead", "max_lookahead",
-    "min_radius", "min_v", "slow_clearance", "clearance_gain", "approach_dist",
-    "approach_min_v", "rotate_to_heading", "rotate_threshold", "rotate_w", "max_accel",
-    "max_w_accel", "xy_tolerance", "yaw_tolerance", "search_dist", NULL};
+static const char *const follower_keys[] = {"desired_v",
+                                            "max_v",
+                                            "max_w",
+                                            "lookahead_time",
+                                            "min_lookahead",
+                                            "max_lookahead",
+                                            "min_radius",
+                                            "min_v",
+                                            "slow_clearance",
+                                            "clearance_gain",
+                                            "approach_dist",
+                                            "approach_min_v",
+                                            "rotate_to_heading",
+                                            "rotate_threshold",
+                                            "rotate_w",
+                                            "max_accel",
+                                            "max_w_accel",
+                                            "xy_tolerance",
+                                            "yaw_tolerance",
+                                            "search_dist",
+                                            NULL};
 
 #define NUM_KEY(k) TYCHO_OPT_NUM(k)
 static const tycho_opt_field follower_fields[] = {NUM_KEY("desired_v"),
@@ -77,13 +93,26 @@ static void read_follower_params(lua_State *L, int idx, const tycho_opt_spec *sp
                                  tycho_follower_params *p)
 {
     tycho_l_checkopts(L, idx, idx, spec);
-    double *num[] = {&p->desired_v,      &p->max_v,          &p->max_w,
-                     &p->lookahead_time, &p->min_lookahead,  &p->max_lookahead,
-                     &p->min_radius,     &p->min_v,          &p->slow_clearance,
-                     &p->clearance_gain, &p->approach_dist,  &p->approach_min_v,
-                     NULL,               &p->rotate_threshold, &p->rotate_w,
-                     &p->max_accel,      &p->max_w_accel,    &p->xy_tolerance,
-                     &p->yaw_tolerance,  &p->search_dist};
+    double *num[] = {&p->desired_v,
+                     &p->max_v,
+                     &p->max_w,
+                     &p->lookahead_time,
+                     &p->min_lookahead,
+                     &p->max_lookahead,
+                     &p->min_radius,
+                     &p->min_v,
+                     &p->slow_clearance,
+                     &p->clearance_gain,
+                     &p->approach_dist,
+                     &p->approach_min_v,
+                     NULL,
+                     &p->rotate_threshold,
+                     &p->rotate_w,
+                     &p->max_accel,
+                     &p->max_w_accel,
+                     &p->xy_tolerance,
+                     &p->yaw_tolerance,
+                     &p->search_dist};
     for (int i = 0; follower_keys[i]; i++)
         if (num[i]) *num[i] = tycho_l_optfield_number(L, idx, idx, follower_keys[i], *num[i]);
     p->rotate_to_heading =
@@ -93,13 +122,26 @@ static void read_follower_params(lua_State *L, int idx, const tycho_opt_spec *sp
 static void push_follower_params(lua_State *L, const tycho_follower_params *p)
 {
     lua_createtable(L, 0, 20);
-    const double num[] = {p->desired_v,      p->max_v,         p->max_w,
-                          p->lookahead_time, p->min_lookahead, p->max_lookahead,
-                          p->min_radius,     p->min_v,         p->slow_clearance,
-                          p->clearance_gain, p->approach_dist, p->approach_min_v,
-                          0,                 p->rotate_threshold, p->rotate_w,
-                          p->max_accel,      p->max_w_accel,   p->xy_tolerance,
-                          p->yaw_tolerance,  p->search_dist};
+    const double num[] = {p->desired_v,
+                          p->max_v,
+                          p->max_w,
+                          p->lookahead_time,
+                          p->min_lookahead,
+                          p->max_lookahead,
+                          p->min_radius,
+                          p->min_v,
+                          p->slow_clearance,
+                          p->clearance_gain,
+                          p->approach_dist,
+                          p->approach_min_v,
+                          0,
+                          p->rotate_threshold,
+                          p->rotate_w,
+                          p->max_accel,
+                          p->max_w_accel,
+                          p->xy_tolerance,
+                          p->yaw_tolerance,
+                          p->search_dist};
     for (int i = 0; follower_keys[i]; i++)
         if (strcmp(follower_keys[i], "rotate_to_heading")) set_num(L, follower_keys[i], num[i]);
     set_bool(L, "rotate_to_heading", p->rotate_to_heading);
@@ -336,8 +378,8 @@ static void opt_diffdrive(lua_State *L, int idx, const tycho_opt_spec *spec,
 {
     tycho_diffdrive_defaults(p);
     tycho_l_checkopts(L, idx, idx, spec);
-    p->wheel_separation = tycho_l_optfield_number(L, idx, idx, "wheel_separation",
-                                                  p->wheel_separation);
+    p->wheel_separation =
+        tycho_l_optfield_number(L, idx, idx, "wheel_separation", p->wheel_separation);
     p->wheel_radius = tycho_l_optfield_number(L, idx, idx, "wheel_radius", p->wheel_radius);
     p->max_v = tycho_l_optfield_number(L, idx, idx, "max_v", p->max_v);
     p->max_w = tycho_l_optfield_number(L, idx, idx, "max_w", p->max_w);
@@ -406,12 +448,15 @@ static int l_dd_defaults(lua_State *L)
 
 void tycho_l_open_motion(lua_State *L, int module, int methods)
 {
-    static const luaL_Reg follower_methods[] = {
-        {"set_path", l_follower_set_path}, {"step", l_follower_step},
-        {"progress", l_follower_progress}, {"reset", l_follower_reset},
-        {"path", l_follower_path},         {"params", l_follower_params},
-        {"set_params", l_follower_set_params}, {"blocked", l_follower_blocked},
-        {NULL, NULL}};
+    static const luaL_Reg follower_methods[] = {{"set_path", l_follower_set_path},
+                                                {"step", l_follower_step},
+                                                {"progress", l_follower_progress},
+                                                {"reset", l_follower_reset},
+                                                {"path", l_follower_path},
+                                                {"params", l_follower_params},
+                                                {"set_params", l_follower_set_params},
+                                                {"blocked", l_follower_blocked},
+                                                {NULL, NULL}};
     tycho_l_newclass(L,
                      &(tycho_l_class){FOLLOWER_MT, follower_methods, l_follower_index,
                                       l_follower_gc, l_follower_tostring,
@@ -420,12 +465,9 @@ void tycho_l_open_motion(lua_State *L, int module, int methods)
     lua_pushcfunction(L, l_follower_new);
     lua_setfield(L, module, "follower");
 
-    static const luaL_Reg dd[] = {{"step", l_dd_step},
-                                  {"to_wheels", l_dd_to_wheels},
-                                  {"from_wheels", l_dd_from_wheels},
-                                  {"limit", l_dd_limit},
-                                  {"defaults", l_dd_defaults},
-                                  {NULL, NULL}};
+    static const luaL_Reg dd[] = {
+        {"step", l_dd_step},   {"to_wheels", l_dd_to_wheels}, {"from_wheels", l_dd_from_wheels},
+        {"limit", l_dd_limit}, {"defaults", l_dd_defaults},   {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, dd, 0);
     lua_setfield(L, module, "diffdrive");

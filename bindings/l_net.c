@@ -191,7 +191,8 @@ static int l_listen_tcp(lua_State *L)
         int e = errno;
         close(fd);
         errno = e;
-        return push_errno(L, lua_pushfstring(L, "%s:%d", lua_tostring(L, 1), (int)lua_tointeger(L, 2)));
+        return push_errno(
+            L, lua_pushfstring(L, "%s:%d", lua_tostring(L, 1), (int)lua_tointeger(L, 2)));
     }
     push_server(L, fd, ntohs(a.sin_port), NULL);
     return 1;
@@ -252,8 +253,16 @@ static int l_server_close(lua_State *L)
     return 0;
 }
 
-static int l_server_fd(lua_State *L) { lua_pushinteger(L, check_server(L)->fd); return 1; }
-static int l_server_port(lua_State *L) { lua_pushinteger(L, check_server(L)->port); return 1; }
+static int l_server_fd(lua_State *L)
+{
+    lua_pushinteger(L, check_server(L)->fd);
+    return 1;
+}
+static int l_server_port(lua_State *L)
+{
+    lua_pushinteger(L, check_server(L)->port);
+    return 1;
+}
 
 /* --- connections -------------------------------------------------------------- */
 
@@ -284,7 +293,8 @@ static int l_connect_tcp(lua_State *L)
         int e = errno;
         close(fd);
         errno = e;
-        return push_errno(L, lua_pushfstring(L, "%s:%d", lua_tostring(L, 1), (int)lua_tointeger(L, 2)));
+        return push_errno(
+            L, lua_pushfstring(L, "%s:%d", lua_tostring(L, 1), (int)lua_tointeger(L, 2)));
     }
     set_nonblocking(fd);
     set_nodelay(fd);
@@ -333,7 +343,8 @@ static int l_send(lua_State *L)
     size_t tlen, n;
     const char *type = luaL_checklstring(L, 2, &tlen);
     const char *payload = luaL_optlstring(L, 3, "", &n);
-    luaL_argcheck(L, tlen == 1 && type[0] >= 'A' && type[0] <= 'Z', 2, "frame type 'A'..'Z' expected");
+    luaL_argcheck(L, tlen == 1 && type[0] >= 'A' && type[0] <= 'Z', 2,
+                  "frame type 'A'..'Z' expected");
     luaL_argcheck(L, n <= 0xffffffffu, 3, "payload too large");
     if (c->out_len + TYCHO_FRAME_HEADER + n > c->out_limit) {
         lua_pushnil(L);
@@ -372,14 +383,18 @@ static int l_recv(lua_State *L)
     int closed = 0;
     for (;;) {
         ssize_t n = recv(c->fd, buf, sizeof buf, 0);
-        if (n == 0) { closed = 1; break; }
+        if (n == 0) {
+            closed = 1;
+            break;
+        }
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK) closed = 1;
             break;
         }
         tycho_err err = {0};
-        if (tycho_frame_reader_feed(&c->in, buf, (size_t)n, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+        if (tycho_frame_reader_feed(&c->in, buf, (size_t)n, &err) != TYCHO_OK)
+            return tycho_l_error(L, &err);
         if (c->in.len > c->in.limit + TYCHO_FRAME_HEADER) break; /* parse before reading more */
     }
     lua_newtable(L);
@@ -415,7 +430,11 @@ static int l_conn_close(lua_State *L)
     return 0;
 }
 
-static int l_conn_fd(lua_State *L) { lua_pushinteger(L, check_conn(L)->fd); return 1; }
+static int l_conn_fd(lua_State *L)
+{
+    lua_pushinteger(L, check_conn(L)->fd);
+    return 1;
+}
 
 static int l_conn_backlog(lua_State *L)
 {
@@ -465,11 +484,13 @@ static int l_wait(lua_State *L)
     luaL_argcheck(L, nr + nw <= 1u << 24, 1, "too many descriptors");
     struct pollfd small[64];
     struct pollfd *pfd = small;
-    if (nr + nw > sizeof small / sizeof small[0]) /* freed by the GC, even if a check below raises */
+    if (nr + nw >
+        sizeof small / sizeof small[0]) /* freed by the GC, even if a check below raises */
         pfd = tycho_newuserdata(L, (nr + nw) * sizeof *pfd);
     for (size_t i = 0; i < nr + nw; i++) {
         lua_rawgeti(L, i < nr ? 1 : 3, (lua_Integer)(i < nr ? i + 1 : i - nr + 1));
-        if (!tycho_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 0x7fffffff)
+        if (!tycho_isinteger(L, -1) || lua_tointeger(L, -1) < 0 ||
+            lua_tointeger(L, -1) > 0x7fffffff)
             luaL_argerror(L, i < nr ? 1 : 3, "file descriptors (integers >= 0) expected");
         pfd[i].fd = (int)lua_tointeger(L, -1);
         pfd[i].events = i < nr ? POLLIN : POLLOUT;
@@ -518,8 +539,10 @@ static int l_read_secret(lua_State *L)
         char mode[8];
         snprintf(mode, sizeof mode, "%03o", (unsigned)(st.st_mode & 0777));
         lua_pushnil(L);
-        lua_pushfstring(L, "%s: token file must be a regular file of ours readable by its owner only "
-                        "(chmod 600; its mode is %s)", path, mode);
+        lua_pushfstring(L,
+                        "%s: token file must be a regular file of ours readable by its owner only "
+                        "(chmod 600; its mode is %s)",
+                        path, mode);
         return 2;
     }
     close(fd);
@@ -554,20 +577,33 @@ static int l_conn_tostring(lua_State *L)
 void tycho_l_open_net(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg srv[] = {{"accept", l_accept}, {"close", l_server_close}, {"fd", l_server_fd},
-                                   {"port", l_server_port}, {NULL, NULL}};
-    static const luaL_Reg cn[] = {{"send", l_send}, {"recv", l_recv}, {"flush", l_flush},
-                                  {"close", l_conn_close}, {"fd", l_conn_fd}, {"backlog", l_conn_backlog},
-                                  {"peer_uid", l_conn_peer_uid}, {"set_limit", l_conn_set_limit},
-                                  {"set_out_limit", l_conn_set_out_limit}, {NULL, NULL}};
+    static const luaL_Reg srv[] = {{"accept", l_accept},
+                                   {"close", l_server_close},
+                                   {"fd", l_server_fd},
+                                   {"port", l_server_port},
+                                   {NULL, NULL}};
+    static const luaL_Reg cn[] = {{"send", l_send},
+                                  {"recv", l_recv},
+                                  {"flush", l_flush},
+                                  {"close", l_conn_close},
+                                  {"fd", l_conn_fd},
+                                  {"backlog", l_conn_backlog},
+                                  {"peer_uid", l_conn_peer_uid},
+                                  {"set_limit", l_conn_set_limit},
+                                  {"set_out_limit", l_conn_set_out_limit},
+                                  {NULL, NULL}};
     tycho_l_newclass(
         L, &(tycho_l_class){SERVER_MT, srv, NULL, l_server_close, l_server_tostring, NULL});
     lua_pop(L, 1);
     tycho_l_newclass(L, &(tycho_l_class){CONN_MT, cn, NULL, l_conn_close, l_conn_tostring, NULL});
     lua_pop(L, 1);
-    static const luaL_Reg fns[] = {{"listen_unix", l_listen_unix}, {"listen_tcp", l_listen_tcp},
-                                   {"connect_unix", l_connect_unix}, {"connect_tcp", l_connect_tcp},
-                                   {"wait", l_wait}, {"equal", l_equal}, {"read_secret", l_read_secret},
+    static const luaL_Reg fns[] = {{"listen_unix", l_listen_unix},
+                                   {"listen_tcp", l_listen_tcp},
+                                   {"connect_unix", l_connect_unix},
+                                   {"connect_tcp", l_connect_tcp},
+                                   {"wait", l_wait},
+                                   {"equal", l_equal},
+                                   {"read_secret", l_read_secret},
                                    {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);

@@ -39,9 +39,9 @@ typedef struct {
     lua_State *L;
     const char *src, *src_end; /* subject */
     const char *pat_end;
-    int depth;    /* recursion levels left */
-    int ncap;     /* captures started */
-    int stopped;  /* the budget ran out: every level returns NULL at once */
+    int depth;   /* recursion levels left */
+    int ncap;    /* captures started */
+    int stopped; /* the budget ran out: every level returns NULL at once */
     unsigned steps;
     struct {
         const char *at;
@@ -53,7 +53,8 @@ static const char *match(matcher *m, const char *s, const char *p);
 
 static int step(matcher *m)
 {
-    if ((++m->steps & (CHECK_EVERY - 1)) == 0 && !m->stopped && tycho_budget_expired(m->L)) m->stopped = 1;
+    if ((++m->steps & (CHECK_EVERY - 1)) == 0 && !m->stopped && tycho_budget_expired(m->L))
+        m->stopped = 1;
     return m->stopped;
 }
 
@@ -63,18 +64,41 @@ static int in_class(int c, int cl)
 {
     int yes;
     switch (tolower(cl)) {
-    case 'a': yes = isalpha(c); break;
-    case 'c': yes = iscntrl(c); break;
-    case 'd': yes = isdigit(c); break;
-    case 'g': yes = isgraph(c); break;
-    case 'l': yes = islower(c); break;
-    case 'p': yes = ispunct(c); break;
-    case 's': yes = isspace(c); break;
-    case 'u': yes = isupper(c); break;
-    case 'w': yes = isalnum(c); break;
-    case 'x': yes = isxdigit(c); break;
-    case 'z': yes = c == 0; break; /* deprecated, still in 5.4 */
-    default: return cl == c;
+    case 'a':
+        yes = isalpha(c);
+        break;
+    case 'c':
+        yes = iscntrl(c);
+        break;
+    case 'd':
+        yes = isdigit(c);
+        break;
+    case 'g':
+        yes = isgraph(c);
+        break;
+    case 'l':
+        yes = islower(c);
+        break;
+    case 'p':
+        yes = ispunct(c);
+        break;
+    case 's':
+        yes = isspace(c);
+        break;
+    case 'u':
+        yes = isupper(c);
+        break;
+    case 'w':
+        yes = isalnum(c);
+        break;
+    case 'x':
+        yes = isxdigit(c);
+        break;
+    case 'z':
+        yes = c == 0;
+        break; /* deprecated, still in 5.4 */
+    default:
+        return cl == c;
     }
     return isupper(cl) ? !yes : yes != 0;
 }
@@ -128,10 +152,14 @@ static int single(const matcher *m, const char *s, const char *p, const char *ep
     if (s >= m->src_end) return 0;
     int c = (unsigned char)*s;
     switch (*p) {
-    case '.': return 1;
-    case '%': return in_class(c, (unsigned char)p[1]);
-    case '[': return in_set(c, p, ep - 1);
-    default: return (unsigned char)*p == c;
+    case '.':
+        return 1;
+    case '%':
+        return in_class(c, (unsigned char)p[1]);
+    case '[':
+        return in_set(c, p, ep - 1);
+    default:
+        return (unsigned char)*p == c;
     }
 }
 
@@ -208,7 +236,8 @@ static const char *back_reference(matcher *m, const char *s, int digit)
         luaL_error(m->L, "invalid capture index %%%d", k + 1);
     ptrdiff_t len = m->cap[k].len;
     if (len < 0) return NULL; /* a position capture matches no text */
-    if ((size_t)(m->src_end - s) >= (size_t)len && memcmp(m->cap[k].at, s, (size_t)len) == 0) return s + len;
+    if ((size_t)(m->src_end - s) >= (size_t)len && memcmp(m->cap[k].at, s, (size_t)len) == 0)
+        return s + len;
     return NULL;
 }
 
@@ -247,7 +276,8 @@ static const char *match(matcher *m, const char *s, const char *p)
             }
             if (e == 'f') {
                 p += 2;
-                if (p >= m->pat_end || *p != '[') luaL_error(m->L, "missing '[' after '%%f' in pattern");
+                if (p >= m->pat_end || *p != '[')
+                    luaL_error(m->L, "missing '[' after '%%f' in pattern");
                 const char *ep = class_end(m, p);
                 int before = s == m->src ? 0 : (unsigned char)s[-1];
                 int here = s < m->src_end ? (unsigned char)*s : 0;
@@ -300,7 +330,8 @@ static const char *match(matcher *m, const char *s, const char *p)
     return m->stopped ? NULL : result;
 }
 
-static void matcher_init(matcher *m, lua_State *L, const char *s, size_t ls, const char *p, size_t lp)
+static void matcher_init(matcher *m, lua_State *L, const char *s, size_t ls, const char *p,
+                         size_t lp)
 {
     m->L = L;
     m->src = s;
@@ -406,8 +437,8 @@ static int l_match(lua_State *L) { return find_or_match(L, 0); }
 typedef struct {
     matcher m;
     const char *pat;
-    const char *next;      /* where the next search starts */
-    const char *last_end;  /* end of the last match: an empty match there is skipped */
+    const char *next;     /* where the next search starts */
+    const char *last_end; /* end of the last match: an empty match there is skipped */
 } gmatch_state;
 
 static int gmatch_next(lua_State *L)
@@ -493,7 +524,8 @@ static int add_replacement(matcher *m, luaL_Buffer *b, const char *s, const char
         luaL_addlstring(b, s, (size_t)(e - s));
         return 0;
     }
-    if (!lua_isstring(L, -1)) return luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
+    if (!lua_isstring(L, -1))
+        return luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
     luaL_addvalue(b);
     return 1;
 }
@@ -505,7 +537,9 @@ static int l_gsub(lua_State *L)
     const char *p = luaL_checklstring(L, 2, &lp);
     int kind = lua_type(L, 3);
     lua_Integer max = luaL_optinteger(L, 4, (lua_Integer)ls + 1);
-    luaL_argexpected(L, kind == LUA_TNUMBER || kind == LUA_TSTRING || kind == LUA_TFUNCTION || kind == LUA_TTABLE,
+    luaL_argexpected(L,
+                     kind == LUA_TNUMBER || kind == LUA_TSTRING || kind == LUA_TFUNCTION ||
+                         kind == LUA_TTABLE,
                      3, "string/function/table");
     int anchor = lp > 0 && *p == '^';
     if (anchor) {
@@ -591,8 +625,8 @@ void tycho_l_open_pattern(lua_State *L, int module, int methods)
     for (int i = 0; names[i]; i++) {
         lua_getfield(L, -1, names[i]); /* P, stock, string, f */
         lua_pushvalue(L, -1);
-        lua_setfield(L, -5, names[i]);  /* P[name] */
-        lua_setfield(L, -3, names[i]);  /* stock[name] */
+        lua_setfield(L, -5, names[i]); /* P[name] */
+        lua_setfield(L, -3, names[i]); /* stock[name] */
     }
     lua_pop(L, 1);
     lua_setfield(L, -2, "stock");

@@ -122,8 +122,8 @@ static int l_nearest(lua_State *L)
     tycho_cell found;
     double d;
     tycho_err err = {0};
-    tycho_status st = tycho_nearest(workspace(L), g, c, tycho_pred_cost_range, &r, NULL, &found,
-                                    &d, &err);
+    tycho_status st =
+        tycho_nearest(workspace(L), g, c, tycho_pred_cost_range, &r, NULL, &found, &d, &err);
     if (st == TYCHO_ENOPATH) {
         return tycho_l_fail(L, &err);
     }
@@ -188,7 +188,9 @@ static int l_path_distances(lua_State *L)
             int cx, cy;
             if (!okx || !oky) {
                 free(field);
-                return luaL_error(L, "bad argument #4 to 'path_distances' (points[%d] needs numbers x and y)", (int)i);
+                return luaL_error(
+                    L, "bad argument #4 to 'path_distances' (points[%d] needs numbers x and y)",
+                    (int)i);
             }
             if (isfinite(px) && isfinite(py) && tycho_grid_world_to_cell(g, px, py, &cx, &cy)) {
                 float f = field[(size_t)cy * w + cx];
@@ -196,7 +198,8 @@ static int l_path_distances(lua_State *L)
             }
         } else {
             free(field);
-            return luaL_error(L, "bad argument #4 to 'path_distances' (points[%d] is not a table)", (int)i);
+            return luaL_error(L, "bad argument #4 to 'path_distances' (points[%d] is not a table)",
+                              (int)i);
         }
         lua_pop(L, 1);
         lua_pushnumber(L, d);
@@ -262,8 +265,8 @@ static int path_tostring(lua_State *L)
 {
     lpath *p = checkpath(L, 1);
     char buf[128];
-    snprintf(buf, sizeof buf, "tycho.path %zu cells, cost %.3f, length %.3f cells",
-             p->path.count, p->path.cost, p->path.length);
+    snprintf(buf, sizeof buf, "tycho.path %zu cells, cost %.3f, length %.3f cells", p->path.count,
+             p->path.cost, p->path.length);
     lua_pushstring(L, buf);
     return 1;
 }
@@ -308,9 +311,11 @@ void tycho_l_open_planners(lua_State *L, int module, int methods)
     tycho_l_newclass(L, &(tycho_l_class){PLANNER_MT, NULL, NULL, planner_gc, NULL, NULL});
     lua_setmetatable(L, -2);
     int ws = lua_gettop(L);
-    static const luaL_Reg grid_fns[] = {
-        {"plan", l_plan}, {"plan_world", l_plan_world}, {"nearest", l_nearest},
-        {"path_distances", l_path_distances}, {NULL, NULL}};
+    static const luaL_Reg grid_fns[] = {{"plan", l_plan},
+                                        {"plan_world", l_plan_world},
+                                        {"nearest", l_nearest},
+                                        {"path_distances", l_path_distances},
+                                        {NULL, NULL}};
     for (const luaL_Reg *r = grid_fns; r->name; r++) {
         lua_pushvalue(L, ws);
         lua_pushcclosure(L, r->func, 1);

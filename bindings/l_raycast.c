@@ -92,13 +92,15 @@ static void check_scan_params(lua_State *L, int idx, int count_default, int *cou
     } else *ainc = 2 * M_PI / (double)c;
     *rmin = tycho_l_optfield_number(L, idx, idx, "range_min", 0);
     *rmax = check_field_number(L, idx, idx, "range_max");
-    if (!isfinite(*amin)) luaL_error(L, "bad field 'angle_min' in argument #%d (finite expected)", idx);
+    if (!isfinite(*amin))
+        luaL_error(L, "bad field 'angle_min' in argument #%d (finite expected)", idx);
     if (!isfinite(*ainc))
         luaL_error(L, "bad field 'angle_increment' in argument #%d (finite expected)", idx);
     if (!(isfinite(*rmin) && *rmin >= 0))
         luaL_error(L, "bad field 'range_min' in argument #%d (finite number >= 0 expected)", idx);
     if (!(isfinite(*rmax) && *rmax > *rmin))
-        luaL_error(L, "bad field 'range_max' in argument #%d (finite number > range_min expected)", idx);
+        luaL_error(L, "bad field 'range_max' in argument #%d (finite number > range_min expected)",
+                   idx);
 }
 
 static lscan *push_scan(lua_State *L, int count, double amin, double ainc, double rmin, double rmax)
@@ -191,7 +193,8 @@ static int l_insert_scan(lua_State *L)
     tycho_l_checkopts(L, 4, 4, &insert_spec);
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
-        o.clear_on_max_range = tycho_l_optfield_boolean(L, 4, 4, "clear_on_max_range", o.clear_on_max_range);
+        o.clear_on_max_range =
+            tycho_l_optfield_boolean(L, 4, 4, "clear_on_max_range", o.clear_on_max_range);
         o.grow = tycho_l_optfield_boolean(L, 4, 4, "grow", o.grow);
     }
     linserter *ins = lua_touserdata(L, lua_upvalueindex(1));
@@ -303,8 +306,10 @@ static int l_scan_tostring(lua_State *L)
     int hits = 0;
     for (int i = 0; i < b->s.count; i++) hits += isfinite(b->s.ranges[i]) != 0;
     char buf[200];
-    snprintf(buf, sizeof buf, "tycho.scan %d beams from %.4f rad by %.5f rad, range %.3f..%.3f m, %d returns",
-             b->s.count, b->s.angle_min, b->s.angle_increment, b->s.range_min, b->s.range_max, hits);
+    snprintf(buf, sizeof buf,
+             "tycho.scan %d beams from %.4f rad by %.5f rad, range %.3f..%.3f m, %d returns",
+             b->s.count, b->s.angle_min, b->s.angle_increment, b->s.range_min, b->s.range_max,
+             hits);
     lua_pushstring(L, buf);
     return 1;
 }

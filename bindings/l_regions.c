@@ -147,7 +147,8 @@ static int l_seal_line(lua_State *L)
     if (world) {
         double v[4];
         for (int i = 0; i < 4; i++) v[i] = luaL_checknumber(L, 2 + i);
-        st = tycho_stamp_line_world(g, v[0], v[1], v[2], v[3], (int)t, (uint8_t)cost, &sealed, &err);
+        st =
+            tycho_stamp_line_world(g, v[0], v[1], v[2], v[3], (int)t, (uint8_t)cost, &sealed, &err);
     } else {
         tycho_cell a = tycho_l_checkcell(L, 2), b = tycho_l_checkcell(L, 4);
         st = tycho_seal_line(g, a, b, (int)t, &sealed, &err);
@@ -237,8 +238,7 @@ static int lab_tostring(lua_State *L)
     int w, h;
     tycho_labels_data(b->l, &w, &h);
     char buf[96];
-    snprintf(buf, sizeof buf, "tycho.labels %dx%d, %zu components", w, h,
-             tycho_labels_count(b->l));
+    snprintf(buf, sizeof buf, "tycho.labels %dx%d, %zu components", w, h, tycho_labels_count(b->l));
     lua_pushstring(L, buf);
     return 1;
 }

@@ -26,10 +26,10 @@ static const struct {
     const char *name;
     tycho_rgb c;
 } NAMED[] = {
-    {"red", {255, 0, 0}},       {"green", {0, 160, 0}},   {"blue", {0, 0, 255}},
-    {"black", {0, 0, 0}},       {"white", {255, 255, 255}}, {"yellow", {255, 220, 0}},
-    {"orange", {255, 140, 0}},  {"cyan", {0, 200, 220}},  {"magenta", {220, 0, 220}},
-    {"grey", {128, 128, 128}},  {"gray", {128, 128, 128}},
+    {"red", {255, 0, 0}},      {"green", {0, 160, 0}},     {"blue", {0, 0, 255}},
+    {"black", {0, 0, 0}},      {"white", {255, 255, 255}}, {"yellow", {255, 220, 0}},
+    {"orange", {255, 140, 0}}, {"cyan", {0, 200, 220}},    {"magenta", {220, 0, 220}},
+    {"grey", {128, 128, 128}}, {"gray", {128, 128, 128}},
 };
 
 static int hexval(char ch)
@@ -42,8 +42,10 @@ static int hexval(char ch)
 
 static int color_error(lua_State *L, int argn)
 {
-    return luaL_error(L, "bad field 'color' in argument #%d (\"#rrggbb\", a colour name or "
-                         "{r, g, b} with 0..255 expected)", argn);
+    return luaL_error(L,
+                      "bad field 'color' in argument #%d (\"#rrggbb\", a colour name or "
+                      "{r, g, b} with 0..255 expected)",
+                      argn);
 }
 
 /* The value on top of the stack as a colour ("#rrggbb", a name, {r, g, b}
@@ -99,8 +101,7 @@ static tycho_rgb opt_color(lua_State *L, int idx, int argn, tycho_rgb def)
     return c;
 }
 
-static double opt_positive(lua_State *L, int idx, int argn, const char *key, double def,
-                           double max)
+static double opt_positive(lua_State *L, int idx, int argn, const char *key, double def, double max)
 {
     double v = tycho_l_optfield_number(L, idx, argn, key, def);
     if (!(v >= 0 && v <= max))
@@ -152,7 +153,8 @@ static int l_picture(lua_State *L)
     luaL_getmetatable(L, PIC_MT);
     lua_setmetatable(L, -2);
     tycho_err err = {0};
-    b->p = hf ? tycho_picture_heights(hf, map, (int)scale, &err) : tycho_picture_new(g, (int)scale, &err);
+    b->p = hf ? tycho_picture_heights(hf, map, (int)scale, &err)
+              : tycho_picture_new(g, (int)scale, &err);
     if (!b->p) return tycho_l_error(L, &err);
     return 1;
 }
@@ -337,9 +339,8 @@ static int l_gc(lua_State *L)
 }
 
 static const luaL_Reg pic_methods[] = {
-    {"path", l_path},   {"point", l_point},
-    {"pose", l_pose},   {"save", l_save},
-    {"pixel", l_pixel}, {"world_to_pixel", l_world_to_pixel},
+    {"path", l_path}, {"point", l_point}, {"pose", l_pose},
+    {"save", l_save}, {"pixel", l_pixel}, {"world_to_pixel", l_world_to_pixel},
     {NULL, NULL},
 };
 

@@ -31,11 +31,11 @@ typedef struct {
 typedef struct {
     tycho_sched *s;
     hookctx h;
-    double realtime;    /* default pacing for run() */
-    int until_idx;      /* stack index of run{until_fn=} during a run */
-    int wait_idx;       /* stack index of run{wait=} during a run */
-    int stop_on_error;  /* during a run */
-    int closing;        /* in __gc: hooks skip Lua work */
+    double realtime;   /* default pacing for run() */
+    int until_idx;     /* stack index of run{until_fn=} during a run */
+    int wait_idx;      /* stack index of run{wait=} during a run */
+    int stop_on_error; /* during a run */
+    int closing;       /* in __gc: hooks skip Lua work */
     char last_name[TYCHO_TASK_NAME_MAX];
 } lsched;
 
@@ -78,8 +78,7 @@ static int msgh(lua_State *L)
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
             msg = lua_tostring(L, -1);
-        else
-            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
     char tb[3072];
     size_t len = 0;
@@ -95,12 +94,9 @@ static int msgh(lua_State *L)
             snprintf(fn, sizeof fn, "%s '%s'",
                      strcmp(ar.namewhat, "global") ? ar.namewhat : "function",
                      ar.name ? ar.name : "?");
-        else if (*ar.what == 'm')
-            snprintf(fn, sizeof fn, "main chunk");
-        else if (*ar.what == 'C')
-            snprintf(fn, sizeof fn, "?");
-        else
-            snprintf(fn, sizeof fn, "function <%s:%d>", ar.short_src, ar.linedefined);
+        else if (*ar.what == 'm') snprintf(fn, sizeof fn, "main chunk");
+        else if (*ar.what == 'C') snprintf(fn, sizeof fn, "?");
+        else snprintf(fn, sizeof fn, "function <%s:%d>", ar.short_src, ar.linedefined);
         int w = ++n > 24 ? snprintf(tb + len, sizeof tb - len, "\n\t...")
                 : ar.currentline > 0
                     ? snprintf(tb + len, sizeof tb - len, "\n\t%s:%d: in %s", ar.short_src,
@@ -167,8 +163,10 @@ static void report(lua_State *L, lsched *b, int uidx, const char *name, const ch
         lua_pushstring(L, name);
         lua_pushstring(L, msg);
         if (lua_pcall(L, 2, 0, base) != 0) {
-            fprintf(stderr, "tycho: error in the scheduler's on_error handler: %s\n"
-                            "  while reporting task '%s': %s\n", lua_tostring(L, -1), name, msg);
+            fprintf(stderr,
+                    "tycho: error in the scheduler's on_error handler: %s\n"
+                    "  while reporting task '%s': %s\n",
+                    lua_tostring(L, -1), name, msg);
             lua_pop(L, 1);
         }
         lua_pop(L, 1); /* msgh */
@@ -288,7 +286,8 @@ static double opt_realtime(lua_State *L, int idx, int argn, double def)
     else if (lua_type(L, -1) == LUA_TNUMBER) {
         r = lua_tonumber(L, -1);
         if (!(r >= 0) || !isfinite(r))
-            luaL_error(L, "bad field 'realtime' in argument #%d (speed factor >= 0 expected)", argn);
+            luaL_error(L, "bad field 'realtime' in argument #%d (speed factor >= 0 expected)",
+                       argn);
     } else if (!lua_isnil(L, -1))
         luaL_error(L, "bad field 'realtime' in argument #%d (boolean or number expected, got %s)",
                    argn, luaL_typename(L, -1));
@@ -381,7 +380,8 @@ static int add_task(lua_State *L, int periodic)
         if (!(phase >= 0) || !isfinite(phase))
             return luaL_error(L, "bad field 'phase' in argument #4 (finite number >= 0 expected)");
     }
-    tycho_task_spec spec = {name, periodic ? v : 0, periodic ? phase : v, dispatch, release_hook, b};
+    tycho_task_spec spec = {name,     periodic ? v : 0, periodic ? phase : v,
+                            dispatch, release_hook,     b};
     tycho_task_id id;
     tycho_err err = {0};
     if (tycho_sched_add(b->s, &spec, &id, &err) != TYCHO_OK) return tycho_l_error(L, &err);
@@ -629,9 +629,8 @@ static int l_sched_tostring(lua_State *L)
     }
     tycho_clock *c = tycho_sched_clock(b->s);
     lua_pushfstring(L, "tycho.scheduler %s clock t=%f s, %d tasks%s",
-                    tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM ? "sim" : "wall",
-                    tycho_clock_now(c), (int)tycho_sched_count(b->s),
-                    tycho_sched_paused(b->s) ? ", paused" : "");
+                    tycho_clock_get_mode(c) == TYCHO_CLOCK_SIM ? "sim" : "wall", tycho_clock_now(c),
+                    (int)tycho_sched_count(b->s), tycho_sched_paused(b->s) ? ", paused" : "");
     return 1;
 }
 
@@ -675,9 +674,12 @@ static int l_task_cancel(lua_State *L)
 static const char *end_name(tycho_task_end e)
 {
     switch (e) {
-    case TYCHO_TASK_DONE: return "done";
-    case TYCHO_TASK_CANCELLED: return "cancelled";
-    case TYCHO_TASK_FAILED: return "failed";
+    case TYCHO_TASK_DONE:
+        return "done";
+    case TYCHO_TASK_CANCELLED:
+        return "cancelled";
+    case TYCHO_TASK_FAILED:
+        return "failed";
     }
     return "?";
 }
@@ -721,8 +723,7 @@ static int l_task_tostring(lua_State *L)
     if (t->period > 0)
         lua_pushfstring(L, "tycho.task '%s' every %f s (%s)", t->name, t->period,
                         lua_tostring(L, -1));
-    else
-        lua_pushfstring(L, "tycho.task '%s' one-shot (%s)", t->name, lua_tostring(L, -1));
+    else lua_pushfstring(L, "tycho.task '%s' one-shot (%s)", t->name, lua_tostring(L, -1));
     return 1;
 }
 
@@ -741,11 +742,20 @@ static void add_funcs(lua_State *L, int module, const char *field, const luaL_Re
 void tycho_l_open_runtime(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg sched_methods[] = {
-        {"every", l_every}, {"after", l_after}, {"run", l_run}, {"step", l_step},
-        {"tick", l_tick}, {"stop", l_stop}, {"pause", l_pause}, {"resume", l_resume},
-        {"now", l_sched_now}, {"tasks", l_tasks}, {"cancel_all", l_cancel_all},
-        {"on_error", l_on_error}, {"report_error", l_report_error}, {NULL, NULL}};
+    static const luaL_Reg sched_methods[] = {{"every", l_every},
+                                             {"after", l_after},
+                                             {"run", l_run},
+                                             {"step", l_step},
+                                             {"tick", l_tick},
+                                             {"stop", l_stop},
+                                             {"pause", l_pause},
+                                             {"resume", l_resume},
+                                             {"now", l_sched_now},
+                                             {"tasks", l_tasks},
+                                             {"cancel_all", l_cancel_all},
+                                             {"on_error", l_on_error},
+                                             {"report_error", l_report_error},
+                                             {NULL, NULL}};
     static const luaL_Reg sched_meta[] = {{"__len", l_sched_len}, {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){SCHED_MT, sched_methods, l_sched_index, l_sched_gc,
                                          l_sched_tostring, sched_meta});

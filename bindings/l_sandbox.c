@@ -112,9 +112,9 @@ static void push_env(lua_State *L, int extra)
     int env = lua_gettop(L);
     static const char *const libs[] = {"math", "string", "table", "utf8", NULL};
     for (int i = 0; libs[i]; i++) copy_library(L, env, libs[i]);
-    static const char *const base[] = {"pairs", "ipairs", "next", "select", "type", "tonumber", "tostring",
-                                       "error", "assert", "rawequal", "rawlen", "rawget", "rawset", "_VERSION",
-                                       NULL};
+    static const char *const base[] = {"pairs",    "ipairs",   "next",   "select",   "type",
+                                       "tonumber", "tostring", "error",  "assert",   "rawequal",
+                                       "rawlen",   "rawget",   "rawset", "_VERSION", NULL};
     for (int i = 0; base[i]; i++) {
         lua_getglobal(L, base[i]);
         lua_setfield(L, env, base[i]);
@@ -131,7 +131,8 @@ static void push_env(lua_State *L, int extra)
     if (extra) {
         lua_pushnil(L);
         while (lua_next(L, extra)) {
-            if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "load_data: globals: names must be strings");
+            if (lua_type(L, -2) != LUA_TSTRING)
+                luaL_error(L, "load_data: globals: names must be strings");
             lua_pushvalue(L, -2);
             lua_insert(L, -2);
             lua_rawset(L, env);
@@ -140,12 +141,12 @@ static void push_env(lua_State *L, int extra)
 }
 
 /* Pushes the message for a failed chunk (error value on top of co). */
-static void push_failure(lua_State *L, lua_State *co, const char *path, const char *short_src, int status,
-                         const load_state *s, const tycho_load_opts *o)
+static void push_failure(lua_State *L, lua_State *co, const char *path, const char *short_src,
+                         int status, const load_state *s, const tycho_load_opts *o)
 {
     if (s->stopped || (status == LUA_YIELD)) {
-        lua_pushfstring(L, "%s: ran too long (more than %d million instructions or %f s of CPU)", path,
-                        (int)(o->instructions / 1000000), o->budget_s);
+        lua_pushfstring(L, "%s: ran too long (more than %d million instructions or %f s of CPU)",
+                        path, (int)(o->instructions / 1000000), o->budget_s);
         return;
     }
     if (status == LUA_ERRMEM) {
@@ -158,7 +159,8 @@ static void push_failure(lua_State *L, lua_State *co, const char *path, const ch
     }
     const char *msg = lua_tostring(co, -1);
     size_t n = strlen(short_src);
-    if (strncmp(msg, short_src, n) == 0 && msg[n] == ':') lua_pushstring(L, msg); /* has file:line */
+    if (strncmp(msg, short_src, n) == 0 && msg[n] == ':')
+        lua_pushstring(L, msg); /* has file:line */
     else lua_pushfstring(L, "%s: %s", path, msg);
 }
 
@@ -180,10 +182,10 @@ int tycho_l_load_data(lua_State *L, const char *path, const tycho_load_opts *o)
     int status = luaL_loadfilex(co, path, "t");
     if (status != LUA_OK) {
         const char *msg = lua_tostring(co, -1);
-        if (msg && (strstr(msg, "attempt to load a binary chunk") || strstr(msg, "wrong mode"))) /* 5.4, LuaJIT */
+        if (msg && (strstr(msg, "attempt to load a binary chunk") ||
+                    strstr(msg, "wrong mode"))) /* 5.4, LuaJIT */
             lua_pushfstring(L, "%s: a precompiled (binary) chunk; Lua text is expected", path);
-        else
-            lua_pushstring(L, msg ? msg : "cannot load");
+        else lua_pushstring(L, msg ? msg : "cannot load");
         if (co_idx) lua_remove(L, co_idx);
         else lua_remove(L, -2); /* the loader's message on L itself */
         return 0;
@@ -274,8 +276,10 @@ static int l_load_data(lua_State *L)
         o.instructions = tycho_l_optfield_number(L, 2, 2, "instructions", o.instructions);
         o.memory_mb = tycho_l_optfield_number(L, 2, 2, "memory_mb", o.memory_mb);
         luaL_argcheck(L, o.budget_s > 0 && o.budget_s <= 3600, 2, "budget_s must be in (0, 3600]");
-        luaL_argcheck(L, o.instructions >= 1000 && o.instructions <= 1e12, 2, "instructions must be in [1e3, 1e12]");
-        luaL_argcheck(L, o.memory_mb >= 1 && o.memory_mb <= 65536, 2, "memory_mb must be in [1, 65536]");
+        luaL_argcheck(L, o.instructions >= 1000 && o.instructions <= 1e12, 2,
+                      "instructions must be in [1e3, 1e12]");
+        luaL_argcheck(L, o.memory_mb >= 1 && o.memory_mb <= 65536, 2,
+                      "memory_mb must be in [1, 65536]");
         lua_getfield(L, 2, "globals");
         if (!lua_isnil(L, -1)) {
             luaL_argcheck(L, lua_istable(L, -1), 2, "globals must be a table");

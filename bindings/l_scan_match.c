@@ -55,10 +55,14 @@ static int l_new(lua_State *L)
     luaL_argcheck(L, p->prior_xy >= 0 && p->prior_xy <= 100, 1, "prior_xy must be in [0, 100]");
     luaL_argcheck(L, p->prior_yaw >= 0 && p->prior_yaw <= 100, 1, "prior_yaw must be in [0, 100]");
     luaL_argcheck(L, p->window_xy >= 0 && p->window_xy <= 5, 1, "window_xy must be in [0, 5] m");
-    luaL_argcheck(L, p->window_yaw >= 0 && p->window_yaw <= M_PI, 1, "window_yaw must be in [0, pi] rad");
-    luaL_argcheck(L, p->step_yaw >= 1e-4 && p->step_yaw <= 0.5, 1, "step_yaw must be in [1e-4, 0.5] rad");
-    luaL_argcheck(L, p->beam_stride >= 1 && p->beam_stride <= 100, 1, "beam_stride must be in 1..100");
-    luaL_argcheck(L, p->refine_steps >= 0 && p->refine_steps <= 100, 1, "refine_steps must be in 0..100");
+    luaL_argcheck(L, p->window_yaw >= 0 && p->window_yaw <= M_PI, 1,
+                  "window_yaw must be in [0, pi] rad");
+    luaL_argcheck(L, p->step_yaw >= 1e-4 && p->step_yaw <= 0.5, 1,
+                  "step_yaw must be in [1e-4, 0.5] rad");
+    luaL_argcheck(L, p->beam_stride >= 1 && p->beam_stride <= 100, 1,
+                  "beam_stride must be in 1..100");
+    luaL_argcheck(L, p->refine_steps >= 0 && p->refine_steps <= 100, 1,
+                  "refine_steps must be in 0..100");
     luaL_argcheck(L, p->min_score >= 0 && p->min_score <= 1, 1, "min_score must be in [0, 1]");
     luaL_argcheck(L, p->degenerate_ratio >= 0 && p->degenerate_ratio <= 1, 1,
                   "degenerate_ratio must be in [0, 1]");
@@ -96,7 +100,8 @@ static int l_match(lua_State *L)
     tycho_pose2 guess = check_pose(L, 3);
     tycho_match_result r;
     tycho_err err = {0};
-    if (tycho_matcher_match(b->m, s, guess, &b->p, &r, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    if (tycho_matcher_match(b->m, s, guess, &b->p, &r, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
     lua_createtable(L, 0, 10);
     set_num(L, "x", r.pose.x);
     set_num(L, "y", r.pose.y);

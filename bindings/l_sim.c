@@ -17,8 +17,8 @@
 
 typedef struct {
     tycho_sim *s;
-    char *map_path;   /* into paths[], "" for tycho.sim.new */
-    char paths[];     /* world path \0 map path \0 */
+    char *map_path; /* into paths[], "" for tycho.sim.new */
+    char paths[];   /* world path \0 map path \0 */
 } lsim;
 
 /* Creates the sim userdata (box first, so a failed push cannot leak the
@@ -48,7 +48,8 @@ static int l_sim_new(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     pctx c = {L, NULL};
     lua_getfield(L, 2, "map");
-    if (!lua_isnil(L, -1)) tycho_l_sim_error(&c, "map is for world files; pass the grid as argument #1");
+    if (!lua_isnil(L, -1))
+        tycho_l_sim_error(&c, "map is for world files; pass the grid as argument #1");
     lua_pop(L, 1);
     tycho_sim_config cfg;
     tycho_l_sim_parse_config(&c, 2, &cfg, false);
@@ -70,8 +71,8 @@ static void run_world(lua_State *L, const char *path)
 /* Sections whose fields an override merges into (others are replaced). */
 static bool merged_section(const char *k)
 {
-    static const char *const m[] = {"start", "robot", "odom", "lidar", "thermal", "imu",
-                                    "launcher", NULL};
+    static const char *const m[] = {"start",   "robot", "odom",     "lidar",
+                                    "thermal", "imu",   "launcher", NULL};
     for (int i = 0; m[i]; i++)
         if (strcmp(k, m[i]) == 0) return true;
     return false;
@@ -114,7 +115,7 @@ static int l_sim_load(lua_State *L)
     lua_getfield(L, w, "map");
     if (lua_type(L, -1) != LUA_TSTRING)
         tycho_l_sim_error(&c, "map must be a string naming a map_server YAML file (got %s)",
-             luaL_typename(L, -1));
+                          luaL_typename(L, -1));
     const char *map = lua_tostring(L, -1);
     const char *slash = strrchr(path, '/');
     if (map[0] != '/' && slash) {

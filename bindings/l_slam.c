@@ -30,15 +30,27 @@ static lslam *check_slam(lua_State *L, int idx)
     return b;
 }
 
-static const tycho_opt_field slam_fields[] = {
-    TYCHO_OPT_NUM("resolution"),       TYCHO_OPT_NUM("sigma"),          TYCHO_OPT_INT("submap_scans"),
-    TYCHO_OPT_INT("field_every"),      TYCHO_OPT_NUM("window_xy"),      TYCHO_OPT_NUM("window_yaw"),
-    TYCHO_OPT_BOOL("loop_closure"),    TYCHO_OPT_NUM("loop_window_xy"), TYCHO_OPT_NUM("loop_window_yaw"),
-    TYCHO_OPT_NUM("loop_min_score"),   TYCHO_OPT_NUM("loop_radius"),    TYCHO_OPT_INT("loop_every"),
-    TYCHO_OPT_INT("loop_matches_per_scan"), TYCHO_OPT_INT("loop_min_separation"),
-    TYCHO_OPT_INT("optimize_every"),   TYCHO_OPT_NUM("edge_sigma_xy"),  TYCHO_OPT_NUM("edge_sigma_yaw"),
-    TYCHO_OPT_NUM("loop_sigma_xy"),    TYCHO_OPT_NUM("loop_sigma_yaw"), TYCHO_OPT_NUM("huber"),
-    {0}};
+static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),
+                                              TYCHO_OPT_NUM("sigma"),
+                                              TYCHO_OPT_INT("submap_scans"),
+                                              TYCHO_OPT_INT("field_every"),
+                                              TYCHO_OPT_NUM("window_xy"),
+                                              TYCHO_OPT_NUM("window_yaw"),
+                                              TYCHO_OPT_BOOL("loop_closure"),
+                                              TYCHO_OPT_NUM("loop_window_xy"),
+                                              TYCHO_OPT_NUM("loop_window_yaw"),
+                                              TYCHO_OPT_NUM("loop_min_score"),
+                                              TYCHO_OPT_NUM("loop_radius"),
+                                              TYCHO_OPT_INT("loop_every"),
+                                              TYCHO_OPT_INT("loop_matches_per_scan"),
+                                              TYCHO_OPT_INT("loop_min_separation"),
+                                              TYCHO_OPT_INT("optimize_every"),
+                                              TYCHO_OPT_NUM("edge_sigma_xy"),
+                                              TYCHO_OPT_NUM("edge_sigma_yaw"),
+                                              TYCHO_OPT_NUM("loop_sigma_xy"),
+                                              TYCHO_OPT_NUM("loop_sigma_yaw"),
+                                              TYCHO_OPT_NUM("huber"),
+                                              {0}};
 static const tycho_opt_spec slam_spec = {"slam.new", slam_fields};
 
 static int l_new(lua_State *L)
@@ -61,7 +73,8 @@ static int l_new(lua_State *L)
     p.loop_every = (int)tycho_l_optfield_integer(L, 1, 1, "loop_every", p.loop_every);
     p.loop_matches_per_scan =
         (int)tycho_l_optfield_integer(L, 1, 1, "loop_matches_per_scan", p.loop_matches_per_scan);
-    p.loop_min_separation = (int)tycho_l_optfield_integer(L, 1, 1, "loop_min_separation", p.loop_min_separation);
+    p.loop_min_separation =
+        (int)tycho_l_optfield_integer(L, 1, 1, "loop_min_separation", p.loop_min_separation);
     p.optimize_every = (int)tycho_l_optfield_integer(L, 1, 1, "optimize_every", p.optimize_every);
     p.edge_sigma_xy = tycho_l_optfield_number(L, 1, 1, "edge_sigma_xy", p.edge_sigma_xy);
     p.edge_sigma_yaw = tycho_l_optfield_number(L, 1, 1, "edge_sigma_yaw", p.edge_sigma_yaw);
@@ -205,8 +218,9 @@ static int l_tostring(lua_State *L)
 void tycho_l_open_slam(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg fns[] = {{"add_scan", l_add_scan}, {"pose", l_pose},       {"correct", l_correct},
-                                   {"map", l_map},           {"finish", l_finish},   {"trajectory", l_trajectory},
+    static const luaL_Reg fns[] = {{"add_scan", l_add_scan}, {"pose", l_pose},
+                                   {"correct", l_correct},   {"map", l_map},
+                                   {"finish", l_finish},     {"trajectory", l_trajectory},
                                    {"stats", l_stats},       {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){SLAM_MT, fns, NULL, l_gc, l_tostring, NULL});
     lua_pop(L, 1); /* __index: the methods */

@@ -41,7 +41,8 @@ static tycho_shape opt_shape(lua_State *L, const char *key, tycho_shape def)
     const char *name = lua_tostring(L, -1);
     int s = name ? tycho_shape_from_name(name) : -1;
     if (s < 0)
-        luaL_error(L, "bad field '%s' in argument #1 (lin, li2, sin, log, exp or const expected)", key);
+        luaL_error(L, "bad field '%s' in argument #1 (lin, li2, sin, log, exp or const expected)",
+                   key);
     lua_pop(L, 1);
     return (tycho_shape)s;
 }
@@ -86,7 +87,8 @@ static int l_new(lua_State *L)
     luaL_argcheck(L, s->horizon > 0, 1, "bad field 'horizon' (must be > 0)");
     lua_getfield(L, 1, "off_in");
     if (!lua_isnil(L, -1)) {
-        luaL_argcheck(L, lua_istable(L, -1), 1, "bad field 'off_in' (list of state names expected)");
+        luaL_argcheck(L, lua_istable(L, -1), 1,
+                      "bad field 'off_in' (list of state names expected)");
         int n = (int)lua_rawlen(L, -1);
         luaL_argcheck(L, n <= MAX_OFF, 1, "bad field 'off_in' (at most 16 states)");
         for (int i = 1; i <= n; i++) {
@@ -96,7 +98,8 @@ static int l_new(lua_State *L)
             /* stored whole or refused: a name cut to fit would never equal the
              * state it names, and avoidance would silently stay on */
             if (!name || len >= sizeof s->off[0] || strlen(name) != len)
-                return luaL_argerror(L, 1, "bad field 'off_in' (state names of at most 31 characters expected)");
+                return luaL_argerror(
+                    L, 1, "bad field 'off_in' (state names of at most 31 characters expected)");
             memcpy(s->off[s->n_off++], name, len + 1);
             lua_pop(L, 1);
         }

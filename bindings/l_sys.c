@@ -27,8 +27,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int l_pid(lua_State *L) { lua_pushinteger(L, (lua_Integer)getpid()); return 1; }
-static int l_uid(lua_State *L) { lua_pushinteger(L, (lua_Integer)geteuid()); return 1; }
+static int l_pid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)getpid());
+    return 1;
+}
+static int l_uid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)geteuid());
+    return 1;
+}
 
 static int l_alive(lua_State *L)
 {
@@ -49,7 +57,8 @@ static int l_nofile(lua_State *L)
         if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) want = rl.rlim_max;
         if (want > rl.rlim_cur) {
             rl.rlim_cur = want;
-            if (setrlimit(RLIMIT_NOFILE, &rl) != 0) return luaL_error(L, "setrlimit: %s", strerror(errno));
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                return luaL_error(L, "setrlimit: %s", strerror(errno));
         }
     }
     lua_pushinteger(L, rl.rlim_cur == RLIM_INFINITY ? -1 : (lua_Integer)rl.rlim_cur);
@@ -140,7 +149,8 @@ static int l_runtime_dir(lua_State *L)
     }
     struct stat st;
     /* lstat: a symlink planted in /tmp by someone else must not redirect us */
-    if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+    if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077)) {
         lua_pushnil(L);
         lua_pushfstring(L, "%s: not a private folder of ours (want owner uid %d, mode 700)", path,
                         (int)geteuid());
@@ -205,9 +215,14 @@ static int l_list_dir(lua_State *L)
 void tycho_l_open_sys(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg fns[] = {{"pid", l_pid}, {"uid", l_uid}, {"alive", l_alive},
-                                   {"runtime_dir", l_runtime_dir}, {"list_dir", l_list_dir}, {"nofile", l_nofile},
-                                   {"catch_signals", l_catch_signals}, {"signal_pending", l_signal_pending},
+    static const luaL_Reg fns[] = {{"pid", l_pid},
+                                   {"uid", l_uid},
+                                   {"alive", l_alive},
+                                   {"runtime_dir", l_runtime_dir},
+                                   {"list_dir", l_list_dir},
+                                   {"nofile", l_nofile},
+                                   {"catch_signals", l_catch_signals},
+                                   {"signal_pending", l_signal_pending},
                                    {"mkdir", l_mkdir},
                                    {NULL, NULL}};
     lua_newtable(L);

@@ -5,18 +5,19 @@
  *   hf:set(cx, cy, z)  hf:at(x, y)  hf:box(x0, y0, x1, y1, top)
  *   hf:roughness{class = "C" | gd_n0 =, w = 2, bands = 64, blur = 0, seed = 1}
  *   hf:stairs(x0, y0, y1, n, step_len, step_h)  hf:prisms(x0, y0, x1, y1, period, height)
- *   hf:bump(cx, y0, y1, r, base_h)  hf:bell(cx, cy, r, height)  hf:gravel(x0, y0, x1, y1, count, size, height, seed)
- *   hf:sweep(robot, {lines = 16, range_max = 30, mount = {x, y, z, roll, pitch, yaw}, self = {xmin, ..}})
+ *   hf:bump(cx, y0, y1, r, base_h)  hf:bell(cx, cy, r, height)  hf:gravel(x0, y0, x1, y1, count,
+ * size, height, seed) hf:sweep(robot, {lines = 16, range_max = 30, mount = {x, y, z, roll, pitch,
+ * yaw}, self = {xmin, ..}})
  *       -> {x1, y1, z1, x2, ...} world points, and the beam count
  *   local map = tycho.terrain.map{width =, height =, resolution =, origin =}
- *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =, margin =}
- *   map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
- *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1, clearance_weight = 0, roughness_weight = 0}]) -> {{cx, cy}, ...}, cost | nil, "no path"
- *   map:to_grid() -> occupancy grid (free, lethal, inscribed barrier, unknown)
- *   map:blocked(cx, cy)  map:known(cx, cy)  map:first_blocked(path [, from]) -> index | nil
- *   hf:sweep(robot, opts, map) sweeps straight into a map and returns the points added
- *       (opts.refresh: the sweep replaces what the map had in every cell it hits)
- *   hf:copy()  hf:restore(src, x0, y0, x1, y1) (src's heights back over a rectangle)
+ *   map:add(points | heightfield)  map:traversability{step_coef =, slope_coef =, barrier =, margin
+ * =} map:traversable(cx, cy)  map:plane_fit(cx, cy [, radius]) -> slope, roughness | nil
+ *   map:plan(sx, sy, gx, gy [, {slope_weight = 1, unknown_cost = -1, clearance_weight = 0,
+ * roughness_weight = 0}]) -> {{cx, cy}, ...}, cost | nil, "no path" map:to_grid() -> occupancy grid
+ * (free, lethal, inscribed barrier, unknown) map:blocked(cx, cy)  map:known(cx, cy)
+ * map:first_blocked(path [, from]) -> index | nil hf:sweep(robot, opts, map) sweeps straight into a
+ * map and returns the points added (opts.refresh: the sweep replaces what the map had in every cell
+ * it hits) hf:copy()  hf:restore(src, x0, y0, x1, y1) (src's heights back over a rectangle)
  *   tycho.terrain.mecanum_inverse(vx, vy, wz [, {r =, l1 =, l2 =}]) -> w1, w2, w3, w4
  *   tycho.terrain.mecanum_forward(w1, w2, w3, w4 [, geometry]) -> vx, vy, wz */
 #include "largs.h"
@@ -32,8 +33,12 @@
 #define HF_MT "tycho.heightfield"
 #define TMAP_MT "tycho.terrain_map"
 
-typedef struct { tycho_heightfield *f; } lhf;
-typedef struct { tycho_terrain *t; } lmap;
+typedef struct {
+    tycho_heightfield *f;
+} lhf;
+typedef struct {
+    tycho_terrain *t;
+} lmap;
 
 static tycho_heightfield *check_hf(lua_State *L)
 {
@@ -110,7 +115,8 @@ static int l_heightfield(lua_State *L)
     luaL_getmetatable(L, HF_MT);
     lua_setmetatable(L, -2);
     tycho_err err = {0};
-    if (!(b->f = tycho_heightfield_new(w, h, res, ox, oy, &err))) return luaL_argerror(L, 1, err.msg);
+    if (!(b->f = tycho_heightfield_new(w, h, res, ox, oy, &err)))
+        return luaL_argerror(L, 1, err.msg);
     return 1;
 }
 
@@ -132,15 +138,16 @@ static int l_hf_restore(lua_State *L)
     tycho_heightfield *f = check_hf(L);
     lhf *src = luaL_checkudata(L, 2, HF_MT);
     if (!src->f) return luaL_argerror(L, 2, "height field has been freed");
-    if (!tycho_heightfield_restore(f, src->f, luaL_checknumber(L, 3), luaL_checknumber(L, 4), luaL_checknumber(L, 5),
-                                   luaL_checknumber(L, 6)))
+    if (!tycho_heightfield_restore(f, src->f, luaL_checknumber(L, 3), luaL_checknumber(L, 4),
+                                   luaL_checknumber(L, 5), luaL_checknumber(L, 6)))
         return luaL_argerror(L, 2, "a height field of the same size expected");
     return 0;
 }
 
 static int l_hf_set(lua_State *L)
 {
-    tycho_heightfield_set(check_hf(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), (float)luaL_checknumber(L, 4));
+    tycho_heightfield_set(check_hf(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3),
+                          (float)luaL_checknumber(L, 4));
     return 0;
 }
 
@@ -154,8 +161,9 @@ static int l_hf_at(lua_State *L)
 
 static int l_hf_box(lua_State *L)
 {
-    tycho_heightfield_box(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                          luaL_checknumber(L, 5), (float)luaL_checknumber(L, 6));
+    tycho_heightfield_box(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                          luaL_checknumber(L, 4), luaL_checknumber(L, 5),
+                          (float)luaL_checknumber(L, 6));
     return 0;
 }
 
@@ -191,8 +199,9 @@ static int l_hf_stairs(lua_State *L)
 {
     lua_Integer n = luaL_checkinteger(L, 5);
     luaL_argcheck(L, n >= 1 && n <= 1000, 5, "1 to 1000 steps");
-    tycho_ground_stairs(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4), (int)n,
-                        luaL_checknumber(L, 6), luaL_checknumber(L, 7));
+    tycho_ground_stairs(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                        luaL_checknumber(L, 4), (int)n, luaL_checknumber(L, 6),
+                        luaL_checknumber(L, 7));
     return 0;
 }
 
@@ -200,22 +209,23 @@ static int l_hf_prisms(lua_State *L)
 {
     double period = luaL_checknumber(L, 6);
     luaL_argcheck(L, period > 0, 6, "period must be > 0");
-    tycho_ground_prisms(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                        luaL_checknumber(L, 5), period, luaL_checknumber(L, 7));
+    tycho_ground_prisms(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                        luaL_checknumber(L, 4), luaL_checknumber(L, 5), period,
+                        luaL_checknumber(L, 7));
     return 0;
 }
 
 static int l_hf_bump(lua_State *L)
 {
-    tycho_ground_bump(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                      luaL_checknumber(L, 5), luaL_checknumber(L, 6));
+    tycho_ground_bump(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                      luaL_checknumber(L, 4), luaL_checknumber(L, 5), luaL_checknumber(L, 6));
     return 0;
 }
 
 static int l_hf_bell(lua_State *L)
 {
-    tycho_ground_bell(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                      luaL_checknumber(L, 5));
+    tycho_ground_bell(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                      luaL_checknumber(L, 4), luaL_checknumber(L, 5));
     return 0;
 }
 
@@ -223,8 +233,9 @@ static int l_hf_gravel(lua_State *L)
 {
     lua_Integer n = luaL_checkinteger(L, 6);
     luaL_argcheck(L, n >= 0 && n <= 1000000, 6, "0 to 1e6 stones");
-    tycho_ground_gravel(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                        luaL_checknumber(L, 5), (int)n, luaL_checknumber(L, 7), luaL_checknumber(L, 8),
+    tycho_ground_gravel(check_hf(L), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                        luaL_checknumber(L, 4), luaL_checknumber(L, 5), (int)n,
+                        luaL_checknumber(L, 7), luaL_checknumber(L, 8),
                         (uint64_t)luaL_optinteger(L, 9, 1));
     return 0;
 }
@@ -256,11 +267,13 @@ static int l_hf_sweep(lua_State *L)
     tycho_l_checkopts(L, 3, 3, &sweep_spec);
     tycho_lidar3d_model m;
     tycho_err err = {0};
-    if (tycho_lidar3d_preset(&m, (int)tycho_l_optfield_integer(L, 3, 3, "lines", 16), &err) != TYCHO_OK)
+    if (tycho_lidar3d_preset(&m, (int)tycho_l_optfield_integer(L, 3, 3, "lines", 16), &err) !=
+        TYCHO_OK)
         return luaL_argerror(L, 3, err.msg);
     m.columns = (int)tycho_l_optfield_integer(L, 3, 3, "columns", m.columns);
     m.range_max = tycho_l_optfield_number(L, 3, 3, "range_max", m.range_max);
-    luaL_argcheck(L, m.columns >= 1 && m.columns <= 36000 && m.range_max > m.range_min, 3, "columns 1..36000, range_max > 0.3");
+    luaL_argcheck(L, m.columns >= 1 && m.columns <= 36000 && m.range_max > m.range_min, 3,
+                  "columns 1..36000, range_max > 0.3");
     tycho_pose3 mount = {0, 0, 0, 0, 0, 0};
     tycho_box3 self, *selfp = NULL;
     if (lua_istable(L, 3)) {
@@ -270,9 +283,12 @@ static int l_hf_sweep(lua_State *L)
         lua_getfield(L, 3, "self");
         if (lua_istable(L, -1)) {
             int t = lua_gettop(L);
-            self = (tycho_box3){tycho_l_optfield_number(L, t, 3, "xmin", 0), tycho_l_optfield_number(L, t, 3, "xmax", 0),
-                                tycho_l_optfield_number(L, t, 3, "ymin", 0), tycho_l_optfield_number(L, t, 3, "ymax", 0),
-                                tycho_l_optfield_number(L, t, 3, "zmin", 0), tycho_l_optfield_number(L, t, 3, "zmax", 0)};
+            self = (tycho_box3){tycho_l_optfield_number(L, t, 3, "xmin", 0),
+                                tycho_l_optfield_number(L, t, 3, "xmax", 0),
+                                tycho_l_optfield_number(L, t, 3, "ymin", 0),
+                                tycho_l_optfield_number(L, t, 3, "ymax", 0),
+                                tycho_l_optfield_number(L, t, 3, "zmin", 0),
+                                tycho_l_optfield_number(L, t, 3, "zmax", 0)};
             selfp = &self;
         }
         lua_pop(L, 1);
@@ -289,7 +305,8 @@ static int l_hf_sweep(lua_State *L)
     if (into) {
         /* straight into the map: no Lua table of tens of thousands of numbers */
         bool refresh = tycho_l_optfield_boolean(L, 3, 3, "refresh", false);
-        lua_pushinteger(L, (lua_Integer)tycho_terrain_add_batch(into, pts, (size_t)(n > 0 ? n : 0), refresh));
+        lua_pushinteger(
+            L, (lua_Integer)tycho_terrain_add_batch(into, pts, (size_t)(n > 0 ? n : 0), refresh));
     } else {
         lua_createtable(L, n * 3, 0);
         for (int i = 0; i < 3 * n; i++) {
@@ -329,7 +346,8 @@ static int l_hf_gc(lua_State *L)
 static int l_hf_tostring(lua_State *L)
 {
     tycho_heightfield *f = check_hf(L);
-    lua_pushfstring(L, "tycho.heightfield %dx%d at %f m, highest %f m", f->w, f->h, f->res, (double)f->zmax);
+    lua_pushfstring(L, "tycho.heightfield %dx%d at %f m, highest %f m", f->w, f->h, f->res,
+                    (double)f->zmax);
     return 1;
 }
 
@@ -358,7 +376,8 @@ static int l_map_add(lua_State *L)
         size_t used = 0;
         for (int cy = 0; cy < f->h; cy++)
             for (int cx = 0; cx < f->w; cx++) {
-                double p[3] = {f->ox + (cx + 0.5) * f->res, f->oy + (cy + 0.5) * f->res, f->z[(size_t)cy * f->w + cx]};
+                double p[3] = {f->ox + (cx + 0.5) * f->res, f->oy + (cy + 0.5) * f->res,
+                               f->z[(size_t)cy * f->w + cx]};
                 used += tycho_terrain_add_points(t, p, 1);
             }
         lua_pushinteger(L, (lua_Integer)used);
@@ -398,13 +417,15 @@ static int l_map_trav(lua_State *L)
 
 static int l_map_traversable(lua_State *L)
 {
-    lua_pushboolean(L, tycho_terrain_traversable(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3)));
+    lua_pushboolean(L, tycho_terrain_traversable(check_map(L), (int)luaL_checkinteger(L, 2),
+                                                 (int)luaL_checkinteger(L, 3)));
     return 1;
 }
 
 static int l_map_blocked(lua_State *L)
 {
-    lua_pushboolean(L, tycho_terrain_blocked(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3)));
+    lua_pushboolean(L, tycho_terrain_blocked(check_map(L), (int)luaL_checkinteger(L, 2),
+                                             (int)luaL_checkinteger(L, 3)));
     return 1;
 }
 
@@ -418,7 +439,8 @@ static int l_map_first_blocked(lua_State *L)
     luaL_argcheck(L, from >= 1, 3, "index >= 1 expected");
     for (lua_Integer i = from; i <= n; i++) {
         lua_rawgeti(L, 2, i);
-        if (!lua_istable(L, -1)) return luaL_error(L, "bad argument #2 (path entry %d is not a {cx, cy} table)", (int)i);
+        if (!lua_istable(L, -1))
+            return luaL_error(L, "bad argument #2 (path entry %d is not a {cx, cy} table)", (int)i);
         lua_rawgeti(L, -1, 1);
         lua_rawgeti(L, -2, 2);
         int cx = (int)lua_tointeger(L, -2), cy = (int)lua_tointeger(L, -1);
@@ -444,7 +466,8 @@ static int l_map_known(lua_State *L)
 {
     double lo, hi;
     int count = 0;
-    bool in = tycho_terrain_cell(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), &lo, &hi, &count);
+    bool in = tycho_terrain_cell(check_map(L), (int)luaL_checkinteger(L, 2),
+                                 (int)luaL_checkinteger(L, 3), &lo, &hi, &count);
     lua_pushboolean(L, in && count > 0);
     return 1;
 }
@@ -454,8 +477,8 @@ static int l_map_plane_fit(lua_State *L)
     double slope, rough;
     lua_Integer r = luaL_optinteger(L, 4, 1);
     luaL_argcheck(L, r >= 1 && r <= 16, 4, "radius 1..16 cells");
-    if (!tycho_terrain_plane_fit(check_map(L), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3), (int)r,
-                                 &slope, &rough))
+    if (!tycho_terrain_plane_fit(check_map(L), (int)luaL_checkinteger(L, 2),
+                                 (int)luaL_checkinteger(L, 3), (int)r, &slope, &rough))
         return 0;
     lua_pushnumber(L, slope);
     lua_pushnumber(L, rough);
@@ -475,7 +498,9 @@ static int l_map_plan(lua_State *L)
     o.unknown_cost = tycho_l_optfield_number(L, 6, 6, "unknown_cost", o.unknown_cost);
     o.clearance_weight = tycho_l_optfield_number(L, 6, 6, "clearance_weight", o.clearance_weight);
     o.roughness_weight = tycho_l_optfield_number(L, 6, 6, "roughness_weight", o.roughness_weight);
-    luaL_argcheck(L, o.slope_weight >= 0 && o.clearance_weight >= 0 && o.roughness_weight >= 0 && !isnan(o.unknown_cost),
+    luaL_argcheck(L,
+                  o.slope_weight >= 0 && o.clearance_weight >= 0 && o.roughness_weight >= 0 &&
+                      !isnan(o.unknown_cost),
                   6, "slope_weight, clearance_weight and roughness_weight >= 0 expected");
     size_t cap = (size_t)tycho_terrain_width(t) * (size_t)tycho_terrain_height(t);
     int *cells = malloc(2 * cap * sizeof *cells);
@@ -486,7 +511,7 @@ static int l_map_plan(lua_State *L)
         free(cells);
         lua_pushnil(L);
         lua_pushstring(L, o.unknown_cost >= 1 ? "no path over traversable or unknown cells"
-                                               : "no path over traversable cells");
+                                              : "no path over traversable cells");
         return 2;
     }
     lua_createtable(L, n, 0);
@@ -535,7 +560,8 @@ static int l_mecanum_inverse(lua_State *L)
 {
     tycho_mecanum m = geometry(L, 4);
     double w[4];
-    tycho_mecanum_inverse(&m, luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3), w);
+    tycho_mecanum_inverse(&m, luaL_checknumber(L, 1), luaL_checknumber(L, 2),
+                          luaL_checknumber(L, 3), w);
     for (int i = 0; i < 4; i++) lua_pushnumber(L, w[i]);
     return 4;
 }
@@ -543,7 +569,8 @@ static int l_mecanum_inverse(lua_State *L)
 static int l_mecanum_forward(lua_State *L)
 {
     tycho_mecanum m = geometry(L, 5);
-    double w[4] = {luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4)};
+    double w[4] = {luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                   luaL_checknumber(L, 4)};
     double vx, vy, wz;
     tycho_mecanum_forward(&m, w, &vx, &vy, &wz);
     lua_pushnumber(L, vx);
@@ -567,20 +594,38 @@ tycho_terrain *tycho_l_testterrainmap(lua_State *L, int idx)
 void tycho_l_open_terrain(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg hf[] = {{"set", l_hf_set}, {"at", l_hf_at}, {"box", l_hf_box}, {"roughness", l_hf_roughness},
-                                  {"stairs", l_hf_stairs}, {"prisms", l_hf_prisms}, {"bump", l_hf_bump},
-                                  {"bell", l_hf_bell}, {"gravel", l_hf_gravel}, {"sweep", l_hf_sweep},
-                                  {"copy", l_hf_copy}, {"restore", l_hf_restore}, {NULL, NULL}};
+    static const luaL_Reg hf[] = {{"set", l_hf_set},
+                                  {"at", l_hf_at},
+                                  {"box", l_hf_box},
+                                  {"roughness", l_hf_roughness},
+                                  {"stairs", l_hf_stairs},
+                                  {"prisms", l_hf_prisms},
+                                  {"bump", l_hf_bump},
+                                  {"bell", l_hf_bell},
+                                  {"gravel", l_hf_gravel},
+                                  {"sweep", l_hf_sweep},
+                                  {"copy", l_hf_copy},
+                                  {"restore", l_hf_restore},
+                                  {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){HF_MT, hf, l_hf_index, l_hf_gc, l_hf_tostring, NULL});
     lua_pop(L, 1);
-    static const luaL_Reg mp[] = {{"add", l_map_add}, {"traversability", l_map_trav}, {"traversable", l_map_traversable},
-                                  {"plane_fit", l_map_plane_fit}, {"plan", l_map_plan}, {"blocked", l_map_blocked},
-                                  {"first_blocked", l_map_first_blocked}, {"known", l_map_known},
-                                  {"to_grid", l_map_to_grid}, {NULL, NULL}};
+    static const luaL_Reg mp[] = {{"add", l_map_add},
+                                  {"traversability", l_map_trav},
+                                  {"traversable", l_map_traversable},
+                                  {"plane_fit", l_map_plane_fit},
+                                  {"plan", l_map_plan},
+                                  {"blocked", l_map_blocked},
+                                  {"first_blocked", l_map_first_blocked},
+                                  {"known", l_map_known},
+                                  {"to_grid", l_map_to_grid},
+                                  {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){TMAP_MT, mp, NULL, l_map_gc, l_map_tostring, NULL});
     lua_pop(L, 1);
-    static const luaL_Reg fns[] = {{"heightfield", l_heightfield}, {"map", l_map}, {"mecanum_inverse", l_mecanum_inverse},
-                                   {"mecanum_forward", l_mecanum_forward}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"heightfield", l_heightfield},
+                                   {"map", l_map},
+                                   {"mecanum_inverse", l_mecanum_inverse},
+                                   {"mecanum_forward", l_mecanum_forward},
+                                   {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
     tycho_l_terrain_robot_funcs(L, lua_gettop(L));

@@ -2,11 +2,10 @@
  * trajectory comparison (core trajectory.h), in the tycho.terrain table.
  *
  *   local bot = tycho.terrain.robot{kind = "mecanum" | "diff", half_length =, half_width =,
- *                                   wheel_radius =, max_wheel =, max_accel =, max_w_accel =, max_step =}
- *   bot:place(hf, x, y, yaw) -> true | nil, why
- *   bot:step(hf, vx, vy, wz, dt) -> moved (false: a wheel met a step it cannot climb)
- *   bot.pose -> {x, y, z, roll, pitch, yaw}; bot.x .. bot.yaw, bot.vx, bot.vy, bot.wz,
- *   bot.wheels -> {w1, w2, w3, w4}, bot.bumps, bot.kind
+ *                                   wheel_radius =, max_wheel =, max_accel =, max_w_accel =,
+ * max_step =} bot:place(hf, x, y, yaw) -> true | nil, why bot:step(hf, vx, vy, wz, dt) -> moved
+ * (false: a wheel met a step it cannot climb) bot.pose -> {x, y, z, roll, pitch, yaw}; bot.x ..
+ * bot.yaw, bot.vx, bot.vy, bot.wz, bot.wheels -> {w1, w2, w3, w4}, bot.bumps, bot.kind
  *   tycho.terrain.compare(a, b [, {spacing = 0.05}]) -> {mean, max, hausdorff, length_a, length_b,
  *                                                        length_diff, samples}
  *       a, b: arrays of {x, y} or {x =, y =} */
@@ -58,7 +57,8 @@ static int l_robot(lua_State *L)
         if (!lua_isnil(L, -1)) kind = luaL_checkstring(L, -1);
     }
     if (strcmp(kind, "diff") && strcmp(kind, "mecanum"))
-        return luaL_argerror(L, 1, lua_pushfstring(L, "kind must be 'diff' or 'mecanum' (got '%s')", kind));
+        return luaL_argerror(
+            L, 1, lua_pushfstring(L, "kind must be 'diff' or 'mecanum' (got '%s')", kind));
     lrobot *b = tycho_newuserdata(L, sizeof *b);
     memset(b, 0, sizeof *b);
     tycho_terrain_robot *r = &b->robot;
@@ -99,7 +99,8 @@ static int l_robot_step(lua_State *L)
     double vx = luaL_checknumber(L, 3), vy = luaL_checknumber(L, 4), wz = luaL_checknumber(L, 5);
     double dt = luaL_checknumber(L, 6);
     luaL_argcheck(L, dt > 0 && dt <= 1, 6, "dt in (0, 1] s expected");
-    if (!b->placed) return luaL_error(L, "terrain robot: place it on a height field first (robot:place)");
+    if (!b->placed)
+        return luaL_error(L, "terrain robot: place it on a height field first (robot:place)");
     lua_pushboolean(L, tycho_terrain_robot_step(&b->robot, f, &b->s, vx, vy, wz, dt));
     return 1;
 }
@@ -120,7 +121,8 @@ static int l_robot_index(lua_State *L)
     lrobot *b = check_robot(L);
     const char *k = luaL_checkstring(L, 2);
     const tycho_pose3 *p = &b->s.pose;
-    static const char *const NUM[] = {"x", "y", "z", "roll", "pitch", "yaw", "vx", "vy", "wz", NULL};
+    static const char *const NUM[] = {"x",   "y",  "z",  "roll", "pitch",
+                                      "yaw", "vx", "vy", "wz",   NULL};
     const double val[] = {p->x, p->y, p->z, p->roll, p->pitch, p->yaw, b->s.vx, b->s.vy, b->s.wz};
     for (int i = 0; NUM[i]; i++)
         if (!strcmp(k, NUM[i])) {
@@ -129,7 +131,8 @@ static int l_robot_index(lua_State *L)
         }
     if (!strcmp(k, "pose")) push_pose(L, p);
     else if (!strcmp(k, "bumps")) lua_pushinteger(L, b->s.bumps);
-    else if (!strcmp(k, "kind")) lua_pushstring(L, b->robot.kind == TYCHO_BASE_MECANUM ? "mecanum" : "diff");
+    else if (!strcmp(k, "kind"))
+        lua_pushstring(L, b->robot.kind == TYCHO_BASE_MECANUM ? "mecanum" : "diff");
     else if (!strcmp(k, "wheels")) {
         lua_createtable(L, 4, 0);
         for (int i = 0; i < 4; i++) {
@@ -153,7 +156,8 @@ static int l_robot_tostring(lua_State *L)
 {
     lrobot *b = check_robot(L);
     lua_pushfstring(L, "tycho.terrain_robot(%s, x=%f y=%f yaw=%f)",
-                    b->robot.kind == TYCHO_BASE_MECANUM ? "mecanum" : "diff", b->s.pose.x, b->s.pose.y, b->s.pose.yaw);
+                    b->robot.kind == TYCHO_BASE_MECANUM ? "mecanum" : "diff", b->s.pose.x,
+                    b->s.pose.y, b->s.pose.yaw);
     return 1;
 }
 
@@ -183,7 +187,8 @@ static double *polyline(lua_State *L, int idx, size_t *n)
         }
         lua_settop(L, t - 1);
         if (!ok)
-            luaL_argerror(L, idx, lua_pushfstring(L, "point %d is not {x, y} or {x =, y =}", (int)i + 1));
+            luaL_argerror(L, idx,
+                          lua_pushfstring(L, "point %d is not {x, y} or {x =, y =}", (int)i + 1));
     }
     return xy;
 }

@@ -6,13 +6,11 @@
  *   tycho.viz.grid(grid, t, frame_id)           -> foxglove.Grid JSON (uint8 "cost" field)
  *   tycho.viz.scan(scan, t, frame_id)           -> foxglove.LaserScan JSON
  *   tycho.viz.image(values, w, h, lo, hi, t, frame_id) -> foxglove.RawImage JSON, rgb8,
- *                                                  values (row-major) mapped lo..hi onto a heat palette
- *   tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame JSON of {x=, y=[, yaw=]}
- *                                                  points (at most max, evenly picked, the last kept)
- *   tycho.viz.digest(grid)                      -> CRC-32 of the grid's size, place and cells
- *                                                  (to send a grid only when it changed)
- *   tycho.viz.base64(s)                         -> s in base64
- *   tycho.viz.json(value)                       -> JSON text of a Lua value (tables with
+ *                                                  values (row-major) mapped lo..hi onto a heat
+ * palette tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame JSON of {x=, y=[,
+ * yaw=]} points (at most max, evenly picked, the last kept) tycho.viz.digest(grid) -> CRC-32 of the
+ * grid's size, place and cells (to send a grid only when it changed) tycho.viz.base64(s) -> s in
+ * base64 tycho.viz.json(value)                       -> JSON text of a Lua value (tables with
  *       positive integer keys 1..n are arrays, an empty table is [], other tables objects
  *       with string keys; NaN and infinities are null)
  * t is seconds; JSON has no infinity, so a beam without a return is 0. */
@@ -61,8 +59,8 @@ static const char *check_frame_id(lua_State *L, int idx)
 {
     const char *f = luaL_checkstring(L, idx);
     for (const char *p = f; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-              *p == '/' || *p == '-' || *p == '.'))
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '/' || *p == '-' || *p == '.'))
             luaL_argerror(L, idx, "frame id: letters, digits and _ / - . only");
     luaL_argcheck(L, *f && strlen(f) < 100, idx, "frame id must be 1..99 characters");
     return f;
@@ -86,7 +84,8 @@ static void add_millimetres(luaL_Buffer *b, const char *prefix, double v)
     char tmp[64];
     if (!isfinite(v) || fabs(v) > 1e9) v = 0;
     long mm = lround(fabs(v) * 1000);
-    int n = snprintf(tmp, sizeof tmp, "%s%s%ld.%03ld", prefix, v < 0 && mm ? "-" : "", mm / 1000, mm % 1000);
+    int n = snprintf(tmp, sizeof tmp, "%s%s%ld.%03ld", prefix, v < 0 && mm ? "-" : "", mm / 1000,
+                     mm % 1000);
     luaL_addlstring(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
@@ -102,11 +101,14 @@ static int l_grid(lua_State *L)
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     add_header(&b, t, frame);
-    add_fmt(&b, ",\"pose\":{\"position\":{\"x\":%.9g,\"y\":%.9g,\"z\":0},"
-                "\"orientation\":{\"x\":0,\"y\":0,\"z\":%.9g,\"w\":%.9g}}",
+    add_fmt(&b,
+            ",\"pose\":{\"position\":{\"x\":%.9g,\"y\":%.9g,\"z\":0},"
+            "\"orientation\":{\"x\":0,\"y\":0,\"z\":%.9g,\"w\":%.9g}}",
             o.x, o.y, sin(o.yaw / 2), cos(o.yaw / 2));
-    add_fmt(&b, ",\"column_count\":%d,\"cell_size\":{\"x\":%.9g,\"y\":%.9g},\"row_stride\":%d,\"cell_stride\":1,"
-                "\"fields\":[{\"name\":\"cost\",\"offset\":0,\"type\":1}],\"data\":\"",
+    add_fmt(&b,
+            ",\"column_count\":%d,\"cell_size\":{\"x\":%.9g,\"y\":%.9g},\"row_stride\":%d,\"cell_"
+            "stride\":1,"
+            "\"fields\":[{\"name\":\"cost\",\"offset\":0,\"type\":1}],\"data\":\"",
             w, res, res, w);
     add_base64(&b, tycho_grid_cells_const(g), (size_t)w * (size_t)h);
     luaL_addstring(&b, "\"}");
@@ -123,8 +125,10 @@ static int l_scan(lua_State *L)
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     add_header(&b, t, frame);
-    add_fmt(&b, ",\"pose\":{\"position\":{\"x\":0,\"y\":0,\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}"
-                ",\"start_angle\":%.9g,\"end_angle\":%.9g,\"intensities\":[],\"ranges\":[",
+    add_fmt(&b,
+            ",\"pose\":{\"position\":{\"x\":0,\"y\":0,\"z\":0},\"orientation\":{\"x\":0,\"y\":0,"
+            "\"z\":0,\"w\":1}}"
+            ",\"start_angle\":%.9g,\"end_angle\":%.9g,\"intensities\":[],\"ranges\":[",
             s->angle_min, s->angle_min + (s->count - 1) * s->angle_increment);
     for (int i = 0; i < s->count; i++) {
         double r = s->ranges[i];
@@ -163,9 +167,12 @@ static int l_poses(lua_State *L)
     luaL_addstring(&b, ",\"poses\":[");
     for (size_t k = 0; k < keep; k++) {
         /* evenly spaced over the whole list: first and last always kept */
-        size_t i = keep == n ? k + 1 : 1 + (size_t)floor((double)k * (double)(n - 1) / (double)(keep - 1) + 0.5);
+        size_t i = keep == n
+                       ? k + 1
+                       : 1 + (size_t)floor((double)k * (double)(n - 1) / (double)(keep - 1) + 0.5);
         lua_rawgeti(L, 1, (int)i);
-        if (!lua_istable(L, -1)) luaL_error(L, "bad argument #1 to 'poses' (point %d is not a table)", (int)i);
+        if (!lua_istable(L, -1))
+            luaL_error(L, "bad argument #1 to 'poses' (point %d is not a table)", (int)i);
         double x = point_field(L, (int)i, "x", 1), y = point_field(L, (int)i, "y", 1);
         double yaw = point_field(L, (int)i, "yaw", 0);
         lua_pop(L, 1);
@@ -173,8 +180,11 @@ static int l_poses(lua_State *L)
          * formatting was most of a 1000-pose trail's cost */
         add_millimetres(&b, k ? ",{\"position\":{\"x\":" : "{\"position\":{\"x\":", x);
         add_millimetres(&b, ",\"y\":", y);
-        if (yaw == 0) luaL_addstring(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}");
-        else add_fmt(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":%.6g,\"w\":%.6g}}", sin(yaw / 2), cos(yaw / 2));
+        if (yaw == 0)
+            luaL_addstring(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}");
+        else
+            add_fmt(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":%.6g,\"w\":%.6g}}",
+                    sin(yaw / 2), cos(yaw / 2));
     }
     luaL_addstring(&b, "]}");
     luaL_pushresult(&b);
@@ -199,7 +209,8 @@ static int l_image(lua_State *L)
     luaL_argcheck(L, w >= 1 && w <= 4096, 2, "width 1..4096 expected");
     luaL_argcheck(L, h >= 1 && h <= 4096, 3, "height 1..4096 expected");
     double lo = luaL_checknumber(L, 4), hi = luaL_checknumber(L, 5);
-    luaL_argcheck(L, isfinite(lo) && isfinite(hi) && hi > lo, 5, "finite range with hi > lo expected");
+    luaL_argcheck(L, isfinite(lo) && isfinite(hi) && hi > lo, 5,
+                  "finite range with hi > lo expected");
     double t;
     check_time(L, 6, &t);
     const char *frame = check_frame_id(L, 7);
@@ -208,14 +219,16 @@ static int l_image(lua_State *L)
     uint8_t *rgb = tycho_newuserdata(L, 3 * n); /* collected with the call */
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, 1, (int)i + 1);
-        if (lua_type(L, -1) != LUA_TNUMBER) luaL_argerror(L, 1, lua_pushfstring(L, "value %d is not a number", (int)i + 1));
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            luaL_argerror(L, 1, lua_pushfstring(L, "value %d is not a number", (int)i + 1));
         heat_colour((lua_tonumber(L, -1) - lo) / (hi - lo), rgb + 3 * i);
         lua_pop(L, 1);
     }
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     add_header(&b, t, frame);
-    add_fmt(&b, ",\"width\":%d,\"height\":%d,\"encoding\":\"rgb8\",\"step\":%d,\"data\":\"", (int)w, (int)h, (int)(3 * w));
+    add_fmt(&b, ",\"width\":%d,\"height\":%d,\"encoding\":\"rgb8\",\"step\":%d,\"data\":\"", (int)w,
+            (int)h, (int)(3 * w));
     add_base64(&b, rgb, 3 * n);
     luaL_addstring(&b, "\"}");
     luaL_pushresult(&b);
@@ -305,7 +318,9 @@ static void jb_value(lua_State *L, json_buf *jb, int idx, int depth)
 {
     if (depth > 64) luaL_error(L, "tycho.viz.json: nested deeper than 64 (a cycle?)");
     switch (lua_type(L, idx)) {
-    case LUA_TNIL: JB_LIT(L, jb, "null"); break;
+    case LUA_TNIL:
+        JB_LIT(L, jb, "null");
+        break;
     case LUA_TBOOLEAN:
         if (lua_toboolean(L, idx)) JB_LIT(L, jb, "true");
         else JB_LIT(L, jb, "false");
@@ -315,7 +330,8 @@ static void jb_value(lua_State *L, json_buf *jb, int idx, int depth)
         char num[32];
         int k;
         if (!isfinite(v)) k = snprintf(num, sizeof num, "null");
-        else if (v == floor(v) && fabs(v) < 9007199254740992.0) k = snprintf(num, sizeof num, "%.0f", v);
+        else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+            k = snprintf(num, sizeof num, "%.0f", v);
         else k = snprintf(num, sizeof num, "%.9g", v);
         jb_add(L, jb, num, (size_t)k);
         break;
@@ -352,7 +368,8 @@ static void jb_value(lua_State *L, json_buf *jb, int idx, int depth)
         while (lua_next(L, idx) != 0) {
             int vtop = lua_gettop(L);
             if (lua_type(L, vtop - 1) != LUA_TSTRING)
-                luaL_error(L, "tycho.viz.json: object keys must be strings (got %s)", luaL_typename(L, vtop - 1));
+                luaL_error(L, "tycho.viz.json: object keys must be strings (got %s)",
+                           luaL_typename(L, vtop - 1));
             if (!first) JB_LIT(L, jb, ",");
             first = 0;
             size_t kn;
@@ -365,7 +382,8 @@ static void jb_value(lua_State *L, json_buf *jb, int idx, int depth)
         JB_LIT(L, jb, "}");
         break;
     }
-    default: luaL_error(L, "tycho.viz.json: cannot encode a %s", luaL_typename(L, idx));
+    default:
+        luaL_error(L, "tycho.viz.json: cannot encode a %s", luaL_typename(L, idx));
     }
 }
 
@@ -385,10 +403,8 @@ static int l_json(lua_State *L)
 }
 
 static const luaL_Reg viz_functions[] = {
-    {"json", l_json},
-    {"poses", l_poses},
-    {"digest", l_digest},
-    {"grid", l_grid}, {"scan", l_scan}, {"image", l_image}, {"base64", l_base64}, {NULL, NULL},
+    {"json", l_json}, {"poses", l_poses}, {"digest", l_digest}, {"grid", l_grid},
+    {"scan", l_scan}, {"image", l_image}, {"base64", l_base64}, {NULL, NULL},
 };
 
 void tycho_l_open_viz(lua_State *L, int module, int methods)

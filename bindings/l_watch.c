@@ -23,9 +23,9 @@
 typedef struct {
     int fd;
     int n;
-    int wd[MAX_FILES];          /* folder watch of file i */
-    char *path[MAX_FILES];      /* as given */
-    char *base[MAX_FILES];      /* its file name */
+    int wd[MAX_FILES];     /* folder watch of file i */
+    char *path[MAX_FILES]; /* as given */
+    char *base[MAX_FILES]; /* its file name */
 } watcher;
 
 static watcher *check_watch(lua_State *L)
@@ -61,7 +61,8 @@ static int l_new(lua_State *L)
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, 1, i + 1);
         const char *p = lua_tostring(L, -1);
-        if (!p) return luaL_error(L, "bad argument #1 to 'watch' (path expected at index %d)", i + 1);
+        if (!p)
+            return luaL_error(L, "bad argument #1 to 'watch' (path expected at index %d)", i + 1);
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s", p);
         char *slash = strrchr(dir, '/');
@@ -69,9 +70,10 @@ static int l_new(lua_State *L)
         if (slash) *slash = 0;
         else snprintf(dir, sizeof dir, ".");
         if (!*base) return luaL_error(L, "bad argument #1 to 'watch' ('%s' is a folder)", p);
-        int wd = inotify_add_watch(w->fd, dir[0] ? dir : "/",
-                                   IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
-        if (wd < 0) return luaL_error(L, "tycho.watch: cannot watch '%s': %s", dir, strerror(errno));
+        int wd =
+            inotify_add_watch(w->fd, dir[0] ? dir : "/", IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+        if (wd < 0)
+            return luaL_error(L, "tycho.watch: cannot watch '%s': %s", dir, strerror(errno));
         w->wd[w->n] = wd;
         w->path[w->n] = strdup(p);
         w->base[w->n] = strdup(base);
@@ -115,7 +117,8 @@ static int l_close(lua_State *L)
 static int l_tostring(lua_State *L)
 {
     watcher *w = luaL_checkudata(L, 1, WATCH_MT);
-    lua_pushfstring(L, "watch (%d file%s%s)", w->n, w->n == 1 ? "" : "s", w->fd < 0 ? ", closed" : "");
+    lua_pushfstring(L, "watch (%d file%s%s)", w->n, w->n == 1 ? "" : "s",
+                    w->fd < 0 ? ", closed" : "");
     return 1;
 }
 

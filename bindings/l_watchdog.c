@@ -153,9 +153,11 @@ static int l_resume(lua_State *L)
     double budget = luaL_checknumber(L, 2);
     luaL_argcheck(L, budget > 0 && budget <= 3600, 2, "seconds must be in (0, 3600]");
     int nargs = lua_gettop(L) - 2;
-    if (co == L || lua_status(co) > LUA_YIELD || (lua_status(co) == LUA_OK && lua_gettop(co) == 0)) {
+    if (co == L || lua_status(co) > LUA_YIELD ||
+        (lua_status(co) == LUA_OK && lua_gettop(co) == 0)) {
         lua_pushboolean(L, 0);
-        lua_pushstring(L, co == L ? "cannot resume non-suspended coroutine" : "cannot resume dead coroutine");
+        lua_pushstring(L, co == L ? "cannot resume non-suspended coroutine"
+                                  : "cannot resume dead coroutine");
         return 2;
     }
     if (!lua_checkstack(co, nargs)) {
@@ -189,7 +191,8 @@ static int l_resume(lua_State *L)
         if (status == LUA_YIELD) lua_pop(co, nres);
         lua_pushboolean(L, 0);
         char msg[96];
-        snprintf(msg, sizeof msg, "runaway: task ran more than %.3g s of CPU without yielding", budget);
+        snprintf(msg, sizeof msg, "runaway: task ran more than %.3g s of CPU without yielding",
+                 budget);
         lua_pushstring(L, msg);
         return 2;
     }
@@ -296,7 +299,8 @@ void tycho_budget_pop(lua_State *L)
 {
     for (int i = n_deadlines - 1; i >= 0; i--) {
         if (deadlines[i].L != L) continue;
-        memmove(&deadlines[i], &deadlines[i + 1], (size_t)(n_deadlines - i - 1) * sizeof deadlines[0]);
+        memmove(&deadlines[i], &deadlines[i + 1],
+                (size_t)(n_deadlines - i - 1) * sizeof deadlines[0]);
         n_deadlines--;
         return;
     }
@@ -397,9 +401,13 @@ static int l_untrip(lua_State *L)
 void tycho_l_open_watchdog(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg fns[] = {
-        {"arm", l_arm}, {"disarm", l_disarm}, {"tripped", l_tripped},
-        {"arm_time", l_arm_time}, {"disarm_time", l_disarm_time}, {"untrip", l_untrip}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"arm", l_arm},
+                                   {"disarm", l_disarm},
+                                   {"tripped", l_tripped},
+                                   {"arm_time", l_arm_time},
+                                   {"disarm_time", l_disarm_time},
+                                   {"untrip", l_untrip},
+                                   {NULL, NULL}};
     lua_newtable(L);
     luaL_setfuncs(L, fns, 0);
     lua_pushcfunction(L, l_resume);

@@ -11,11 +11,11 @@
  *                 reads what arrived: the handshake first, then messages (text ones returned)
  *   c:is_open()                                  -- handshake done
  *   c:send_text(s [, always]) / c:send_binary(s) -> true | false (dropped: queue full, or not open;
- *                                                  `always` queues past the limit: protocol replies)
- *   c:send_message(subscription_id, t, payload)  -- Foxglove "message data" (binary opcode 1)
- *   c:send_time(t)                               -- Foxglove "time" (binary opcode 2)
- *   c:flush() -> more        -- writes what the socket takes now; true if bytes remain
- *   c:queued(), c:dropped(), c:set_queue_limit(bytes), c:close()
+ *                                                  `always` queues past the limit: protocol
+ * replies) c:send_message(subscription_id, t, payload)  -- Foxglove "message data" (binary opcode
+ * 1) c:send_time(t)                               -- Foxglove "time" (binary opcode 2) c:flush() ->
+ * more        -- writes what the socket takes now; true if bytes remain c:queued(), c:dropped(),
+ * c:set_queue_limit(bytes), c:close()
  */
 #define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
@@ -91,7 +91,8 @@ static int l_listen(lua_State *L)
     int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
     int one = 1;
     if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0 || set_nonblocking(fd) != 0) {
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0 ||
+        set_nonblocking(fd) != 0) {
         int e = errno;
         if (fd >= 0) close(fd);
         freeaddrinfo(res);
@@ -155,12 +156,14 @@ static ssize_t recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
     return -1;
 }
 
-static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *ud)
+static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags,
+                       void *ud)
 {
     ws_conn *c = ud;
     ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
     if (n >= 0) return n;
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
     else {
         snprintf(c->why, sizeof c->why, "%s", strerror(errno));
         wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
@@ -168,7 +171,8 @@ static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
     return -1;
 }
 
-static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *arg, void *ud)
+static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *arg,
+                   void *ud)
 {
     ws_conn *c = ud;
     if (arg->opcode == WSLAY_TEXT_FRAME && c->L) {
@@ -233,13 +237,15 @@ static void answer_handshake(ws_conn *c)
         bad = "not a WebSocket upgrade";
     else if (!header(c->hs, "Sec-WebSocket-Key", key, sizeof key) || strlen(key) != 24)
         bad = "no valid Sec-WebSocket-Key";
-    else if (!header(c->hs, "Sec-WebSocket-Protocol", proto, sizeof proto) || !has_token(proto, SUBPROTOCOL))
+    else if (!header(c->hs, "Sec-WebSocket-Protocol", proto, sizeof proto) ||
+             !has_token(proto, SUBPROTOCOL))
         bad = "the subprotocol " SUBPROTOCOL " was not offered";
     if (bad) {
         char resp[300];
         snprintf(resp, sizeof resp,
                  "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-                 "Content-Length: %zu\r\n\r\n%s\n", strlen(bad) + 1, bad);
+                 "Content-Length: %zu\r\n\r\n%s\n",
+                 strlen(bad) + 1, bad);
         set_reply(c, resp);
         snprintf(c->why, sizeof c->why, "handshake refused: %s", bad);
         c->closed = 1;
@@ -258,7 +264,8 @@ static void answer_handshake(ws_conn *c)
     char resp[400];
     snprintf(resp, sizeof resp,
              "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: " SUBPROTOCOL "\r\n\r\n", accept);
+             "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: " SUBPROTOCOL "\r\n\r\n",
+             accept);
     set_reply(c, resp);
     struct wslay_event_callbacks cb = {recv_cb, send_cb, NULL, NULL, NULL, NULL, on_msg};
     if (wslay_event_context_server_init(&c->ctx, &cb, c) != 0) {
@@ -276,7 +283,8 @@ static void read_handshake(ws_conn *c)
 {
     for (;;) {
         if (c->hs_len >= sizeof c->hs - 1) {
-            set_reply(c, "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n");
+            set_reply(c,
+                      "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n");
             snprintf(c->why, sizeof c->why, "handshake request too large");
             c->closed = 1;
             return;
@@ -284,7 +292,8 @@ static void read_handshake(ws_conn *c)
         ssize_t n = recv(c->fd, c->hs + c->hs_len, sizeof c->hs - 1 - c->hs_len, 0);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
         if (n <= 0) {
-            snprintf(c->why, sizeof c->why, "%s", n == 0 ? "closed before the handshake" : strerror(errno));
+            snprintf(c->why, sizeof c->why, "%s",
+                     n == 0 ? "closed before the handshake" : strerror(errno));
             c->closed = 1;
             return;
         }
@@ -303,13 +312,15 @@ static int l_accept(lua_State *L)
     ws_server *s = check_server(L);
     int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) return 0;
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+            return 0;
         lua_pushnil(L);
         lua_pushstring(L, strerror(errno));
         return 2;
     }
     int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* small messages, latency matters */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+               sizeof one); /* small messages, latency matters */
     /* a bounded kernel buffer: with send autotuning megabytes would hide a
      * viewer that stopped reading from the queue limit for minutes */
     int sndbuf = 256 * 1024;
@@ -322,10 +333,7 @@ static int l_accept(lua_State *L)
     return 1;
 }
 
-static ws_conn *check_conn(lua_State *L)
-{
-    return luaL_checkudata(L, 1, WS_CONN_MT);
-}
+static ws_conn *check_conn(lua_State *L) { return luaL_checkudata(L, 1, WS_CONN_MT); }
 
 static void conn_release(ws_conn *c)
 {
@@ -380,7 +388,8 @@ static int l_service(lua_State *L)
 
 /* Queues a message unless the viewer is this far behind (then it is
  * dropped); `always` (protocol replies, which are small and few) skips the limit. */
-static int queue(lua_State *L, ws_conn *c, uint8_t opcode, const uint8_t *data, size_t len, int always)
+static int queue(lua_State *L, ws_conn *c, uint8_t opcode, const uint8_t *data, size_t len,
+                 int always)
 {
     if (!c->open || c->closed) {
         lua_pushboolean(L, 0);
@@ -513,13 +522,23 @@ static int l_conn_close(lua_State *L)
 void tycho_l_open_ws(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg srv[] = {{"accept", l_accept}, {"fd", l_server_fd}, {"port", l_server_port},
-                                   {"close", l_server_close}, {NULL, NULL}};
-    static const luaL_Reg conn[] = {{"fd", l_conn_fd}, {"service", l_service}, {"is_open", l_is_open},
-                                    {"send_text", l_send_text}, {"send_binary", l_send_binary},
-                                    {"send_message", l_send_message}, {"send_time", l_send_time},
-                                    {"flush", l_flush}, {"queued", l_queued}, {"dropped", l_dropped},
-                                    {"set_queue_limit", l_set_queue_limit}, {"close", l_conn_close},
+    static const luaL_Reg srv[] = {{"accept", l_accept},
+                                   {"fd", l_server_fd},
+                                   {"port", l_server_port},
+                                   {"close", l_server_close},
+                                   {NULL, NULL}};
+    static const luaL_Reg conn[] = {{"fd", l_conn_fd},
+                                    {"service", l_service},
+                                    {"is_open", l_is_open},
+                                    {"send_text", l_send_text},
+                                    {"send_binary", l_send_binary},
+                                    {"send_message", l_send_message},
+                                    {"send_time", l_send_time},
+                                    {"flush", l_flush},
+                                    {"queued", l_queued},
+                                    {"dropped", l_dropped},
+                                    {"set_queue_limit", l_set_queue_limit},
+                                    {"close", l_conn_close},
                                     {NULL, NULL}};
     static const tycho_l_class server_class = {WS_SERVER_MT, srv, NULL, l_server_close, NULL, NULL};
     static const tycho_l_class conn_class = {WS_CONN_MT, conn, NULL, l_conn_close, NULL, NULL};

@@ -23,7 +23,8 @@ static inline void opt_table(lua_State *L, int idx)
 }
 
 /* A number from t[key] or, failing that, t[pos]; required. */
-static inline double field_xy(lua_State *L, int t, int argn, const char *key, int pos, const char *what)
+static inline double field_xy(lua_State *L, int t, int argn, const char *key, int pos,
+                              const char *what)
 {
     lua_getfield(L, t, key);
     if (lua_isnil(L, -1)) {
@@ -31,8 +32,9 @@ static inline double field_xy(lua_State *L, int t, int argn, const char *key, in
         lua_rawgeti(L, t, pos);
     }
     if (lua_type(L, -1) != LUA_TNUMBER)
-        luaL_argerror(L, argn, lua_pushfstring(L, "%s: number '%s' (or [%d]) expected, got %s",
-                                               what, key, pos, luaL_typename(L, -1)));
+        luaL_argerror(L, argn,
+                      lua_pushfstring(L, "%s: number '%s' (or [%d]) expected, got %s", what, key,
+                                      pos, luaL_typename(L, -1)));
     double v = lua_tonumber(L, -1);
     lua_pop(L, 1);
     return v;
@@ -59,8 +61,9 @@ static inline double *check_points(lua_State *L, int idx, int *n)
         int t = lua_gettop(L);
         snprintf(what, sizeof what, "point %d", i + 1);
         if (!lua_istable(L, t))
-            luaL_argerror(L, idx, lua_pushfstring(L, "%s: table {x, y} expected, got %s", what,
-                                                  luaL_typename(L, t)));
+            luaL_argerror(
+                L, idx,
+                lua_pushfstring(L, "%s: table {x, y} expected, got %s", what, luaL_typename(L, t)));
         xy[2 * i] = field_xy(L, t, idx, "x", 1, what);
         xy[2 * i + 1] = field_xy(L, t, idx, "y", 2, what);
         if (!isfinite(xy[2 * i]) || !isfinite(xy[2 * i + 1]))

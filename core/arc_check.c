@@ -12,8 +12,8 @@ static int cost_at(const tycho_grid *g, double x, double y)
     return tycho_grid_in_bounds(g, cx, cy) ? tycho_grid_get(g, cx, cy) : 255;
 }
 
-double tycho_arc_first_hit(const tycho_grid *g, tycho_pose2 p, double v, double w,
-                           double horizon, double dt, int limit)
+double tycho_arc_first_hit(const tycho_grid *g, tycho_pose2 p, double v, double w, double horizon,
+                           double dt, int limit)
 {
     if (!(dt > 0) || !(horizon > 0)) return INFINITY;
     if (limit <= 0) {

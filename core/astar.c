@@ -101,8 +101,7 @@ tycho_status pl_snapshot(tycho_planner *p, const tycho_grid *g, int blocked_cost
                          bool allow_unknown, tycho_err *err)
 {
     if (blocked_cost < 1 || blocked_cost > TYCHO_COST_LETHAL)
-        return tycho_fail(err, TYCHO_EINVAL, "blocked_cost must be 1..254 (got %d)",
-                          blocked_cost);
+        return tycho_fail(err, TYCHO_EINVAL, "blocked_cost must be 1..254 (got %d)", blocked_cost);
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
     size_t ncells = (size_t)(w + 2) * (size_t)(h + 2);
     size_t n = (size_t)w * (size_t)h;
@@ -118,8 +117,8 @@ tycho_status pl_snapshot(tycho_planner *p, const tycho_grid *g, int blocked_cost
             free(enc);
             free(raw);
             free(nodes);
-            return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d planner workspace",
-                              w, h);
+            return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d planner workspace", w,
+                              h);
         }
         free(p->enc);
         free(p->raw);
@@ -194,14 +193,13 @@ static tycho_status check_one(const tycho_planner *p, const char *what, tycho_ce
     if (!p->enc[pl_index(p, c.x, c.y)]) {
         char why[32];
         pl_describe_blocked(p->raw[(size_t)c.y * (size_t)p->w + (size_t)c.x], why, sizeof why);
-        return tycho_fail(err, TYCHO_ENOPATH, "%s (%d,%d) is blocked %s", what, (int)c.x,
-                          (int)c.y, why);
+        return tycho_fail(err, TYCHO_ENOPATH, "%s (%d,%d) is blocked %s", what, (int)c.x, (int)c.y,
+                          why);
     }
     return TYCHO_OK;
 }
 
-tycho_status pl_check_endpoints(const tycho_planner *p, tycho_cell s, tycho_cell t,
-                                tycho_err *err)
+tycho_status pl_check_endpoints(const tycho_planner *p, tycho_cell s, tycho_cell t, tycho_err *err)
 {
     tycho_status st = check_one(p, "start", s, err);
     if (st == TYCHO_OK) st = check_one(p, "goal", t, err);
@@ -214,8 +212,8 @@ tycho_status pl_no_path(const tycho_planner *p, tycho_err *err)
                       p->expanded);
 }
 
-tycho_status tycho_planner_prepare(tycho_planner *p, const tycho_grid *g,
-                                   const tycho_plan_opts *o, tycho_err *err)
+tycho_status tycho_planner_prepare(tycho_planner *p, const tycho_grid *g, const tycho_plan_opts *o,
+                                   tycho_err *err)
 {
     tycho_plan_opts d;
     if (!o) {
@@ -232,9 +230,9 @@ tycho_status tycho_planner_prepare(tycho_planner *p, const tycho_grid *g,
     return TYCHO_OK;
 }
 
-tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo,
-                                     double weight, tycho_cell start, tycho_cell goal,
-                                     tycho_path *out, tycho_err *err)
+tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo, double weight,
+                                     tycho_cell start, tycho_cell goal, tycho_path *out,
+                                     tycho_err *err)
 {
     if (!p->prepared)
         return tycho_fail(err, TYCHO_EINVAL, "planner has no map: call prepare first");
@@ -247,10 +245,14 @@ tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo
     }
     size_t s = pl_index(p, start.x, start.y), t = pl_index(p, goal.x, goal.y);
     switch (algo) {
-    case TYCHO_PLAN_ASTAR: return pl_astar_uniform(p, s, t, false, out, err);
-    case TYCHO_PLAN_ASTAR4: return pl_astar_uniform(p, s, t, true, out, err);
-    case TYCHO_PLAN_JPS: return pl_jps(p, s, t, out, err);
-    case TYCHO_PLAN_COSTAWARE: return pl_astar_costaware(p, s, t, weight, out, err);
+    case TYCHO_PLAN_ASTAR:
+        return pl_astar_uniform(p, s, t, false, out, err);
+    case TYCHO_PLAN_ASTAR4:
+        return pl_astar_uniform(p, s, t, true, out, err);
+    case TYCHO_PLAN_JPS:
+        return pl_jps(p, s, t, out, err);
+    case TYCHO_PLAN_COSTAWARE:
+        return pl_astar_costaware(p, s, t, weight, out, err);
     }
     return tycho_fail(err, TYCHO_EINVAL, "unknown planner algorithm %d", (int)algo);
 }
@@ -320,18 +322,18 @@ static inline tycho_status astar_uniform(tycho_planner *p, size_t s, size_t t, b
     bool ok = true;
 
 /* relaxes n -> m = n + OFF, cell (x + DX, y + DY), step cost COST */
-#define RELAX(OFF, DX, DY, COST)                                                          \
-    do {                                                                                  \
-        size_t m_ = n + (OFF);                                                            \
-        pl_node *r_ = &nd[m_];                                                            \
-        uint64_t ng_ = g + (COST);                                                        \
-        if (r_->stamp >= open && (r_->stamp == closed || ng_ >= r_->g.gi)) break;         \
-        r_->stamp = open;                                                                 \
-        r_->parent = (uint32_t)n;                                                         \
-        r_->g.gi = ng_;                                                                   \
-        uint64_t h_ = four ? manhattan(x + (DX), y + (DY), tx, ty)                        \
-                           : octile(x + (DX), y + (DY), tx, ty);                          \
-        ok &= pl_push(p, &hv, ((ng_ + h_) << ks) | (h_ >> hs), (uint32_t)m_);              \
+#define RELAX(OFF, DX, DY, COST)                                                                   \
+    do {                                                                                           \
+        size_t m_ = n + (OFF);                                                                     \
+        pl_node *r_ = &nd[m_];                                                                     \
+        uint64_t ng_ = g + (COST);                                                                 \
+        if (r_->stamp >= open && (r_->stamp == closed || ng_ >= r_->g.gi)) break;                  \
+        r_->stamp = open;                                                                          \
+        r_->parent = (uint32_t)n;                                                                  \
+        r_->g.gi = ng_;                                                                            \
+        uint64_t h_ =                                                                              \
+            four ? manhattan(x + (DX), y + (DY), tx, ty) : octile(x + (DX), y + (DY), tx, ty);     \
+        ok &= pl_push(p, &hv, ((ng_ + h_) << ks) | (h_ >> hs), (uint32_t)m_);                      \
     } while (0)
 
     while (hv.n) {
@@ -370,8 +372,8 @@ static inline tycho_status astar_uniform(tycho_planner *p, size_t s, size_t t, b
     return pl_no_path(p, err);
 }
 
-tycho_status pl_astar_uniform(tycho_planner *p, size_t s, size_t t, bool four,
-                              tycho_path *out, tycho_err *err)
+tycho_status pl_astar_uniform(tycho_planner *p, size_t s, size_t t, bool four, tycho_path *out,
+                              tycho_err *err)
 {
     return four ? astar_uniform(p, s, t, true, out, err) : astar_uniform(p, s, t, false, out, err);
 }
@@ -406,17 +408,16 @@ tycho_status pl_astar_costaware(tycho_planner *p, size_t s, size_t t, double wei
     if (!pl_push(p, &hv, pl_dkey(octile_d(sx, sy, tx, ty)), (uint32_t)s)) return oom_open(err);
     bool ok = true;
 
-#define RELAX(OFF, DX, DY, COST)                                                          \
-    do {                                                                                  \
-        size_t m_ = n + (OFF);                                                            \
-        pl_node *r_ = &nd[m_];                                                            \
-        double ng_ = g + (COST);                                                          \
-        if (r_->stamp >= open && (r_->stamp == closed || ng_ >= r_->g.gd)) break;         \
-        r_->stamp = open;                                                                 \
-        r_->parent = (uint32_t)n;                                                         \
-        r_->g.gd = ng_;                                                                   \
-        ok &= pl_push(p, &hv, pl_dkey(ng_ + octile_d(x + (DX), y + (DY), tx, ty)),        \
-                      (uint32_t)m_);                                                      \
+#define RELAX(OFF, DX, DY, COST)                                                                   \
+    do {                                                                                           \
+        size_t m_ = n + (OFF);                                                                     \
+        pl_node *r_ = &nd[m_];                                                                     \
+        double ng_ = g + (COST);                                                                   \
+        if (r_->stamp >= open && (r_->stamp == closed || ng_ >= r_->g.gd)) break;                  \
+        r_->stamp = open;                                                                          \
+        r_->parent = (uint32_t)n;                                                                  \
+        r_->g.gd = ng_;                                                                            \
+        ok &= pl_push(p, &hv, pl_dkey(ng_ + octile_d(x + (DX), y + (DY), tx, ty)), (uint32_t)m_);  \
     } while (0)
 
     while (hv.n) {

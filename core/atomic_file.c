@@ -83,7 +83,8 @@ tycho_status tycho_atomic_begin(tycho_atomic_file *af, const char *path, tycho_e
         if (S_ISLNK(lst.st_mode)) {
             char *real = realpath(path, NULL);
             if (!real)
-                return tycho_fail(err, TYCHO_EIO, "%s: a dangling symbolic link (%s)", path, strerror(errno));
+                return tycho_fail(err, TYCHO_EIO, "%s: a dangling symbolic link (%s)", path,
+                                  strerror(errno));
             size_t nr = strlen(real);
             if (nr >= sizeof af->path) {
                 free(real);
@@ -93,7 +94,8 @@ tycho_status tycho_atomic_begin(tycho_atomic_file *af, const char *path, tycho_e
             free(real);
         }
         if (stat(af->path, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) return tycho_fail(err, TYCHO_EINVAL, "%s: is a directory", path);
+            if (S_ISDIR(st.st_mode))
+                return tycho_fail(err, TYCHO_EINVAL, "%s: is a directory", path);
             if (!S_ISREG(st.st_mode))
                 return tycho_fail(err, TYCHO_EINVAL, "%s: not a regular file (refused)", path);
             mode = st.st_mode & 07777; /* keep the file's permissions (a 0600 file stays private) */

@@ -26,13 +26,20 @@ void tycho_err_clear(tycho_err *err)
 const char *tycho_status_name(tycho_status code)
 {
     switch (code) {
-    case TYCHO_OK: return "ok";
-    case TYCHO_ENOMEM: return "out of memory";
-    case TYCHO_EINVAL: return "invalid argument";
-    case TYCHO_EIO: return "i/o error";
-    case TYCHO_EPARSE: return "parse error";
-    case TYCHO_ENOPATH: return "no path";
-    case TYCHO_ERANGE: return "out of range";
+    case TYCHO_OK:
+        return "ok";
+    case TYCHO_ENOMEM:
+        return "out of memory";
+    case TYCHO_EINVAL:
+        return "invalid argument";
+    case TYCHO_EIO:
+        return "i/o error";
+    case TYCHO_EPARSE:
+        return "parse error";
+    case TYCHO_ENOPATH:
+        return "no path";
+    case TYCHO_ERANGE:
+        return "out of range";
     }
     return "unknown error";
 }

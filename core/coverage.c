@@ -3,15 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-tycho_status tycho_grid_coverage(const tycho_grid *truth, const tycho_grid *map, double x,
-                                 double y, size_t *reachable, size_t *mapped, tycho_err *err)
+tycho_status tycho_grid_coverage(const tycho_grid *truth, const tycho_grid *map, double x, double y,
+                                 size_t *reachable, size_t *mapped, tycho_err *err)
 {
     int w = tycho_grid_width(truth), h = tycho_grid_height(truth);
     const uint8_t *t = tycho_grid_cells_const(truth);
     int cx, cy;
     if (!tycho_grid_world_to_cell(truth, x, y, &cx, &cy) ||
         t[(size_t)cy * w + cx] >= TYCHO_COST_INSCRIBED)
-        return tycho_fail(err, TYCHO_EINVAL, "coverage: (%.2f, %.2f) is not a free truth cell", x, y);
+        return tycho_fail(err, TYCHO_EINVAL, "coverage: (%.2f, %.2f) is not a free truth cell", x,
+                          y);
     size_t n = (size_t)w * h;
     /* scoring runs once per mission, so a plain allocation is fine here */
     int32_t *queue = malloc(n * sizeof *queue);

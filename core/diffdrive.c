@@ -54,16 +54,16 @@ tycho_pose2 tycho_unicycle_step(tycho_pose2 p, double v, double w, double dt)
     return q;
 }
 
-void tycho_diffdrive_to_wheels(const tycho_diffdrive_params *p, double v, double w,
-                               double *wl, double *wr)
+void tycho_diffdrive_to_wheels(const tycho_diffdrive_params *p, double v, double w, double *wl,
+                               double *wr)
 {
     double half = 0.5 * p->wheel_separation;
     *wl = (v - w * half) / p->wheel_radius;
     *wr = (v + w * half) / p->wheel_radius;
 }
 
-void tycho_diffdrive_from_wheels(const tycho_diffdrive_params *p, double wl, double wr,
-                                 double *v, double *w)
+void tycho_diffdrive_from_wheels(const tycho_diffdrive_params *p, double wl, double wr, double *v,
+                                 double *w)
 {
     *v = 0.5 * p->wheel_radius * (wl + wr);
     *w = p->wheel_radius * (wr - wl) / p->wheel_separation;

@@ -31,8 +31,7 @@ static tycho_status check_opts(const tycho_dijkstra_opts *o, tycho_err *err)
 {
     if (!(o->weight >= 0) || !isfinite(o->weight))
         return tycho_fail(err, TYCHO_EINVAL, "weight must be finite and >= 0");
-    if (!(o->max_distance >= 0))
-        return tycho_fail(err, TYCHO_EINVAL, "max_distance must be >= 0");
+    if (!(o->max_distance >= 0)) return tycho_fail(err, TYCHO_EINVAL, "max_distance must be >= 0");
     return TYCHO_OK;
 }
 
@@ -76,9 +75,9 @@ static bool relax_all(tycho_planner *p, pl_heapv *hv, size_t n, int x, int y, do
     return true;
 }
 
-tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g,
-                                  const tycho_cell *sources, size_t n,
-                                  const tycho_dijkstra_opts *o, float *out, tycho_err *err)
+tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g, const tycho_cell *sources,
+                                  size_t n, const tycho_dijkstra_opts *o, float *out,
+                                  tycho_err *err)
 {
     tycho_dijkstra_opts d;
     if (!o) {
@@ -176,7 +175,6 @@ tycho_status tycho_nearest(tycho_planner *p, const tycho_grid *g, tycho_cell sta
         if (!relax_all(p, &hv, m, x, y, cur->g.gd, o, true))
             return tycho_fail(err, TYCHO_ENOMEM, "out of memory growing the open list");
     }
-    return tycho_fail(err, TYCHO_ENOPATH,
-                      "no reachable cell matches (searched %zu cells%s)", p->expanded,
-                      isfinite(o->max_distance) ? " within max_distance" : "");
+    return tycho_fail(err, TYCHO_ENOPATH, "no reachable cell matches (searched %zu cells%s)",
+                      p->expanded, isfinite(o->max_distance) ? " within max_distance" : "");
 }

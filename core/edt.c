@@ -44,7 +44,9 @@ static tycho_status reserve(tycho_edt *e, int w, int h, tycho_err *err)
     size_t n = (size_t)w * (size_t)h;
     if (n > e->cap_cells) {
         uint16_t *g = realloc(e->g, n * sizeof *g);
-        if (!g) return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d distance transform", w, h);
+        if (!g)
+            return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d distance transform", w,
+                              h);
         e->g = g;
         e->cap_cells = n;
     }
@@ -56,7 +58,8 @@ static tycho_status reserve(tycho_edt *e, int w, int h, tycho_err *err)
         int32_t *r = realloc(e->row, (size_t)w * sizeof *r);
         if (r) e->row = r;
         if (!v || !z || !r)
-            return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d distance transform", w, h);
+            return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d distance transform", w,
+                              h);
         e->cap_row = w;
     }
     return TYCHO_OK;
@@ -66,7 +69,8 @@ tycho_status tycho_edt_prepare(tycho_edt *e, const uint8_t *cells, int w, int h,
                                const uint8_t sites[256], int max_dist, tycho_err *err)
 {
     if (w <= 0 || h <= 0)
-        return tycho_fail(err, TYCHO_EINVAL, "distance transform size must be positive (got %dx%d)", w, h);
+        return tycho_fail(err, TYCHO_EINVAL, "distance transform size must be positive (got %dx%d)",
+                          w, h);
     if (max_dist <= 0 || max_dist > TYCHO_EDT_MAX_DIST) max_dist = TYCHO_EDT_MAX_DIST;
     tycho_status st = reserve(e, w, h, err);
     if (st != TYCHO_OK) return st;
@@ -153,8 +157,7 @@ const int32_t *tycho_edt_row(tycho_edt *e, int y)
 }
 
 tycho_status tycho_edt_compute(tycho_edt *e, const uint8_t *cells, int w, int h,
-                               const uint8_t sites[256], int max_dist, int32_t *out,
-                               tycho_err *err)
+                               const uint8_t sites[256], int max_dist, int32_t *out, tycho_err *err)
 {
     tycho_status st = tycho_edt_prepare(e, cells, w, h, sites, max_dist, err);
     if (st != TYCHO_OK) return st;

@@ -40,7 +40,8 @@ static bool next_line(const char *text, size_t len, size_t *pos, char *buf, size
     return true;
 }
 
-static tycho_status push(tycho_fleet_pose **out, int *n, int *cap, tycho_fleet_pose p, tycho_err *err)
+static tycho_status push(tycho_fleet_pose **out, int *n, int *cap, tycho_fleet_pose p,
+                         tycho_err *err)
 {
     if (*n == *cap) {
         int c = *cap ? 2 * *cap : 32;
@@ -101,11 +102,13 @@ static bool before_comment(const char *buf, const char *at)
 }
 
 /* The block at `b` closes (or the file ends): its robot, if any, is complete. */
-static tycho_status close_block(stage_block *b, const char *name, tycho_fleet_pose **out, int *n, int *cap,
-                                tycho_err *err)
+static tycho_status close_block(stage_block *b, const char *name, tycho_fleet_pose **out, int *n,
+                                int *cap, tycho_err *err)
 {
     if (b->robot < 0) return TYCHO_OK;
-    if (!b->has_pose) return tycho_fail(err, TYCHO_EPARSE, "%s:%d: robot_%d has no pose", name, b->line, b->robot);
+    if (!b->has_pose)
+        return tycho_fail(err, TYCHO_EPARSE, "%s:%d: robot_%d has no pose", name, b->line,
+                          b->robot);
     return push(out, n, cap, (tycho_fleet_pose){b->robot, b->x, b->y, b->yaw, b->line}, err);
 }
 
@@ -130,21 +133,26 @@ tycho_status tycho_stage_poses(const char *text, size_t len, const char *name,
             char *end;
             long r = strtol(q + 12, &end, 10);
             if (end == q + 12 || *end != '"' || r < 0 || r > 1000000)
-                return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: bad robot name", name, line));
+                return fail_free(
+                    out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: bad robot name", name, line));
             if (b->robot >= 0)
-                return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: a second name in robot_%d's block",
-                                                    name, line, b->robot));
+                return fail_free(out, n,
+                                 tycho_fail(err, TYCHO_EPARSE,
+                                            "%s:%d: a second name in robot_%d's block", name, line,
+                                            b->robot));
             b->robot = (int)r;
             b->line = line;
         }
         const char *p = strstr(buf, "pose [");
         if (p && before_comment(buf, p)) {
             double x, y, z, yaw;
-            if (sscanf(p + 6, "%lf %lf %lf %lf", &x, &y, &z, &yaw) != 4 || !isfinite(x) || !isfinite(y) ||
-                !isfinite(yaw) || fabs(x) > 1e7 || fabs(y) > 1e7 || fabs(yaw) > 1e6)
-                return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE,
-                                                    "%s:%d: pose [ x y z yaw_deg ] expected (finite; |x|, |y| <= 1e7 m)",
-                                                    name, line));
+            if (sscanf(p + 6, "%lf %lf %lf %lf", &x, &y, &z, &yaw) != 4 || !isfinite(x) ||
+                !isfinite(y) || !isfinite(yaw) || fabs(x) > 1e7 || fabs(y) > 1e7 || fabs(yaw) > 1e6)
+                return fail_free(
+                    out, n,
+                    tycho_fail(err, TYCHO_EPARSE,
+                               "%s:%d: pose [ x y z yaw_deg ] expected (finite; |x|, |y| <= 1e7 m)",
+                               name, line));
             b->has_pose = true;
             b->x = x, b->y = y, b->yaw = yaw * M_PI / 180;
         }
@@ -160,14 +168,18 @@ tycho_status tycho_stage_poses(const char *text, size_t len, const char *name,
                 in_string = true;
             } else if (*c == '(') {
                 if (depth >= STAGE_MAX_DEPTH)
-                    return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: blocks nested too deep", name, line));
+                    return fail_free(
+                        out, n,
+                        tycho_fail(err, TYCHO_EPARSE, "%s:%d: blocks nested too deep", name, line));
                 depth++;
                 open_line[depth] = line;
                 memset(&blocks[depth], 0, sizeof blocks[depth]);
                 blocks[depth].robot = -1;
             } else if (*c == ')') {
                 if (depth == 0)
-                    return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: ')' without '('", name, line));
+                    return fail_free(
+                        out, n,
+                        tycho_fail(err, TYCHO_EPARSE, "%s:%d: ')' without '('", name, line));
                 if ((st = close_block(&blocks[depth], name, out, n, &cap, err)) != TYCHO_OK)
                     return fail_free(out, n, st);
                 depth--;
@@ -175,15 +187,18 @@ tycho_status tycho_stage_poses(const char *text, size_t len, const char *name,
         }
     }
     if (depth > 0)
-        return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE,
-                                            "%s:%d: the file ends inside the block opened at line %d (cut off?)",
-                                            name, line, open_line[depth]));
-    if ((st = close_block(&blocks[0], name, out, n, &cap, err)) != TYCHO_OK) return fail_free(out, n, st);
+        return fail_free(
+            out, n,
+            tycho_fail(err, TYCHO_EPARSE,
+                       "%s:%d: the file ends inside the block opened at line %d (cut off?)", name,
+                       line, open_line[depth]));
+    if ((st = close_block(&blocks[0], name, out, n, &cap, err)) != TYCHO_OK)
+        return fail_free(out, n, st);
     return finish(out, n, name, err);
 }
 
-tycho_status tycho_goal_file(const char *text, size_t len, const char *name,
-                             tycho_fleet_pose **out, int *n, tycho_err *err)
+tycho_status tycho_goal_file(const char *text, size_t len, const char *name, tycho_fleet_pose **out,
+                             int *n, tycho_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -200,20 +215,27 @@ tycho_status tycho_goal_file(const char *text, size_t len, const char *name,
         long r = strtol(s + 6, &end, 10);
         while (*end == ' ' || *end == '\t' || *end == '\r') end++;
         if (end == s + 6 || *end || r < 0 || r > 1000000)
-            return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: bad robot name", name, line));
+            return fail_free(out, n,
+                             tycho_fail(err, TYCHO_EPARSE, "%s:%d: bad robot name", name, line));
         if (!next_line(text, len, &pos, buf, sizeof buf))
-            return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE, "%s:%d: robot_%ld has no pose line", name, line, r));
+            return fail_free(
+                out, n,
+                tycho_fail(err, TYCHO_EPARSE, "%s:%d: robot_%ld has no pose line", name, line, r));
         line++;
         double v[7];
         int robot_line = line;
-        if (sscanf(buf, " %lf , %lf , %lf , %lf , %lf , %lf , %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
-                   &v[5], &v[6]) != 7 || !isfinite(v[0]) || !isfinite(v[1]) || fabs(v[0]) > 1e7 ||
-            fabs(v[1]) > 1e7 || !isfinite(v[3]) || !isfinite(v[4]) || !isfinite(v[5]) || !isfinite(v[6]))
-            return fail_free(out, n, tycho_fail(err, TYCHO_EPARSE,
-                                                "%s:%d: 'x, y, z, qx, qy, qz, qw' expected (finite, |x|, |y| <= 1e7 m)",
-                                                name, line));
+        if (sscanf(buf, " %lf , %lf , %lf , %lf , %lf , %lf , %lf", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6]) != 7 ||
+            !isfinite(v[0]) || !isfinite(v[1]) || fabs(v[0]) > 1e7 || fabs(v[1]) > 1e7 ||
+            !isfinite(v[3]) || !isfinite(v[4]) || !isfinite(v[5]) || !isfinite(v[6]))
+            return fail_free(
+                out, n,
+                tycho_fail(err, TYCHO_EPARSE,
+                           "%s:%d: 'x, y, z, qx, qy, qz, qw' expected (finite, |x|, |y| <= 1e7 m)",
+                           name, line));
         double yaw = atan2(2 * (v[6] * v[5] + v[3] * v[4]), 1 - 2 * (v[4] * v[4] + v[5] * v[5]));
-        tycho_status st = push(out, n, &cap, (tycho_fleet_pose){(int)r, v[0], v[1], yaw, robot_line - 1}, err);
+        tycho_status st =
+            push(out, n, &cap, (tycho_fleet_pose){(int)r, v[0], v[1], yaw, robot_line - 1}, err);
         if (st != TYCHO_OK) return fail_free(out, n, st);
     }
     return finish(out, n, name, err);

@@ -41,13 +41,15 @@ tycho_fleet *tycho_fleet_new(int n, const tycho_fleet_params *p, tycho_err *err)
         tycho_fail(err, TYCHO_EINVAL, "fleet: 1 to 1024 robots (got %d)", n);
         return NULL;
     }
-    if (!(p->radius > 0 && p->v_max > 0 && p->w_max > 0 && p->accel > 0 && p->tolerance > 0 && p->dt > 0 &&
-          p->dt <= 0.5)) {
-        tycho_fail(err, TYCHO_EINVAL, "fleet: radius, v_max, w_max, accel, tolerance must be > 0 and dt in (0, 0.5]");
+    if (!(p->radius > 0 && p->v_max > 0 && p->w_max > 0 && p->accel > 0 && p->tolerance > 0 &&
+          p->dt > 0 && p->dt <= 0.5)) {
+        tycho_fail(err, TYCHO_EINVAL,
+                   "fleet: radius, v_max, w_max, accel, tolerance must be > 0 and dt in (0, 0.5]");
         return NULL;
     }
     tycho_fleet *f = calloc(1, sizeof *f);
-    if (!f || !(f->b = calloc((size_t)n, sizeof *f->b)) || !(f->contact = calloc((size_t)n * (size_t)n, 1))) {
+    if (!f || !(f->b = calloc((size_t)n, sizeof *f->b)) ||
+        !(f->contact = calloc((size_t)n * (size_t)n, 1))) {
         if (f) free(f->b);
         free(f);
         tycho_fail(err, TYCHO_ENOMEM, "fleet: out of memory");
@@ -73,10 +75,12 @@ int tycho_fleet_count(const tycho_fleet *f) { return f->n; }
 
 static bool valid(const tycho_fleet *f, int i) { return f && i >= 0 && i < f->n; }
 
-tycho_status tycho_fleet_set_pose(tycho_fleet *f, int i, double x, double y, double yaw, tycho_err *err)
+tycho_status tycho_fleet_set_pose(tycho_fleet *f, int i, double x, double y, double yaw,
+                                  tycho_err *err)
 {
     if (!valid(f, i)) return tycho_fail(err, TYCHO_EINVAL, "fleet: no robot %d", i);
-    if (!(isfinite(x) && isfinite(y) && isfinite(yaw))) return tycho_fail(err, TYCHO_EINVAL, "fleet: robot %d: pose not finite", i);
+    if (!(isfinite(x) && isfinite(y) && isfinite(yaw)))
+        return tycho_fail(err, TYCHO_EINVAL, "fleet: robot %d: pose not finite", i);
     bot *b = &f->b[i];
     b->x = x;
     b->y = y;
@@ -85,12 +89,15 @@ tycho_status tycho_fleet_set_pose(tycho_fleet *f, int i, double x, double y, dou
     return TYCHO_OK;
 }
 
-tycho_status tycho_fleet_set_route(tycho_fleet *f, int i, const double *xy, int count, tycho_err *err)
+tycho_status tycho_fleet_set_route(tycho_fleet *f, int i, const double *xy, int count,
+                                   tycho_err *err)
 {
     if (!valid(f, i)) return tycho_fail(err, TYCHO_EINVAL, "fleet: no robot %d", i);
     if (count < 1 || !xy) return tycho_fail(err, TYCHO_EINVAL, "fleet: robot %d: empty route", i);
     for (int k = 0; k < 2 * count; k++)
-        if (!isfinite(xy[k])) return tycho_fail(err, TYCHO_EINVAL, "fleet: robot %d: waypoint %d not finite", i, k / 2);
+        if (!isfinite(xy[k]))
+            return tycho_fail(err, TYCHO_EINVAL, "fleet: robot %d: waypoint %d not finite", i,
+                              k / 2);
     double *r = malloc(sizeof(double) * 2 * (size_t)count);
     if (!r) return tycho_fail(err, TYCHO_ENOMEM, "fleet: out of memory");
     memcpy(r, xy, sizeof(double) * 2 * (size_t)count);
@@ -232,7 +239,10 @@ bool tycho_fleet_moving(const tycho_fleet *f, int i)
            f->t >= b->stop_until;
 }
 
-bool tycho_fleet_stopped(const tycho_fleet *f, int i) { return valid(f, i) && f->t < f->b[i].stop_until; }
+bool tycho_fleet_stopped(const tycho_fleet *f, int i)
+{
+    return valid(f, i) && f->t < f->b[i].stop_until;
+}
 
 void tycho_fleet_pose(const tycho_fleet *f, int i, double *x, double *y, double *yaw)
 {

@@ -10,8 +10,8 @@
 
 struct tycho_follower {
     tycho_follower_params p;
-    double *xy;  /* path points, 2*n */
-    double *s;   /* arc length from the path start to each point */
+    double *xy; /* path points, 2*n */
+    double *s;  /* arc length from the path start to each point */
     int n, cap;
     double goal_yaw; /* NAN = any */
     /* progress: projection on segment seg (point seg to seg+1) at fraction t */
@@ -54,15 +54,24 @@ tycho_status tycho_follower_validate(const tycho_follower_params *p, tycho_err *
         double v;
         bool zero_ok;
     } f[] = {
-        {"desired_v", p->desired_v, false},       {"max_v", p->max_v, false},
-        {"max_w", p->max_w, false},               {"lookahead_time", p->lookahead_time, true},
-        {"min_lookahead", p->min_lookahead, false}, {"max_lookahead", p->max_lookahead, false},
-        {"min_radius", p->min_radius, true},      {"min_v", p->min_v, true},
-        {"slow_clearance", p->slow_clearance, true}, {"clearance_gain", p->clearance_gain, false},
-        {"approach_dist", p->approach_dist, true}, {"approach_min_v", p->approach_min_v, true},
-        {"rotate_threshold", p->rotate_threshold, false}, {"rotate_w", p->rotate_w, false},
-        {"max_accel", p->max_accel, true},        {"max_w_accel", p->max_w_accel, true},
-        {"xy_tolerance", p->xy_tolerance, false}, {"yaw_tolerance", p->yaw_tolerance, false},
+        {"desired_v", p->desired_v, false},
+        {"max_v", p->max_v, false},
+        {"max_w", p->max_w, false},
+        {"lookahead_time", p->lookahead_time, true},
+        {"min_lookahead", p->min_lookahead, false},
+        {"max_lookahead", p->max_lookahead, false},
+        {"min_radius", p->min_radius, true},
+        {"min_v", p->min_v, true},
+        {"slow_clearance", p->slow_clearance, true},
+        {"clearance_gain", p->clearance_gain, false},
+        {"approach_dist", p->approach_dist, true},
+        {"approach_min_v", p->approach_min_v, true},
+        {"rotate_threshold", p->rotate_threshold, false},
+        {"rotate_w", p->rotate_w, false},
+        {"max_accel", p->max_accel, true},
+        {"max_w_accel", p->max_w_accel, true},
+        {"xy_tolerance", p->xy_tolerance, false},
+        {"yaw_tolerance", p->yaw_tolerance, false},
         {"search_dist", p->search_dist, false},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
@@ -74,8 +83,8 @@ tycho_status tycho_follower_validate(const tycho_follower_params *p, tycho_err *
         return tycho_fail(err, TYCHO_EINVAL, "follower: min_lookahead (%g) > max_lookahead (%g)",
                           p->min_lookahead, p->max_lookahead);
     if (p->desired_v > p->max_v)
-        return tycho_fail(err, TYCHO_EINVAL, "follower: desired_v (%g) > max_v (%g)",
-                          p->desired_v, p->max_v);
+        return tycho_fail(err, TYCHO_EINVAL, "follower: desired_v (%g) > max_v (%g)", p->desired_v,
+                          p->max_v);
     if (p->min_v > p->desired_v || p->approach_min_v > p->desired_v)
         return tycho_fail(err, TYCHO_EINVAL,
                           "follower: min_v and approach_min_v must be <= desired_v (%g)",
@@ -123,10 +132,7 @@ tycho_status tycho_follower_set_params(tycho_follower *f, const tycho_follower_p
     return TYCHO_OK;
 }
 
-void tycho_follower_get_params(const tycho_follower *f, tycho_follower_params *p)
-{
-    *p = f->p;
-}
+void tycho_follower_get_params(const tycho_follower *f, tycho_follower_params *p) { *p = f->p; }
 
 /* Euclidean distance; hypot's overflow care costs ~10x and paths are metres. */
 static inline double dist(double ax, double ay, double bx, double by)
@@ -146,8 +152,8 @@ static void restart_progress(tycho_follower *f)
     f->status = f->n ? TYCHO_FOLLOW_FOLLOWING : TYCHO_FOLLOW_IDLE;
 }
 
-tycho_status tycho_follower_set_path(tycho_follower *f, const double *xy, int n,
-                                     double goal_yaw, tycho_err *err)
+tycho_status tycho_follower_set_path(tycho_follower *f, const double *xy, int n, double goal_yaw,
+                                     tycho_err *err)
 {
     if (n < 0 || (n > 0 && !xy))
         return tycho_fail(err, TYCHO_EINVAL, "follower: bad path (n = %d)", n);
@@ -203,18 +209,19 @@ void tycho_follower_reset(tycho_follower *f)
     f->v_prev = f->w_prev = 0;
 }
 
-tycho_follow_status tycho_follower_status(const tycho_follower *f)
-{
-    return f->status;
-}
+tycho_follow_status tycho_follower_status(const tycho_follower *f) { return f->status; }
 
 const char *tycho_follow_status_name(tycho_follow_status s)
 {
     switch (s) {
-    case TYCHO_FOLLOW_IDLE: return "idle";
-    case TYCHO_FOLLOW_FOLLOWING: return "following";
-    case TYCHO_FOLLOW_ROTATING: return "rotating";
-    case TYCHO_FOLLOW_ARRIVED: return "arrived";
+    case TYCHO_FOLLOW_IDLE:
+        return "idle";
+    case TYCHO_FOLLOW_FOLLOWING:
+        return "following";
+    case TYCHO_FOLLOW_ROTATING:
+        return "rotating";
+    case TYCHO_FOLLOW_ARRIVED:
+        return "arrived";
     }
     return "unknown";
 }
@@ -310,21 +317,17 @@ static double turn_rate(const tycho_follower_params *p, double e, double dt)
     return copysign(m, e);
 }
 
-static double clampd(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-tycho_status tycho_follower_step(tycho_follower *f, tycho_pose2 pose, double dt,
-                                 double clearance, tycho_follow_cmd *out, tycho_err *err)
+tycho_status tycho_follower_step(tycho_follower *f, tycho_pose2 pose, double dt, double clearance,
+                                 tycho_follow_cmd *out, tycho_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!(isfinite(pose.x) && isfinite(pose.y) && isfinite(pose.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "follower: pose is not finite");
     if (!(isfinite(dt) && dt > 0))
         return tycho_fail(err, TYCHO_EINVAL, "follower: dt must be > 0 (got %g)", dt);
-    if (isnan(clearance))
-        return tycho_fail(err, TYCHO_EINVAL, "follower: clearance is NaN");
+    if (isnan(clearance)) return tycho_fail(err, TYCHO_EINVAL, "follower: clearance is NaN");
     const tycho_follower_params *p = &f->p;
     out->status = f->status;
     if (f->n == 0 || f->status == TYCHO_FOLLOW_ARRIVED) {
@@ -496,9 +499,8 @@ static int floor_cell(double m)
  * cells is visited. Cells outside the grid read as unknown; when unknown does
  * not block, only the part of the segment over the grid is walked, so the
  * work is bounded by the grid size whatever the coordinates. */
-static bool walk_segment(const walk_ctx *k, double ax, double ay, double bx, double by,
-                         double max, double may, double mbx, double mby, double budget,
-                         tycho_path_block *out)
+static bool walk_segment(const walk_ctx *k, double ax, double ay, double bx, double by, double max,
+                         double may, double mbx, double mby, double budget, tycho_path_block *out)
 {
     double len = dist(ax, ay, bx, by);
     double dx = mbx - max, dy = mby - may;
@@ -582,8 +584,7 @@ static void check_from(const walk_ctx *k, const double *xy, int n, int seg, doub
     }
 }
 
-static tycho_status check_args(const tycho_grid *g, double lookahead, int threshold,
-                               tycho_err *err)
+static tycho_status check_args(const tycho_grid *g, double lookahead, int threshold, tycho_err *err)
 {
     if (!g) return tycho_fail(err, TYCHO_EINVAL, "path check: no grid");
     if (isnan(lookahead) || lookahead < 0)

@@ -30,10 +30,10 @@ typedef struct {
 } bucket;
 
 struct tycho_frontier_search {
-    size_t cap;        /* padded cells the per-cell arrays hold */
-    uint32_t *dist;    /* path length in 1/70 cells, UNREACHED if not reached */
-    uint8_t *cell;     /* class | SETTLED | FRONTIER, padded */
-    tycho_cell *cells; /* frontier cells (grid coordinates), grouped by frontier */
+    size_t cap;               /* padded cells the per-cell arrays hold */
+    uint32_t *dist;           /* path length in 1/70 cells, UNREACHED if not reached */
+    uint8_t *cell;            /* class | SETTLED | FRONTIER, padded */
+    tycho_cell *cells;        /* frontier cells (grid coordinates), grouped by frontier */
     size_t ncells, cells_cap; /* grown on demand: frontier cells are few */
     tycho_frontier *fr;
     size_t nfr, fr_cap;
@@ -62,8 +62,7 @@ tycho_status tycho_frontier_check(const tycho_frontier_params *p, tycho_err *err
         return tycho_fail(err, TYCHO_EINVAL, "min_cells must be >= 1 (got %d)", p->min_cells);
     if (!isfinite(p->potential_scale))
         return tycho_fail(err, TYCHO_EINVAL, "potential_scale must be finite");
-    if (!isfinite(p->gain_scale))
-        return tycho_fail(err, TYCHO_EINVAL, "gain_scale must be finite");
+    if (!isfinite(p->gain_scale)) return tycho_fail(err, TYCHO_EINVAL, "gain_scale must be finite");
     if (!isfinite(p->start_radius) || p->start_radius < 0)
         return tycho_fail(err, TYCHO_EINVAL, "start_radius must be >= 0 metres (got %g)",
                           p->start_radius);
@@ -149,8 +148,14 @@ static bool grow_frontier(tycho_frontier_search *s, size_t fi, size_t W, size_t 
 {
     size_t first = s->ncells;
     *first_out = first;
-    const ptrdiff_t off[8] = {1, -1, (ptrdiff_t)W, -(ptrdiff_t)W, (ptrdiff_t)W + 1,
-                              (ptrdiff_t)W - 1, -(ptrdiff_t)W + 1, -(ptrdiff_t)W - 1};
+    const ptrdiff_t off[8] = {1,
+                              -1,
+                              (ptrdiff_t)W,
+                              -(ptrdiff_t)W,
+                              (ptrdiff_t)W + 1,
+                              (ptrdiff_t)W - 1,
+                              -(ptrdiff_t)W + 1,
+                              -(ptrdiff_t)W - 1};
     s->cell[fi] |= FRONTIER;
     if (!append_cell(s, fi, W)) return false;
     for (size_t q = first; q < s->ncells; q++) {
@@ -251,9 +256,8 @@ static void classify(uint8_t *cell, const uint8_t *cost, int w, int h, int free_
     }
 }
 
-tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_grid *g,
-                                       double rx, double ry, const tycho_frontier_params *pp,
-                                       tycho_err *err)
+tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_grid *g, double rx,
+                                       double ry, const tycho_frontier_params *pp, tycho_err *err)
 {
     tycho_frontier_params def;
     if (!pp) {
@@ -285,8 +289,8 @@ tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_gri
     double offset;
     if (!find_start(s->cell, w, h, cx, cy, (int)floor(rcells + 1e-9), &sx, &sy, &offset))
         return tycho_fail(err, TYCHO_ERANGE,
-                          "robot cell (%d, %d) has cost %d and no free cell lies within %.3f m",
-                          cx, cy, tycho_grid_get(g, cx, cy), pp->start_radius);
+                          "robot cell (%d, %d) has cost %d and no free cell lies within %.3f m", cx,
+                          cy, tycho_grid_get(g, cx, cy), pp->start_radius);
     memset(s->dist, 0xff, np * sizeof *s->dist);
     for (unsigned b = 0; b < NBUCKETS; b++) s->bk[b].n = 0;
 
@@ -323,15 +327,15 @@ tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_gri
              * (no corner cutting) */
             bool px = (cell[i + 1] & CLASS) == FREE, mx = (cell[i - 1] & CLASS) == FREE;
             bool py = (cell[i + W] & CLASS) == FREE, my = (cell[i - W] & CLASS) == FREE;
-#define RELAX(cond, o, step)                                                                   \
-    do {                                                                                       \
-        size_t ni_ = (size_t)((ptrdiff_t)i + (o));                                             \
-        uint32_t nd_ = cur + (step);                                                           \
-        if ((cond) && (cell[ni_] & (CLASS | SETTLED)) == FREE && nd_ < dist[ni_]) {            \
-            dist[ni_] = nd_;                                                                   \
-            if (!push(&s->bk[nd_ % NBUCKETS], (int32_t)ni_)) goto oom;                          \
-            pending++;                                                                         \
-        }                                                                                      \
+#define RELAX(cond, o, step)                                                                       \
+    do {                                                                                           \
+        size_t ni_ = (size_t)((ptrdiff_t)i + (o));                                                 \
+        uint32_t nd_ = cur + (step);                                                               \
+        if ((cond) && (cell[ni_] & (CLASS | SETTLED)) == FREE && nd_ < dist[ni_]) {                \
+            dist[ni_] = nd_;                                                                       \
+            if (!push(&s->bk[nd_ % NBUCKETS], (int32_t)ni_)) goto oom;                             \
+            pending++;                                                                             \
+        }                                                                                          \
     } while (0)
             RELAX(px, 1, STEP);
             RELAX(mx, -1, STEP);
@@ -363,10 +367,7 @@ const tycho_frontier *tycho_frontier_search_get(const tycho_frontier_search *s, 
     return i < s->nfr ? &s->fr[i] : NULL;
 }
 
-const tycho_cell *tycho_frontier_search_cells(const tycho_frontier_search *s)
-{
-    return s->cells;
-}
+const tycho_cell *tycho_frontier_search_cells(const tycho_frontier_search *s) { return s->cells; }
 
 double tycho_frontier_search_distance(const tycho_frontier_search *s, int cx, int cy)
 {

@@ -25,10 +25,14 @@ void tycho_fusion_defaults(tycho_fusion_params *p)
 const char *tycho_fusion_outcome_name(tycho_fusion_outcome o)
 {
     switch (o) {
-    case TYCHO_FUSION_FOUND: return "found";
-    case TYCHO_FUSION_NO_HOT_PIXEL: return "no hot pixel";
-    case TYCHO_FUSION_NO_BEAMS_IN_FOV: return "no beams in fov";
-    case TYCHO_FUSION_NO_RETURN_IN_RANGE: return "no return within max range";
+    case TYCHO_FUSION_FOUND:
+        return "found";
+    case TYCHO_FUSION_NO_HOT_PIXEL:
+        return "no hot pixel";
+    case TYCHO_FUSION_NO_BEAMS_IN_FOV:
+        return "no beams in fov";
+    case TYCHO_FUSION_NO_RETURN_IN_RANGE:
+        return "no return within max range";
     }
     return "unknown";
 }
@@ -116,8 +120,7 @@ static bool usable(const tycho_fusion_params *p, float rf, int *bin)
  * the number of disjoint ranges, in order. Falls back to every beam when the
  * geometry is unusual (huge angles, a near-full-turn view). */
 #define VIEW_RANGES 4
-static int view_ranges(const tycho_scan_ref *s, const tycho_thermal_camera *c, int lo[],
-                       int hi[])
+static int view_ranges(const tycho_scan_ref *s, const tycho_thermal_camera *c, int lo[], int hi[])
 {
     const double two_pi = 2.0 * M_PI, h = 0.5 * c->hfov, inc = s->angle_increment;
     double first = s->angle_min - c->mount_yaw, last = first + (s->count - 1) * inc;
@@ -128,7 +131,8 @@ static int view_ranges(const tycho_scan_ref *s, const tycho_thermal_camera *c, i
         if (k1 - k0 + 1 > VIEW_RANGES) goto all;
         for (long k = k0; k <= k1; k++) {
             double i0 = (two_pi * k - h - first) / inc, i1 = (two_pi * k + h - first) / inc;
-            double ilo = fmax(fmin(i0, i1) - 1, -1.0), ihi = fmin(fmax(i0, i1) + 1, (double)s->count);
+            double ilo = fmax(fmin(i0, i1) - 1, -1.0),
+                   ihi = fmin(fmax(i0, i1) + 1, (double)s->count);
             int a = (int)ceil(ilo), b = (int)floor(ihi);
             if (a < 0) a = 0;
             if (b > s->count - 1) b = s->count - 1;
@@ -234,8 +238,7 @@ tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
         for (int i = lo[ri]; i <= hi[ri]; i++) {
             double b;
             int bin;
-            if (!in_view(&bf, i, &b) || !usable(p, scan->ranges[i], &bin) || bin != best)
-                continue;
+            if (!in_view(&bf, i, &b) || !usable(p, scan->ranges[i], &bin) || bin != best) continue;
             sum_r += scan->ranges[i];
             sum_s += sin(b);
             sum_c += cos(b);

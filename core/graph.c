@@ -65,8 +65,10 @@ tycho_graph *tycho_graph_builder_pack(tycho_graph_builder *b, tycho_err *err)
 {
     tycho_graph *g = calloc(1, sizeof *g);
     size_t V = (size_t)b->V, E2 = 2 * (size_t)b->E;
-    if (!g || !(g->off = calloc(V + 1, sizeof(int))) || !(g->adj = malloc((E2 ? E2 : 1) * sizeof(int))) ||
-        !(g->length = malloc((E2 ? E2 : 1) * sizeof(double))) || !(g->width = malloc((E2 ? E2 : 1) * sizeof(double)))) {
+    if (!g || !(g->off = calloc(V + 1, sizeof(int))) ||
+        !(g->adj = malloc((E2 ? E2 : 1) * sizeof(int))) ||
+        !(g->length = malloc((E2 ? E2 : 1) * sizeof(double))) ||
+        !(g->width = malloc((E2 ? E2 : 1) * sizeof(double)))) {
         tycho_graph_free(g);
         tycho_graph_builder_free(b);
         tycho_fail(err, TYCHO_ENOMEM, "graph: out of memory");
@@ -158,13 +160,15 @@ static bool segment_free(const tycho_grid *g, double x0, double y0, double x1, d
 tycho_graph *tycho_graph_grid(const tycho_grid *cm, double cell, int connectivity, tycho_err *err)
 {
     if (!cm || !(cell > 0) || (connectivity != 4 && connectivity != 8)) {
-        tycho_fail(err, TYCHO_EINVAL, "grid graph: a costmap, cell > 0 and connectivity 4 or 8 expected");
+        tycho_fail(err, TYCHO_EINVAL,
+                   "grid graph: a costmap, cell > 0 and connectivity 4 or 8 expected");
         return NULL;
     }
     double wx0, wy0, wx1, wy1;
     tycho_grid_cell_to_world(cm, 0, 0, &wx0, &wy0);
     tycho_grid_cell_to_world(cm, tycho_grid_width(cm) - 1, tycho_grid_height(cm) - 1, &wx1, &wy1);
-    long ix0 = (long)ceil(fmin(wx0, wx1) / cell - 1e-9), iy0 = (long)ceil(fmin(wy0, wy1) / cell - 1e-9);
+    long ix0 = (long)ceil(fmin(wx0, wx1) / cell - 1e-9),
+         iy0 = (long)ceil(fmin(wy0, wy1) / cell - 1e-9);
     long gw = (long)floor(fmax(wx0, wx1) / cell + 1e-9) - ix0 + 1;
     long gh = (long)floor(fmax(wy0, wy1) / cell + 1e-9) - iy0 + 1;
     if (gw < 1 || gh < 1 || gw * gh > 4000000) {
@@ -181,7 +185,8 @@ tycho_graph *tycho_graph_grid(const tycho_grid *cm, double cell, int connectivit
         for (long i = 0; i < gw; i++) {
             double x = (double)(ix0 + i) * cell, y = (double)(iy0 + j) * cell;
             int v = -1;
-            if (segment_free(cm, x, y, x, y) && (v = tycho_graph_builder_vertex(&b, x, y)) < 0) goto oom;
+            if (segment_free(cm, x, y, x, y) && (v = tycho_graph_builder_vertex(&b, x, y)) < 0)
+                goto oom;
             lattice[j * gw + i] = v;
         }
     /* right, up, and for 8: up-right and up-left (each edge once) */

@@ -26,18 +26,21 @@ static const int DY[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 
 typedef struct {
     int w, h;
-    uint8_t *sk;     /* skeleton */
-    int32_t *d2;     /* squared clearance, cells */
-    int *key;        /* vertex of a key cell, -1 otherwise */
-    int *chain;      /* cells of the chain being traced */
-    double *along;   /* and their distance from its start, m */
+    uint8_t *sk;   /* skeleton */
+    int32_t *d2;   /* squared clearance, cells */
+    int *key;      /* vertex of a key cell, -1 otherwise */
+    int *chain;    /* cells of the chain being traced */
+    double *along; /* and their distance from its start, m */
     uint8_t *seen;
     double res;
     tycho_pose2 origin;
     const tycho_grid *cm;
 } work;
 
-static int at(const work *k, int x, int y) { return x >= 0 && y >= 0 && x < k->w && y < k->h ? k->sk[y * k->w + x] : 0; }
+static int at(const work *k, int x, int y)
+{
+    return x >= 0 && y >= 0 && x < k->w && y < k->h ? k->sk[y * k->w + x] : 0;
+}
 
 static int degree(const work *k, int x, int y)
 {
@@ -116,7 +119,10 @@ static void cell_xy(const work *k, int x, int y, double *wx, double *wy)
     tycho_grid_cell_to_world(k->cm, x, y, wx, wy);
 }
 
-static double clearance(const work *k, int i) { return k->d2[i] == TYCHO_EDT_FAR ? 1e9 : sqrt((double)k->d2[i]) * k->res; }
+static double clearance(const work *k, int i)
+{
+    return k->d2[i] == TYCHO_EDT_FAR ? 1e9 : sqrt((double)k->d2[i]) * k->res;
+}
 
 /* Follows a chain from key cell (x0, y0) through (x1, y1) to the next key
  * cell, then cuts it into n = round(length / spacing) equal edges, so
@@ -228,7 +234,8 @@ tycho_graph *tycho_graph_sparse(const tycho_grid *cm, double spacing, tycho_err 
             int v = b.V;
             for (int qy = y - R; qy <= y + R; qy++)
                 for (int qx = x - R; qx <= x + R; qx++) {
-                    if (!at(&k, qx, qy) || k.key[qy * k.w + qx] >= 0 || degree(&k, qx, qy) == 2) continue;
+                    if (!at(&k, qx, qy) || k.key[qy * k.w + qx] >= 0 || degree(&k, qx, qy) == 2)
+                        continue;
                     k.key[qy * k.w + qx] = v;
                     double wx, wy;
                     cell_xy(&k, qx, qy, &wx, &wy);
@@ -253,7 +260,8 @@ tycho_graph *tycho_graph_sparse(const tycho_grid *cm, double spacing, tycho_err 
                 if (k.key[q] >= 0) {
                     if (k.key[q] > v) { /* two knots touching */
                         double len = hypot(b.x[v] - b.x[k.key[q]], b.y[v] - b.y[k.key[q]]);
-                        if (!tycho_graph_builder_edge(&b, v, k.key[q], len, 2 * clearance(&k, q))) goto oom;
+                        if (!tycho_graph_builder_edge(&b, v, k.key[q], len, 2 * clearance(&k, q)))
+                            goto oom;
                     }
                     continue;
                 }

@@ -36,8 +36,8 @@ static void set_origin(tycho_grid *g, tycho_pose2 o)
     g->sin_yaw = sin(o.yaw);
 }
 
-tycho_grid *tycho_grid_new(int width, int height, double resolution,
-                           tycho_pose2 origin, uint8_t fill, tycho_err *err)
+tycho_grid *tycho_grid_new(int width, int height, double resolution, tycho_pose2 origin,
+                           uint8_t fill, tycho_err *err)
 {
     if (width <= 0 || height <= 0) {
         tycho_fail(err, TYCHO_EINVAL, "grid size must be positive (got %dx%d)", width, height);
@@ -124,15 +124,14 @@ long tycho_grid_paste(tycho_grid *dst, const tycho_grid *src, int cx, int cy)
     return (long)(x1 - x0) * (y1 - y0);
 }
 
-tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h,
-                            tycho_err *err)
+tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h, tycho_err *err)
 {
     int x0 = cx0 < 0 ? 0 : cx0, y0 = cy0 < 0 ? 0 : cy0;
     int x1 = cx0 + w > g->width ? g->width : cx0 + w;
     int y1 = cy0 + h > g->height ? g->height : cy0 + h;
     if (x1 <= x0 || y1 <= y0) {
-        tycho_fail(err, TYCHO_ERANGE, "crop [%d,%d %dx%d] does not overlap the %dx%d grid",
-                   cx0, cy0, w, h, g->width, g->height);
+        tycho_fail(err, TYCHO_ERANGE, "crop [%d,%d %dx%d] does not overlap the %dx%d grid", cx0,
+                   cy0, w, h, g->width, g->height);
         return NULL;
     }
     tycho_grid *c = tycho_grid_new(x1 - x0, y1 - y0, g->resolution, corner_of(g, x0, y0), 0, err);
@@ -149,8 +148,8 @@ tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h,
             return NULL;
         }
         for (int y = y0; y < y1; y++)
-            memcpy(c->logodds + (size_t)(y - y0) * c->width,
-                   g->logodds + (size_t)y * g->width + x0, (size_t)c->width * sizeof(float));
+            memcpy(c->logodds + (size_t)(y - y0) * c->width, g->logodds + (size_t)y * g->width + x0,
+                   (size_t)c->width * sizeof(float));
     }
     return c;
 }
@@ -257,8 +256,8 @@ tycho_status tycho_grid_grow_to(tycho_grid *g, double x, double y, int margin, t
     if (add_t) add_t = add_t > GROW_CHUNK ? add_t : GROW_CHUNK;
     int64_t nw = (int64_t)g->width + add_l + add_r, nh = (int64_t)g->height + add_b + add_t;
     if (nw * nh > MAX_CELLS)
-        return tycho_fail(err, TYCHO_ERANGE, "growing to (%.2f, %.2f) would exceed %u cells",
-                          x, y, MAX_CELLS);
+        return tycho_fail(err, TYCHO_ERANGE, "growing to (%.2f, %.2f) would exceed %u cells", x, y,
+                          MAX_CELLS);
     size_t n = (size_t)(nw * nh);
     uint8_t *cost = malloc(n);
     float *lo = g->logodds ? malloc(n * sizeof(float)) : NULL;
@@ -288,15 +287,9 @@ tycho_status tycho_grid_grow_to(tycho_grid *g, double x, double y, int margin, t
     return TYCHO_OK;
 }
 
-void tycho_grid_set_logodds_params(tycho_grid *g, const tycho_logodds_params *p)
-{
-    g->lo = *p;
-}
+void tycho_grid_set_logodds_params(tycho_grid *g, const tycho_logodds_params *p) { g->lo = *p; }
 
-void tycho_grid_get_logodds_params(const tycho_grid *g, tycho_logodds_params *p)
-{
-    *p = g->lo;
-}
+void tycho_grid_get_logodds_params(const tycho_grid *g, tycho_logodds_params *p) { *p = g->lo; }
 
 float *tycho_grid_logodds(tycho_grid *g)
 {

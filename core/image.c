@@ -8,12 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-tycho_status tycho_image_init(tycho_image *img, int width, int height, int channels,
-                              tycho_err *err)
+tycho_status tycho_image_init(tycho_image *img, int width, int height, int channels, tycho_err *err)
 {
     memset(img, 0, sizeof *img);
-    if (width <= 0 || height <= 0 || width > TYCHO_IMAGE_MAX_SIDE ||
-        height > TYCHO_IMAGE_MAX_SIDE)
+    if (width <= 0 || height <= 0 || width > TYCHO_IMAGE_MAX_SIDE || height > TYCHO_IMAGE_MAX_SIDE)
         return tycho_fail(err, TYCHO_ERANGE, "image size %dx%d outside 1..%d per side", width,
                           height, TYCHO_IMAGE_MAX_SIDE);
     if ((uint64_t)width * (uint64_t)height > TYCHO_IMAGE_MAX_PIXELS)
@@ -23,8 +21,8 @@ tycho_status tycho_image_init(tycho_image *img, int width, int height, int chann
         return tycho_fail(err, TYCHO_EINVAL, "image channels must be 1..4 (got %d)", channels);
     img->pixels = calloc((size_t)width * height, (size_t)channels);
     if (!img->pixels)
-        return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%dx%d image", width,
-                          height, channels);
+        return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%dx%d image", width, height,
+                          channels);
     img->width = width;
     img->height = height;
     img->channels = channels;

@@ -65,9 +65,8 @@ static tycho_status read_uint(reader *r, const char *what, const char *where, un
     }
     if (r->pos >= r->n) {
         if (!end_ok)
-            return tycho_fail(r->err, TYCHO_EPARSE,
-                              "%s: truncated PGM %s at byte %zu (after %s)", r->name, where,
-                              r->pos, what);
+            return tycho_fail(r->err, TYCHO_EPARSE, "%s: truncated PGM %s at byte %zu (after %s)",
+                              r->name, where, r->pos, what);
     } else if (!is_ws(r->d[r->pos]) && r->d[r->pos] != '#') {
         return tycho_fail(r->err, TYCHO_EPARSE,
                           "%s: bad PGM %s at byte %zu: unexpected character after %s", r->name,
@@ -103,8 +102,10 @@ tycho_status tycho_pgm_load_mem(const uint8_t *data, size_t size, const char *na
     bool plain = data[1] == '2';
     r.pos = 2;
     if (r.pos < r.n && !is_ws(r.d[r.pos]) && r.d[r.pos] != '#')
-        return tycho_fail(err, TYCHO_EPARSE, "%s: bad PGM header at byte 2: expected whitespace "
-                          "after the magic number", name);
+        return tycho_fail(err, TYCHO_EPARSE,
+                          "%s: bad PGM header at byte 2: expected whitespace "
+                          "after the magic number",
+                          name);
     unsigned w, h, maxval;
     tycho_status st;
     if ((st = read_uint(&r, "width", "header", TYCHO_IMAGE_MAX_SIDE, false, &w)) != TYCHO_OK ||
@@ -183,8 +184,8 @@ tycho_status tycho_image_save_pgm(const char *path, const tycho_image *img, tych
         return tycho_fail(err, TYCHO_EINVAL, "%s: empty image", path);
     if (img->channels != 1)
         return tycho_fail(err, TYCHO_EINVAL,
-                          "%s: PGM holds gray images only (image has %d channels; use PNG)",
-                          path, img->channels);
+                          "%s: PGM holds gray images only (image has %d channels; use PNG)", path,
+                          img->channels);
     tycho_atomic_file af;
     tycho_status st = tycho_atomic_begin(&af, path, err);
     if (st != TYCHO_OK) return st;

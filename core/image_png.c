@@ -63,10 +63,10 @@ tycho_status tycho_png_load_mem(const uint8_t *data, size_t size, const char *na
     /* Refuse huge declared sizes from the IHDR bytes alone, before libpng
      * reads on (libpng's own user limits cover each side, not the area). */
     if (size >= 24 && memcmp(data + 12, "IHDR", 4) == 0) {
-        uint32_t w = (uint32_t)data[16] << 24 | (uint32_t)data[17] << 16 |
-                     (uint32_t)data[18] << 8 | data[19];
-        uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 |
-                     (uint32_t)data[22] << 8 | data[23];
+        uint32_t w = (uint32_t)data[16] << 24 | (uint32_t)data[17] << 16 | (uint32_t)data[18] << 8 |
+                     data[19];
+        uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 | (uint32_t)data[22] << 8 |
+                     data[23];
         if (w <= TYCHO_IMAGE_MAX_SIDE && h <= TYCHO_IMAGE_MAX_SIDE &&
             (uint64_t)w * h > TYCHO_IMAGE_MAX_PIXELS)
             return tycho_fail(err, TYCHO_ERANGE, "%s: PNG %ux%u exceeds %u pixels", name,
@@ -100,8 +100,8 @@ tycho_status tycho_png_load_mem(const uint8_t *data, size_t size, const char *na
     png_get_IHDR(png, info, &w, &h, &depth, &color, &interlace, NULL, NULL);
     if ((uint64_t)w * h > TYCHO_IMAGE_MAX_PIXELS) {
         png_destroy_read_struct(&png, &info, NULL);
-        return tycho_fail(err, TYCHO_ERANGE, "%s: PNG %ux%u exceeds %u pixels", name,
-                          (unsigned)w, (unsigned)h, TYCHO_IMAGE_MAX_PIXELS);
+        return tycho_fail(err, TYCHO_ERANGE, "%s: PNG %ux%u exceeds %u pixels", name, (unsigned)w,
+                          (unsigned)h, TYCHO_IMAGE_MAX_PIXELS);
     }
     if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);

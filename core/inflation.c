@@ -83,8 +83,7 @@ tycho_status tycho_inflation_check(const tycho_inflation_params *p, double resol
     return TYCHO_OK;
 }
 
-uint8_t tycho_inflation_cost(const tycho_inflation_params *p, double resolution,
-                             double distance)
+uint8_t tycho_inflation_cost(const tycho_inflation_params *p, double resolution, double distance)
 {
     if (distance == 0) return TYCHO_COST_LETHAL;
     if (distance * resolution <= p->inscribed_radius) return TYCHO_COST_INSCRIBED;
@@ -120,8 +119,8 @@ static bool same_params(const tycho_inflation_params *a, const tycho_inflation_p
            a->cost_scaling_factor == b->cost_scaling_factor;
 }
 
-static tycho_status build_lut(tycho_inflation *ws, const tycho_inflation_params *p,
-                              double res, int R, tycho_err *err)
+static tycho_status build_lut(tycho_inflation *ws, const tycho_inflation_params *p, double res,
+                              int R, tycho_err *err)
 {
     if (ws->lut_valid && ws->lut_r == R && ws->lut_res == res && same_params(&ws->lut_p, p))
         return TYCHO_OK;
@@ -152,8 +151,7 @@ static inline uint8_t combine(uint8_t old, uint8_t cost, bool inflate_unknown)
 }
 
 tycho_status tycho_inflate_cells(tycho_inflation *ws, const uint8_t *src, uint8_t *dst, int w,
-                                 int h, double res, const tycho_inflation_params *p,
-                                 tycho_err *err)
+                                 int h, double res, const tycho_inflation_params *p, tycho_err *err)
 {
     if (w <= 0 || h <= 0)
         return tycho_fail(err, TYCHO_EINVAL, "grid size must be positive (got %dx%d)", w, h);

@@ -104,8 +104,8 @@ static inline size_t scan_up(const uint64_t *L, const uint64_t *A, const uint64_
 }
 
 /* Same towards lower bits. */
-static inline size_t scan_down(const uint64_t *L, const uint64_t *A, const uint64_t *B,
-                               size_t q, size_t t)
+static inline size_t scan_down(const uint64_t *L, const uint64_t *A, const uint64_t *B, size_t q,
+                               size_t t)
 {
     for (;;) {
         size_t base = q - 63;
@@ -261,9 +261,19 @@ tycho_status pl_jps(tycho_planner *p, size_t s, size_t t, tycho_path *out, tycho
     }
     pl_begin(p);
     jctx c = {
-        .p = p, .nd = p->nodes, .enc = p->enc, .rows = p->rowbits, .cols = p->colbits,
-        .rw = p->rw, .cw = p->cw, .pw = (size_t)p->pw, .t = t,
-        .open = p->gen_open, .closed = p->gen_closed, .hv = pl_hv(p), .ok = true,
+        .p = p,
+        .nd = p->nodes,
+        .enc = p->enc,
+        .rows = p->rowbits,
+        .cols = p->colbits,
+        .rw = p->rw,
+        .cw = p->cw,
+        .pw = (size_t)p->pw,
+        .t = t,
+        .open = p->gen_open,
+        .closed = p->gen_closed,
+        .hv = pl_hv(p),
+        .ok = true,
     };
     pl_coords(p, t, &c.tx, &c.ty);
     int sx, sy;

@@ -93,10 +93,7 @@ static uint64_t rng_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static double rng_unit(uint64_t *s) /* [0, 1) */
-{
-    return (double)(rng_next(s) >> 11) * 0x1p-53;
-}
+static double rng_unit(uint64_t *s) /* [0, 1) */ { return (double)(rng_next(s) >> 11) * 0x1p-53; }
 
 static double dist2(const double *a, const double *b)
 {
@@ -200,8 +197,8 @@ static bool update_centroids(tycho_kmeans *km, const double *xy, int n, int k)
 }
 
 /* One seeded run; returns the number of clusters and fills the run arrays. */
-static int run_once(tycho_kmeans *km, const double *xy, int n, int k, int max_iter,
-                    uint64_t *rng, int *iters, bool *converged)
+static int run_once(tycho_kmeans *km, const double *xy, int n, int k, int max_iter, uint64_t *rng,
+                    int *iters, bool *converged)
 {
     int kk = seed_centres(km, xy, n, k, rng);
     for (int i = 0; i < n; i++) km->r_assign[i] = -1;
@@ -286,7 +283,8 @@ tycho_status tycho_kmeans_fit_auto(tycho_kmeans *km, const double *xy, int n, in
         tycho_kmeans_defaults(&d);
         p = &d;
     }
-    if (k_max < 1) return tycho_fail(err, TYCHO_EINVAL, "kmeans: k_max must be >= 1 (got %d)", k_max);
+    if (k_max < 1)
+        return tycho_fail(err, TYCHO_EINVAL, "kmeans: k_max must be >= 1 (got %d)", k_max);
     if (!(radius >= 0) || isinf(radius))
         return tycho_fail(err, TYCHO_EINVAL, "kmeans: radius must be >= 0 and finite");
     tycho_status st = check_input(xy, n, p, err);

@@ -28,14 +28,17 @@ tycho_status tycho_launcher_init(tycho_launcher *l, const tycho_launcher_params 
     const char *tn[] = {"spin_up_s", "feed_s", "feed_interval_s", "spin_down_s"};
     for (int i = 0; i < 4; i++)
         if (!(isfinite(t[i]) && t[i] >= 0 && t[i] <= 60))
-            return tycho_fail(err, TYCHO_EINVAL, "launcher: %s must be in [0, 60] s (got %g)", tn[i], t[i]);
+            return tycho_fail(err, TYCHO_EINVAL, "launcher: %s must be in [0, 60] s (got %g)",
+                              tn[i], t[i]);
     const int us[] = {p->esc_idle_us, p->esc_run_us, p->feeder_rest_us, p->feeder_push_us};
     const char *un[] = {"esc_idle_us", "esc_run_us", "feeder_rest_us", "feeder_push_us"};
     for (int i = 0; i < 4; i++)
         if (!pulse_ok(us[i]))
-            return tycho_fail(err, TYCHO_EINVAL, "launcher: %s must be in [500, 2500] us (got %d)", un[i], us[i]);
+            return tycho_fail(err, TYCHO_EINVAL, "launcher: %s must be in [500, 2500] us (got %d)",
+                              un[i], us[i]);
     if (p->max_balls < 1 || p->max_balls > 100)
-        return tycho_fail(err, TYCHO_EINVAL, "launcher: max_balls must be in [1, 100] (got %d)", p->max_balls);
+        return tycho_fail(err, TYCHO_EINVAL, "launcher: max_balls must be in [1, 100] (got %d)",
+                          p->max_balls);
     if (p->feed_s <= 0)
         return tycho_fail(err, TYCHO_EINVAL, "launcher: feed_s must be > 0 (the feeder must move)");
     l->p = *p;
@@ -70,7 +73,8 @@ void tycho_launcher_disarm(tycho_launcher *l, double now)
 tycho_status tycho_launcher_fire(tycho_launcher *l, int n, double now, tycho_err *err)
 {
     if (n < 1 || n > l->p.max_balls)
-        return tycho_fail(err, TYCHO_EINVAL, "launcher: balls must be in [1, %d] (got %d)", l->p.max_balls, n);
+        return tycho_fail(err, TYCHO_EINVAL, "launcher: balls must be in [1, %d] (got %d)",
+                          l->p.max_balls, n);
     if (l->state == TYCHO_LAUNCHER_FAULT)
         return tycho_fail(err, TYCHO_EINVAL, "launcher: in fault (%s)", l->fault);
     if (l->state == TYCHO_LAUNCHER_DISARMED)
@@ -80,14 +84,15 @@ tycho_status tycho_launcher_fire(tycho_launcher *l, int n, double now, tycho_err
         /* a volley under way: the balls join it (a behaviour that feeds one
          * ball at a time faster than a volley lasts loses none) */
         if (l->balls_left + n > l->p.max_balls)
-            return tycho_fail(err, TYCHO_EINVAL, "launcher: %d balls already pending, at most %d", l->balls_left,
-                              l->p.max_balls);
+            return tycho_fail(err, TYCHO_EINVAL, "launcher: %d balls already pending, at most %d",
+                              l->balls_left, l->p.max_balls);
         l->balls_left += n;
         return TYCHO_OK;
     }
     l->balls_left = n;
     /* still spinning from the last command: no need to spin up again */
-    if (l->state == TYCHO_LAUNCHER_SPIN_DOWN) go(l, TYCHO_LAUNCHER_FEED_GAP, now - l->p.feed_interval_s);
+    if (l->state == TYCHO_LAUNCHER_SPIN_DOWN)
+        go(l, TYCHO_LAUNCHER_FEED_GAP, now - l->p.feed_interval_s);
     else go(l, TYCHO_LAUNCHER_SPIN_UP, now);
     return TYCHO_OK;
 }
@@ -154,13 +159,20 @@ bool tycho_launcher_step(tycho_launcher *l, double now, tycho_launcher_outputs *
 const char *tycho_launcher_state_name(tycho_launcher_state s)
 {
     switch (s) {
-    case TYCHO_LAUNCHER_DISARMED: return "disarmed";
-    case TYCHO_LAUNCHER_ARMED: return "armed";
-    case TYCHO_LAUNCHER_SPIN_UP: return "spin_up";
-    case TYCHO_LAUNCHER_FEED: return "feed";
-    case TYCHO_LAUNCHER_FEED_GAP: return "feed_gap";
-    case TYCHO_LAUNCHER_SPIN_DOWN: return "spin_down";
-    case TYCHO_LAUNCHER_FAULT: return "fault";
+    case TYCHO_LAUNCHER_DISARMED:
+        return "disarmed";
+    case TYCHO_LAUNCHER_ARMED:
+        return "armed";
+    case TYCHO_LAUNCHER_SPIN_UP:
+        return "spin_up";
+    case TYCHO_LAUNCHER_FEED:
+        return "feed";
+    case TYCHO_LAUNCHER_FEED_GAP:
+        return "feed_gap";
+    case TYCHO_LAUNCHER_SPIN_DOWN:
+        return "spin_down";
+    case TYCHO_LAUNCHER_FAULT:
+        return "fault";
     }
     return "?";
 }

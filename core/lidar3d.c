@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-tycho_heightfield *tycho_heightfield_new(int w, int h, double res, double ox, double oy, tycho_err *err)
+tycho_heightfield *tycho_heightfield_new(int w, int h, double res, double ox, double oy,
+                                         tycho_err *err)
 {
     if (w < 1 || h < 1 || (long)w * h > 64000000 || !(res > 0) || !isfinite(ox) || !isfinite(oy)) {
         tycho_fail(err, TYCHO_EINVAL, "height field: size 1..64e6 cells, resolution > 0 expected");
@@ -35,7 +36,8 @@ void tycho_heightfield_set(tycho_heightfield *f, int cx, int cy, float z)
     if (z > f->zmax) f->zmax = z;
 }
 
-void tycho_heightfield_box(tycho_heightfield *f, double x0, double y0, double x1, double y1, float top)
+void tycho_heightfield_box(tycho_heightfield *f, double x0, double y0, double x1, double y1,
+                           float top)
 {
     int cx0 = (int)ceil((x0 - f->ox) / f->res - 0.5), cx1 = (int)floor((x1 - f->ox) / f->res - 0.5);
     int cy0 = (int)ceil((y0 - f->oy) / f->res - 0.5), cy1 = (int)floor((y1 - f->oy) / f->res - 0.5);
@@ -53,8 +55,8 @@ tycho_heightfield *tycho_heightfield_copy(const tycho_heightfield *f, tycho_err 
     return c;
 }
 
-bool tycho_heightfield_restore(tycho_heightfield *f, const tycho_heightfield *src, double x0, double y0, double x1,
-                               double y1)
+bool tycho_heightfield_restore(tycho_heightfield *f, const tycho_heightfield *src, double x0,
+                               double y0, double x1, double y1)
 {
     if (src->w != f->w || src->h != f->h) return false;
     int cx0 = (int)ceil((x0 - f->ox) / f->res - 0.5), cx1 = (int)floor((x1 - f->ox) / f->res - 0.5);
@@ -80,9 +82,12 @@ tycho_status tycho_lidar3d_preset(tycho_lidar3d_model *m, int lines, tycho_err *
     if (lines == 16) lo = -15, hi = 15;
     else if (lines == 32) lo = -30.67, hi = 10.67;
     else if (lines == 64) lo = -24.9, hi = 2.0;
-    else return tycho_fail(err, TYCHO_EINVAL, "lidar3d: presets are 16, 32 or 64 lines (got %d)", lines);
+    else
+        return tycho_fail(err, TYCHO_EINVAL, "lidar3d: presets are 16, 32 or 64 lines (got %d)",
+                          lines);
     m->lines = lines;
-    for (int i = 0; i < lines; i++) m->vangle[i] = (float)((lo + (hi - lo) * i / (lines - 1)) * M_PI / 180);
+    for (int i = 0; i < lines; i++)
+        m->vangle[i] = (float)((lo + (hi - lo) * i / (lines - 1)) * M_PI / 180);
     m->columns = 1800;
     m->hfov = 2 * M_PI;
     m->range_min = 0.3;
@@ -92,7 +97,8 @@ tycho_status tycho_lidar3d_preset(tycho_lidar3d_model *m, int lines, tycho_err *
 
 void tycho_rotation(double roll, double pitch, double yaw, double R[9])
 {
-    double cr = cos(roll), sr = sin(roll), cp = cos(pitch), sp = sin(pitch), cy = cos(yaw), sy = sin(yaw);
+    double cr = cos(roll), sr = sin(roll), cp = cos(pitch), sp = sin(pitch), cy = cos(yaw),
+           sy = sin(yaw);
     R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
     R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
     R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
@@ -135,7 +141,8 @@ void tycho_lidar3d_to_sensor(tycho_pose3 robot, tycho_pose3 mount, const double 
 }
 
 /* Distance along the unit direction d from o to the surface, or INFINITY. */
-static double cast(const tycho_heightfield *f, const double o[3], const double d[3], double max_range)
+static double cast(const tycho_heightfield *f, const double o[3], const double d[3],
+                   double max_range)
 {
     double res = f->res;
     double u = (o[0] - f->ox) / res, v = (o[1] - f->oy) / res; /* cell units */
@@ -144,7 +151,8 @@ static double cast(const tycho_heightfield *f, const double o[3], const double d
     if (cx < 0 || cy < 0 || cx >= f->w || cy >= f->h) return INFINITY; /* sensor off the field */
     int sx = d[0] > 0 ? 1 : -1, sy = d[1] > 0 ? 1 : -1;
     /* t: metres along the beam; per cell in x and y */
-    double tdx = fabs(d[0]) > 1e-12 ? res / fabs(d[0]) : INFINITY, tdy = fabs(d[1]) > 1e-12 ? res / fabs(d[1]) : INFINITY;
+    double tdx = fabs(d[0]) > 1e-12 ? res / fabs(d[0]) : INFINITY,
+           tdy = fabs(d[1]) > 1e-12 ? res / fabs(d[1]) : INFINITY;
     double tx = fabs(d[0]) > 1e-12 ? ((sx > 0 ? cx + 1 - u : u - cx) * res) / fabs(d[0]) : INFINITY;
     double ty = fabs(d[1]) > 1e-12 ? ((sy > 0 ? cy + 1 - v : v - cy) * res) / fabs(d[1]) : INFINITY;
     double t0 = 0;
@@ -171,21 +179,25 @@ static double cast(const tycho_heightfield *f, const double o[3], const double d
 }
 
 int tycho_lidar3d_sweep(const tycho_lidar3d_model *m, const tycho_heightfield *f, tycho_pose3 robot,
-                        tycho_pose3 mount, const tycho_box3 *self, float *ranges, double *points, int cap)
+                        tycho_pose3 mount, const tycho_box3 *self, float *ranges, double *points,
+                        int cap)
 {
-    if (!m || !f || !ranges || m->lines < 1 || m->lines > TYCHO_LIDAR3D_MAX_LINES || m->columns < 1 ||
-        !(m->range_max > m->range_min))
+    if (!m || !f || !ranges || m->lines < 1 || m->lines > TYCHO_LIDAR3D_MAX_LINES ||
+        m->columns < 1 || !(m->range_max > m->range_min))
         return -1;
     double Rm[9], Rr[9], R[9];
     tycho_rotation(mount.roll, mount.pitch, mount.yaw, Rm);
     tycho_rotation(robot.roll, robot.pitch, robot.yaw, Rr);
     for (int i = 0; i < 3; i++) /* R = Rr * Rm: sensor to world rotation */
-        for (int j = 0; j < 3; j++) R[3 * i + j] = Rr[3 * i] * Rm[j] + Rr[3 * i + 1] * Rm[3 + j] + Rr[3 * i + 2] * Rm[6 + j];
+        for (int j = 0; j < 3; j++)
+            R[3 * i + j] =
+                Rr[3 * i] * Rm[j] + Rr[3 * i + 1] * Rm[3 + j] + Rr[3 * i + 2] * Rm[6 + j];
     double origin[3], zero[3] = {0, 0, 0};
     tycho_lidar3d_to_world(robot, mount, zero, origin);
     int np = 0;
     double start = m->hfov >= 2 * M_PI - 1e-9 ? 0 : -m->hfov / 2;
-    double step = m->hfov >= 2 * M_PI - 1e-9 ? m->hfov / m->columns : (m->columns > 1 ? m->hfov / (m->columns - 1) : 0);
+    double step = m->hfov >= 2 * M_PI - 1e-9 ? m->hfov / m->columns
+                                             : (m->columns > 1 ? m->hfov / (m->columns - 1) : 0);
     for (int c = 0; c < m->columns; c++) {
         double az = start + step * c, ca = cos(az), sa = sin(az);
         for (int l = 0; l < m->lines; l++) {
@@ -201,8 +213,8 @@ int tycho_lidar3d_sweep(const tycho_lidar3d_model *m, const tycho_heightfield *f
                 /* the robot's own body: in the robot frame */
                 double a[3] = {p[0] - robot.x, p[1] - robot.y, p[2] - robot.z}, b[3];
                 rot_t(Rr, a, b);
-                if (b[0] >= self->xmin && b[0] <= self->xmax && b[1] >= self->ymin && b[1] <= self->ymax &&
-                    b[2] >= self->zmin && b[2] <= self->zmax)
+                if (b[0] >= self->xmin && b[0] <= self->xmax && b[1] >= self->ymin &&
+                    b[1] <= self->ymax && b[2] >= self->zmin && b[2] <= self->zmax)
                     continue;
             }
             points[3 * np] = p[0], points[3 * np + 1] = p[1], points[3 * np + 2] = p[2];

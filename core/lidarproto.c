@@ -35,11 +35,13 @@ static bool take_packet(tycho_lds01_parser *p, tycho_lds01_scan *out)
     const uint8_t *k = p->pkt;
     int index = k[1] - 0xA0;
     uint16_t sum = (uint16_t)(k[40] | k[41] << 8);
-    if (p->mode != TYCHO_CHECKSUM_IGNORE && !p->checksum_given_up && sum != tycho_lds01_checksum(k)) {
+    if (p->mode != TYCHO_CHECKSUM_IGNORE && !p->checksum_given_up &&
+        sum != tycho_lds01_checksum(k)) {
         p->bad_checksum++;
         /* the sensor's packets line up (index after index) but no checksum
          * ever matches: it computes another one; see the header */
-        if (p->mode == TYCHO_CHECKSUM_AUTO && (index == p->last_index + 1 || (index == 0 && p->last_index == 59)) &&
+        if (p->mode == TYCHO_CHECKSUM_AUTO &&
+            (index == p->last_index + 1 || (index == 0 && p->last_index == 59)) &&
             ++p->bad_in_a_row >= TYCHO_LDS01_PACKETS)
             p->checksum_given_up = true;
         p->last_index = index;
@@ -68,7 +70,8 @@ static bool take_packet(tycho_lds01_parser *p, tycho_lds01_scan *out)
     return done;
 }
 
-size_t tycho_lds01_feed(tycho_lds01_parser *p, const uint8_t *data, size_t len, tycho_lds01_scan *out, bool *got)
+size_t tycho_lds01_feed(tycho_lds01_parser *p, const uint8_t *data, size_t len,
+                        tycho_lds01_scan *out, bool *got)
 {
     *got = false;
     size_t i = 0;
@@ -101,7 +104,8 @@ size_t tycho_lds01_feed(tycho_lds01_parser *p, const uint8_t *data, size_t len, 
     return i;
 }
 
-void tycho_lds01_encode(const float ranges[TYCHO_LDS01_BEAMS], double rpm, uint8_t out[TYCHO_LDS01_PACKETS * TYCHO_LDS01_PACKET])
+void tycho_lds01_encode(const float ranges[TYCHO_LDS01_BEAMS], double rpm,
+                        uint8_t out[TYCHO_LDS01_PACKETS * TYCHO_LDS01_PACKET])
 {
     for (int k = 0; k < TYCHO_LDS01_PACKETS; k++) {
         uint8_t *q = out + k * TYCHO_LDS01_PACKET;

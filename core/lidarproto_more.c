@@ -65,13 +65,17 @@ static bool lds02_frame(tycho_lds02_parser *p, tycho_scan360 *out)
     return done;
 }
 
-size_t tycho_lds02_feed(tycho_lds02_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got)
+size_t tycho_lds02_feed(tycho_lds02_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out,
+                        bool *got)
 {
     *got = false;
     size_t i = 0;
     while (i < len) {
         uint8_t b = data[i++];
-        if (p->n == 0 && b != 0x54) { p->skipped++; continue; }
+        if (p->n == 0 && b != 0x54) {
+            p->skipped++;
+            continue;
+        }
         if (p->n == 1 && b != 0x2C) {
             p->skipped += 1;
             p->n = b == 0x54;
@@ -89,8 +93,8 @@ size_t tycho_lds02_feed(tycho_lds02_parser *p, const uint8_t *data, size_t len, 
     return i;
 }
 
-void tycho_lds02_encode(int start_cdeg, int end_cdeg, int speed_dps, const uint16_t mm[12], uint16_t stamp_ms,
-                        uint8_t out[TYCHO_LDS02_FRAME])
+void tycho_lds02_encode(int start_cdeg, int end_cdeg, int speed_dps, const uint16_t mm[12],
+                        uint16_t stamp_ms, uint8_t out[TYCHO_LDS02_FRAME])
 {
     out[0] = 0x54;
     out[1] = 0x2C;
@@ -112,7 +116,8 @@ void tycho_rplidar_init(tycho_rplidar_parser *p) { memset(p, 0, sizeof *p); }
 
 static bool node_ok(const uint8_t *b) { return ((b[0] & 1) != ((b[0] >> 1) & 1)) && (b[1] & 1); }
 
-size_t tycho_rplidar_feed(tycho_rplidar_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got)
+size_t tycho_rplidar_feed(tycho_rplidar_parser *p, const uint8_t *data, size_t len,
+                          tycho_scan360 *out, bool *got)
 {
     *got = false;
     size_t i = 0;
@@ -153,7 +158,8 @@ size_t tycho_rplidar_feed(tycho_rplidar_parser *p, const uint8_t *data, size_t l
     return i;
 }
 
-void tycho_rplidar_encode_node(bool start, int quality, double angle_deg, double mm, uint8_t out[TYCHO_RPLIDAR_NODE])
+void tycho_rplidar_encode_node(bool start, int quality, double angle_deg, double mm,
+                               uint8_t out[TYCHO_RPLIDAR_NODE])
 {
     unsigned a = (unsigned)lround(angle_deg * 64) & 0x7FFF, d = (unsigned)lround(mm * 4) & 0xFFFF;
     out[0] = (uint8_t)((quality & 0x3F) << 2 | (start ? 1 : 2));

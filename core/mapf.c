@@ -14,13 +14,13 @@ typedef struct {
 
 struct tycho_mapf {
     tycho_mapf_params p;
-    tycho_graph *g;           /* owned */
+    tycho_graph *g; /* owned */
     int V, T;
-    double snap;              /* starts and goals snap to a vertex within this distance */
-    int *nb;                  /* neighbour buffer: max degree + 1 (a wait) */
+    double snap; /* starts and goals snap to a vertex within this distance */
+    int *nb;     /* neighbour buffer: max degree + 1 (a wait) */
     /* reservations of the robots planned so far, per (vertex, step) */
     uint8_t *occ;
-    int32_t *came;            /* vertex the occupant came from (itself when waiting) */
+    int32_t *came; /* vertex the occupant came from (itself when waiting) */
     int *goal_from, *last_res;
     /* search workspace */
     int32_t *parent;
@@ -43,7 +43,10 @@ void tycho_mapf_defaults(tycho_mapf_params *p)
     p->connectivity = 4;
 }
 
-static size_t sidx(const tycho_mapf *m, int v, int t) { return (size_t)v * (size_t)(m->T + 1) + (size_t)t; }
+static size_t sidx(const tycho_mapf *m, int v, int t)
+{
+    return (size_t)v * (size_t)(m->T + 1) + (size_t)t;
+}
 
 void tycho_mapf_vertex_xy(const tycho_mapf *m, int v, double *x, double *y)
 {
@@ -119,8 +122,8 @@ tycho_mapf *tycho_mapf_new_graph(tycho_graph *graph, const tycho_mapf_params *pp
     m->dist = malloc((size_t)m->V * sizeof(int));
     m->queue = malloc((size_t)m->V * sizeof(int));
     m->nb = malloc((size_t)(graph->max_degree + 1) * sizeof(int));
-    if (!m->occ || !m->came || !m->parent || !m->seen || !m->goal_from || !m->last_res || !m->dist ||
-        !m->queue || !m->nb) {
+    if (!m->occ || !m->came || !m->parent || !m->seen || !m->goal_from || !m->last_res ||
+        !m->dist || !m->queue || !m->nb) {
         tycho_mapf_free(m);
         tycho_fail(err, TYCHO_ENOMEM, "out of memory for the space-time search");
         return NULL;
@@ -174,7 +177,10 @@ int tycho_mapf_vertex_at(const tycho_mapf *m, double x, double y)
     return tycho_graph_nearest(m->g, x, y, m->snap);
 }
 
-bool tycho_mapf_adjacent(const tycho_mapf *m, int a, int b) { return tycho_graph_adjacent(m->g, a, b); }
+bool tycho_mapf_adjacent(const tycho_mapf *m, int a, int b)
+{
+    return tycho_graph_adjacent(m->g, a, b);
+}
 
 /* Neighbours of v, into m->nb; returns the count. */
 static int neighbours(const tycho_mapf *m, int v)
@@ -326,7 +332,8 @@ static void reset_reservations(tycho_mapf *m, int n)
         m->last_res[v] = -1;
     }
     /* robots not planned yet still stand on their starts at step 0 */
-    for (int i = 0; i < n; i++) m->occ[sidx(m, m->starts[i], 0)] = 1, m->came[sidx(m, m->starts[i], 0)] = m->starts[i];
+    for (int i = 0; i < n; i++)
+        m->occ[sidx(m, m->starts[i], 0)] = 1, m->came[sidx(m, m->starts[i], 0)] = m->starts[i];
 }
 
 static bool order_seen(const int *tried, int ntried, const int *order, int n)
@@ -336,7 +343,8 @@ static bool order_seen(const int *tried, int ntried, const int *order, int n)
     return false;
 }
 
-tycho_status tycho_mapf_plan(tycho_mapf *m, int n, const double *sxy, const double *gxy, tycho_err *err)
+tycho_status tycho_mapf_plan(tycho_mapf *m, int n, const double *sxy, const double *gxy,
+                             tycho_err *err)
 {
     clear_result(m);
     if (n < 1) return tycho_fail(err, TYCHO_EINVAL, "no robots");
@@ -357,16 +365,20 @@ tycho_status tycho_mapf_plan(tycho_mapf *m, int n, const double *sxy, const doub
         m->starts[i] = tycho_mapf_vertex_at(m, sxy[2 * i], sxy[2 * i + 1]);
         m->goals[i] = tycho_mapf_vertex_at(m, gxy[2 * i], gxy[2 * i + 1]);
         if (m->starts[i] < 0)
-            st = tycho_fail(err, TYCHO_EINVAL, "robot %d: start (%.2f, %.2f) is not on the graph (wall or outside)",
-                            i, sxy[2 * i], sxy[2 * i + 1]);
+            st = tycho_fail(err, TYCHO_EINVAL,
+                            "robot %d: start (%.2f, %.2f) is not on the graph (wall or outside)", i,
+                            sxy[2 * i], sxy[2 * i + 1]);
         else if (m->goals[i] < 0)
-            st = tycho_fail(err, TYCHO_EINVAL, "robot %d: goal (%.2f, %.2f) is not on the graph (wall or outside)",
-                            i, gxy[2 * i], gxy[2 * i + 1]);
+            st = tycho_fail(err, TYCHO_EINVAL,
+                            "robot %d: goal (%.2f, %.2f) is not on the graph (wall or outside)", i,
+                            gxy[2 * i], gxy[2 * i + 1]);
         for (int j = 0; j < i && st == TYCHO_OK; j++) {
             if (m->starts[j] == m->starts[i])
-                st = tycho_fail(err, TYCHO_EINVAL, "robot %d: shares its start vertex with robot %d", i, j);
+                st = tycho_fail(err, TYCHO_EINVAL,
+                                "robot %d: shares its start vertex with robot %d", i, j);
             else if (m->goals[j] == m->goals[i])
-                st = tycho_fail(err, TYCHO_EINVAL, "robot %d: shares its goal vertex with robot %d", i, j);
+                st = tycho_fail(err, TYCHO_EINVAL, "robot %d: shares its goal vertex with robot %d",
+                                i, j);
         }
     }
     for (int i = 0; i < n && st == TYCHO_OK; i++) {
@@ -430,7 +442,10 @@ tycho_status tycho_mapf_plan(tycho_mapf *m, int n, const double *sxy, const doub
 
 int tycho_mapf_orders_tried(const tycho_mapf *m) { return m->orders_tried; }
 const int *tycho_mapf_order(const tycho_mapf *m) { return m->order; }
-int tycho_mapf_arrival(const tycho_mapf *m, int r) { return m->paths && r >= 0 && r < m->n ? m->arrival[r] : -1; }
+int tycho_mapf_arrival(const tycho_mapf *m, int r)
+{
+    return m->paths && r >= 0 && r < m->n ? m->arrival[r] : -1;
+}
 
 int tycho_mapf_vertex_at_step(const tycho_mapf *m, int r, int t)
 {
@@ -469,7 +484,8 @@ static int segment_of(const tycho_mapf *m, int r, int t)
     return k;
 }
 
-int tycho_mapf_preconditions(const tycho_mapf *m, int b, int seg, tycho_mapf_precondition *out, int cap)
+int tycho_mapf_preconditions(const tycho_mapf *m, int b, int seg, tycho_mapf_precondition *out,
+                             int cap)
 {
     if (!m->paths || b < 0 || b >= m->n || seg < 0) return 0;
     const int *pb = m->paths + (size_t)b * (size_t)(m->T + 1);

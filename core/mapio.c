@@ -62,9 +62,9 @@
  *   Nav2 too; 0.196 (ROS 1 map_saver's value) keeps it unknown. Image is
  *   PGM (P5) unless "png" is asked for; both files are written atomically
  *   (temp file + fsync + rename), image first. */
+#include "tycho/mapio.h"
 #include "image_internal.h"
 #include "tycho/atomic_file.h"
-#include "tycho/mapio.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -107,16 +107,17 @@ static tycho_status check_meta(const tycho_map_meta *m, tycho_err *err)
         return tycho_fail(err, TYCHO_EINVAL, "resolution must be > 0 (got %g)", m->resolution);
     /* absurd but finite values would overflow later conversions (cells, pixels) */
     if (m->resolution < TYCHO_MAP_MIN_RESOLUTION || m->resolution > TYCHO_MAP_MAX_RESOLUTION)
-        return tycho_fail(err, TYCHO_ERANGE, "resolution %g m is out of range [%g, %g]", m->resolution,
-                          TYCHO_MAP_MIN_RESOLUTION, TYCHO_MAP_MAX_RESOLUTION);
+        return tycho_fail(err, TYCHO_ERANGE, "resolution %g m is out of range [%g, %g]",
+                          m->resolution, TYCHO_MAP_MIN_RESOLUTION, TYCHO_MAP_MAX_RESOLUTION);
     for (int i = 0; i < 2; i++) {
         double v = i == 0 ? m->origin.x : m->origin.y;
         if (!isfinite(v) || fabs(v) > TYCHO_MAP_MAX_ORIGIN)
-            return tycho_fail(err, TYCHO_ERANGE, "origin %s = %g m is out of range [-%g, %g]", i == 0 ? "x" : "y", v,
-                              TYCHO_MAP_MAX_ORIGIN, TYCHO_MAP_MAX_ORIGIN);
+            return tycho_fail(err, TYCHO_ERANGE, "origin %s = %g m is out of range [-%g, %g]",
+                              i == 0 ? "x" : "y", v, TYCHO_MAP_MAX_ORIGIN, TYCHO_MAP_MAX_ORIGIN);
     }
     if (!isfinite(m->origin.yaw) || fabs(m->origin.yaw) > 1e3)
-        return tycho_fail(err, TYCHO_ERANGE, "origin yaw = %g rad is out of range [-1000, 1000]", m->origin.yaw);
+        return tycho_fail(err, TYCHO_ERANGE, "origin yaw = %g rad is out of range [-1000, 1000]",
+                          m->origin.yaw);
     if (!(m->free_thresh >= 0 && m->occupied_thresh <= 1 && m->free_thresh < m->occupied_thresh))
         return tycho_fail(err, TYCHO_EINVAL,
                           "thresholds must satisfy 0 <= free_thresh < occupied_thresh <= 1");
@@ -125,8 +126,7 @@ static tycho_status check_meta(const tycho_map_meta *m, tycho_err *err)
     return TYCHO_OK;
 }
 
-tycho_grid *tycho_map_from_image(const tycho_image *img, const tycho_map_meta *meta,
-                                 tycho_err *err)
+tycho_grid *tycho_map_from_image(const tycho_image *img, const tycho_map_meta *meta, tycho_err *err)
 {
     tycho_map_meta defaults;
     if (!meta) {
@@ -274,8 +274,7 @@ tycho_status tycho_map_save(const tycho_grid *g, const char *yaml_path, const ch
     tycho_status st = tycho_image_init(&img, w, h, 1, err);
     if (st != TYCHO_OK) return st;
     uint8_t lut[256];
-    for (int c = 0; c < 256; c++)
-        lut[c] = c == TYCHO_COST_UNKNOWN ? 205 : (c >= 165 ? 0 : 254);
+    for (int c = 0; c < 256; c++) lut[c] = c == TYCHO_COST_UNKNOWN ? 205 : (c >= 165 ? 0 : 254);
     const uint8_t *cells = tycho_grid_cells_const(g);
     for (int y = 0; y < h; y++) {
         const uint8_t *row = cells + (size_t)(h - 1 - y) * w;

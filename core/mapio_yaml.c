@@ -32,9 +32,12 @@ static int line_of(const yaml_node_t *n) { return (int)n->start_mark.line + 1; }
 static const char *kind_of(const yaml_node_t *n)
 {
     switch (n->type) {
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "a scalar";
+    case YAML_SEQUENCE_NODE:
+        return "a list";
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    default:
+        return "a scalar";
     }
 }
 
@@ -42,14 +45,14 @@ static const char *kind_of(const yaml_node_t *n)
 static const char *scalar(ctx *c, const yaml_node_t *n, const char *key, const char *want)
 {
     if (n->type != YAML_SCALAR_NODE) {
-        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s must be %s, not %s", c->name, line_of(n),
-                   key, want, kind_of(n));
+        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s must be %s, not %s", c->name, line_of(n), key,
+                   want, kind_of(n));
         return NULL;
     }
     const char *s = (const char *)n->data.scalar.value;
     if (strlen(s) != n->data.scalar.length) {
-        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s contains a NUL character", c->name,
-                   line_of(n), key);
+        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s contains a NUL character", c->name, line_of(n),
+                   key);
         return NULL;
     }
     return s;
@@ -72,8 +75,8 @@ static bool number(ctx *c, const yaml_node_t *n, const char *key, double *out)
         return false;
     }
     if (!isfinite(v)) {
-        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s must be a finite number (got '%.40s')",
-                   c->name, line_of(n), key, s);
+        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s must be a finite number (got '%.40s')", c->name,
+                   line_of(n), key, s);
         return false;
     }
     *out = v;
@@ -99,8 +102,8 @@ static bool boolean(ctx *c, const yaml_node_t *n, const char *key, bool *out)
         *out = v != 0;
         return true;
     }
-    tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s must be 0, 1, true or false (got '%.40s')",
-               c->name, line_of(n), key, s);
+    tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: %s must be 0, 1, true or false (got '%.40s')", c->name,
+               line_of(n), key, s);
     return false;
 }
 
@@ -125,9 +128,8 @@ static bool origin(ctx *c, const yaml_node_t *n, tycho_pose2 *o)
     yaml_node_item_t *it = n->data.sequence.items.start, *top = n->data.sequence.items.top;
     long count = (long)(top - it);
     if (count != 3) {
-        tycho_fail(c->err, TYCHO_EPARSE,
-                   "%s:%d: origin must have 3 elements [x, y, yaw] (got %ld)", c->name,
-                   line_of(n), count);
+        tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: origin must have 3 elements [x, y, yaw] (got %ld)",
+                   c->name, line_of(n), count);
         return false;
     }
     double v[3];
@@ -177,12 +179,15 @@ static tycho_status parse_doc(ctx *c, tycho_map_meta *m)
 {
     yaml_node_t *root = yaml_document_get_root_node(c->doc);
     if (!root)
-        return tycho_fail(c->err, TYCHO_EPARSE, "%s: empty YAML document (expected image, "
-                          "resolution, origin, ...)", c->name);
+        return tycho_fail(c->err, TYCHO_EPARSE,
+                          "%s: empty YAML document (expected image, "
+                          "resolution, origin, ...)",
+                          c->name);
     if (root->type != YAML_MAPPING_NODE)
-        return tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: expected a mapping of keys (image, "
-                          "resolution, origin, ...), got %s", c->name, line_of(root),
-                          kind_of(root));
+        return tycho_fail(c->err, TYCHO_EPARSE,
+                          "%s:%d: expected a mapping of keys (image, "
+                          "resolution, origin, ...), got %s",
+                          c->name, line_of(root), kind_of(root));
     int seen[K_COUNT] = {0};
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {
@@ -201,17 +206,27 @@ static tycho_status parse_doc(ctx *c, tycho_map_meta *m)
         seen[key] = line_of(k);
         bool ok = true;
         switch (key) {
-        case K_IMAGE: ok = image_path(c, v, m->image, sizeof m->image); break;
+        case K_IMAGE:
+            ok = image_path(c, v, m->image, sizeof m->image);
+            break;
         case K_RESOLUTION:
             ok = number(c, v, "resolution", &m->resolution);
             if (ok && !(m->resolution > 0))
                 return tycho_fail(c->err, TYCHO_EPARSE, "%s:%d: resolution must be > 0 (got %.6g)",
                                   c->name, line_of(v), m->resolution);
             break;
-        case K_ORIGIN: ok = origin(c, v, &m->origin); break;
-        case K_NEGATE: ok = boolean(c, v, "negate", &m->negate); break;
-        case K_OCC: ok = threshold(c, v, "occupied_thresh", &m->occupied_thresh); break;
-        case K_FREE: ok = threshold(c, v, "free_thresh", &m->free_thresh); break;
+        case K_ORIGIN:
+            ok = origin(c, v, &m->origin);
+            break;
+        case K_NEGATE:
+            ok = boolean(c, v, "negate", &m->negate);
+            break;
+        case K_OCC:
+            ok = threshold(c, v, "occupied_thresh", &m->occupied_thresh);
+            break;
+        case K_FREE:
+            ok = threshold(c, v, "free_thresh", &m->free_thresh);
+            break;
         case K_MODE: {
             const char *s = scalar(c, v, "mode", "trinary, scale or raw");
             ok = s != NULL;
@@ -235,8 +250,8 @@ static tycho_status parse_doc(ctx *c, tycho_map_meta *m)
                               key_names[i]);
     if (!(m->free_thresh < m->occupied_thresh))
         return tycho_fail(c->err, TYCHO_EPARSE,
-                          "%s:%d: free_thresh (%.6g) must be below occupied_thresh (%.6g)",
-                          c->name, seen[K_FREE], m->free_thresh, m->occupied_thresh);
+                          "%s:%d: free_thresh (%.6g) must be below occupied_thresh (%.6g)", c->name,
+                          seen[K_FREE], m->free_thresh, m->occupied_thresh);
     return TYCHO_OK;
 }
 

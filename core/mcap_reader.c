@@ -23,7 +23,7 @@ typedef struct {
 typedef struct {
     uint64_t offset, length, start_time, end_time, compressed, uncompressed;
     uint64_t index_offsets[TYCHO_MCAP_MAX_CHANNELS]; /* per channel slot, 0: none */
-    int matched; /* a chunk index named it */
+    int matched;                                     /* a chunk index named it */
 } seen_chunk;
 
 typedef struct {
@@ -48,14 +48,16 @@ typedef struct {
 
 #define FAIL(r, off, ...) fail_at((r), (off), __VA_ARGS__)
 
-__attribute__((format(printf, 3, 4))) static tycho_status fail_at(reader *r, uint64_t off, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static tycho_status fail_at(reader *r, uint64_t off,
+                                                                  const char *fmt, ...)
 {
     char msg[200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return tycho_fail(r->err, TYCHO_EPARSE, "%s: offset %llu: %s", r->path, (unsigned long long)off, msg);
+    return tycho_fail(r->err, TYCHO_EPARSE, "%s: offset %llu: %s", r->path, (unsigned long long)off,
+                      msg);
 }
 
 /* A bounded cursor over a record's content. */
@@ -135,7 +137,8 @@ static tycho_status on_channel(reader *r, cursor *c, uint64_t off)
     take_bytes(c, take(c, 4)); /* metadata */
     if (c->bad) return FAIL(r, off, "channel record too short");
     if (schema && (schema >= r->nschema_names || !r->schema_names[schema][0]))
-        return FAIL(r, off, "channel '%s' names schema %u before it was written", ch.topic, (unsigned)schema);
+        return FAIL(r, off, "channel '%s' names schema %u before it was written", ch.topic,
+                    (unsigned)schema);
     if (schema) snprintf(ch.schema_name, sizeof ch.schema_name, "%s", r->schema_names[schema]);
     if (r->slot[ch.id] >= 0) return TYCHO_OK; /* repeated (in another chunk, or the summary) */
     if (r->info->nchannels == TYCHO_MCAP_MAX_CHANNELS)
@@ -152,7 +155,8 @@ static tycho_status on_message(reader *r, cursor *c, uint64_t off, uint64_t offs
     uint64_t log_time = take(c, 8);
     take(c, 8); /* publish time */
     if (c->bad) return FAIL(r, off, "message record too short");
-    if (r->slot[id] < 0) return FAIL(r, off, "message on channel %u before its channel record", (unsigned)id);
+    if (r->slot[id] < 0)
+        return FAIL(r, off, "message on channel %u before its channel record", (unsigned)id);
     tycho_mcap_info *info = r->info;
     tycho_mcap_channel_info *ch = &info->channels[r->slot[id]];
     if (info->messages == 0 || log_time < info->start_time) info->start_time = log_time;
@@ -180,7 +184,8 @@ static tycho_status walk_chunk_records(reader *r, const uint8_t *p, size_t len, 
         if (len - at < 9) return FAIL(r, chunk_off, "chunk: record header cut at byte %zu", at);
         uint8_t op = p[at];
         uint64_t n = mcap_get_le(p + at + 1, 8);
-        if (n > len - at - 9) return FAIL(r, chunk_off, "chunk: record at byte %zu runs past the chunk", at);
+        if (n > len - at - 9)
+            return FAIL(r, chunk_off, "chunk: record at byte %zu runs past the chunk", at);
         cursor c = {p + at + 9, (size_t)n, 0, 0};
         tycho_status st = TYCHO_OK;
         if (op == MCAP_OP_SCHEMA) st = on_schema(r, &c, chunk_off);
@@ -209,14 +214,14 @@ static tycho_status on_chunk(reader *r, cursor *c, uint64_t off, uint64_t record
      * at most, plus one message); a larger claim is a damaged or hostile file,
      * refused before anything is allocated for it */
     if (ch.uncompressed > MAX_CHUNK)
-        return FAIL(r, off, "chunk of %llu bytes (more than %llu)", (unsigned long long)ch.uncompressed,
-                    (unsigned long long)MAX_CHUNK);
+        return FAIL(r, off, "chunk of %llu bytes (more than %llu)",
+                    (unsigned long long)ch.uncompressed, (unsigned long long)MAX_CHUNK);
     const uint8_t *plain = records;
     if (!strcmp(compression, "zstd")) {
         unsigned long long frame = ZSTD_getFrameContentSize(records, ch.compressed);
         if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != ch.uncompressed)
-            return FAIL(r, off, "chunk: the zstd frame holds %llu bytes, the chunk says %llu", frame,
-                        (unsigned long long)ch.uncompressed);
+            return FAIL(r, off, "chunk: the zstd frame holds %llu bytes, the chunk says %llu",
+                        frame, (unsigned long long)ch.uncompressed);
         if (r->plain_cap < ch.uncompressed) {
             uint8_t *p = realloc(r->plain, ch.uncompressed ? ch.uncompressed : 1);
             if (!p) return tycho_fail(r->err, TYCHO_ENOMEM, "mcap: out of memory");
@@ -225,8 +230,9 @@ static tycho_status on_chunk(reader *r, cursor *c, uint64_t off, uint64_t record
         }
         size_t n = ZSTD_decompress(r->plain, ch.uncompressed, records, ch.compressed);
         if (ZSTD_isError(n)) return FAIL(r, off, "chunk: zstd: %s", ZSTD_getErrorName(n));
-        if (n != ch.uncompressed) return FAIL(r, off, "chunk: %zu bytes decompressed, %llu declared", n,
-                                              (unsigned long long)ch.uncompressed);
+        if (n != ch.uncompressed)
+            return FAIL(r, off, "chunk: %zu bytes decompressed, %llu declared", n,
+                        (unsigned long long)ch.uncompressed);
         plain = r->plain;
     } else if (compression[0]) {
         return FAIL(r, off, "chunk: compression '%s' not supported (zstd or none)", compression);
@@ -263,7 +269,8 @@ static tycho_status on_message_index(reader *r, cursor *c, uint64_t off, size_t 
     seen_chunk *ch = &r->chunks[r->nchunks - 1];
     uint16_t id = (uint16_t)take(c, 2);
     uint64_t n = take(c, 4);
-    if (c->bad || n % 16 || n > c->len - c->at) return FAIL(r, off, "message index record malformed");
+    if (c->bad || n % 16 || n > c->len - c->at)
+        return FAIL(r, off, "message index record malformed");
     if (r->slot[id] < 0) return FAIL(r, off, "message index for unknown channel %u", (unsigned)id);
     ch->index_offsets[r->slot[id]] = off;
     for (uint64_t k = 0; k < n / 16; k++) {
@@ -274,8 +281,10 @@ static tycho_status on_message_index(reader *r, cursor *c, uint64_t off, size_t 
             if (r->msgs[mid].offset < o) lo = mid + 1;
             else hi = mid;
         }
-        if (lo == r->nmsgs || r->msgs[lo].offset != o || r->msgs[lo].channel != id || r->msgs[lo].time != t)
-            return FAIL(r, off, "message index entry %llu (channel %u, offset %llu) names no such message",
+        if (lo == r->nmsgs || r->msgs[lo].offset != o || r->msgs[lo].channel != id ||
+            r->msgs[lo].time != t)
+            return FAIL(r, off,
+                        "message index entry %llu (channel %u, offset %llu) names no such message",
                         (unsigned long long)k, (unsigned)id, (unsigned long long)o);
         (*covered)++;
     }
@@ -300,16 +309,19 @@ static tycho_status on_chunk_index(reader *r, cursor *c, uint64_t off)
     uint64_t compressed = take(c, 8), uncompressed = take(c, 8);
     if (c->bad || map_len % 10) return FAIL(r, off, "chunk index record malformed");
     seen_chunk *ch = (seen_chunk *)chunk_at(r, chunk_off);
-    if (!ch) return FAIL(r, off, "chunk index points at %llu, where no chunk starts", (unsigned long long)chunk_off);
-    if (ch->length != chunk_len || ch->start_time != start || ch->end_time != end || ch->compressed != compressed ||
-        ch->uncompressed != uncompressed)
-        return FAIL(r, off, "chunk index disagrees with the chunk at %llu", (unsigned long long)chunk_off);
+    if (!ch)
+        return FAIL(r, off, "chunk index points at %llu, where no chunk starts",
+                    (unsigned long long)chunk_off);
+    if (ch->length != chunk_len || ch->start_time != start || ch->end_time != end ||
+        ch->compressed != compressed || ch->uncompressed != uncompressed)
+        return FAIL(r, off, "chunk index disagrees with the chunk at %llu",
+                    (unsigned long long)chunk_off);
     for (uint64_t k = 0; k < map_len / 10; k++) {
         uint16_t id = (uint16_t)mcap_get_le(map + k * 10, 2);
         uint64_t at = mcap_get_le(map + k * 10 + 2, 8);
         if (r->slot[id] < 0 || ch->index_offsets[r->slot[id]] != at)
-            return FAIL(r, off, "chunk index: message index of channel %u is not at %llu", (unsigned)id,
-                        (unsigned long long)at);
+            return FAIL(r, off, "chunk index: message index of channel %u is not at %llu",
+                        (unsigned)id, (unsigned long long)at);
     }
     ch->matched = 1;
     return TYCHO_OK;
@@ -328,17 +340,20 @@ static tycho_status on_statistics(reader *r, cursor *c, uint64_t off)
     uint64_t map_len = take(c, 4);
     const uint8_t *map = take_bytes(c, map_len);
     if (c->bad || map_len % 10) return FAIL(r, off, "statistics record malformed");
-    if (messages != r->info->messages || chunks != r->info->chunks || channels != (uint64_t)r->info->nchannels)
-        return FAIL(r, off, "statistics (%llu messages, %llu chunks, %llu channels) disagree with the data "
-                            "(%llu, %llu, %d)",
-                    (unsigned long long)messages, (unsigned long long)chunks, (unsigned long long)channels,
-                    (unsigned long long)r->info->messages, (unsigned long long)r->info->chunks, r->info->nchannels);
+    if (messages != r->info->messages || chunks != r->info->chunks ||
+        channels != (uint64_t)r->info->nchannels)
+        return FAIL(r, off,
+                    "statistics (%llu messages, %llu chunks, %llu channels) disagree with the data "
+                    "(%llu, %llu, %d)",
+                    (unsigned long long)messages, (unsigned long long)chunks,
+                    (unsigned long long)channels, (unsigned long long)r->info->messages,
+                    (unsigned long long)r->info->chunks, r->info->nchannels);
     for (uint64_t k = 0; k < map_len / 10; k++) {
         uint16_t id = (uint16_t)mcap_get_le(map + k * 10, 2);
         uint64_t n = mcap_get_le(map + k * 10 + 2, 8);
         if (r->slot[id] < 0 || r->info->channels[r->slot[id]].messages != n)
-            return FAIL(r, off, "statistics: channel %u count %llu disagrees with the data", (unsigned)id,
-                        (unsigned long long)n);
+            return FAIL(r, off, "statistics: channel %u count %llu disagrees with the data",
+                        (unsigned)id, (unsigned long long)n);
     }
     return TYCHO_OK;
 }
@@ -355,12 +370,15 @@ static tycho_status read_records(reader *r)
         if (end - at < 9) return FAIL(r, at, "record header cut short");
         uint8_t op = f[at];
         uint64_t n = mcap_get_le(f + at + 1, 8);
-        if (n > end - at - 9) return FAIL(r, at, "record (opcode 0x%02x) runs past the end of the file", op);
+        if (n > end - at - 9)
+            return FAIL(r, at, "record (opcode 0x%02x) runs past the end of the file", op);
         cursor c = {f + at + 9, (size_t)n, 0, 0};
-        if (!saw_header && op != MCAP_OP_HEADER) return FAIL(r, at, "the first record is not a header");
+        if (!saw_header && op != MCAP_OP_HEADER)
+            return FAIL(r, at, "the first record is not a header");
         /* a chunk's message indexes follow it directly */
         if (op != MCAP_OP_MESSAGE_INDEX && chunk_msgs != covered)
-            return FAIL(r, at, "the message indexes cover %zu of the chunk's %zu messages", covered, chunk_msgs);
+            return FAIL(r, at, "the message indexes cover %zu of the chunk's %zu messages", covered,
+                        chunk_msgs);
         tycho_status st = TYCHO_OK;
         switch (op) {
         case MCAP_OP_HEADER:
@@ -370,8 +388,12 @@ static tycho_status read_records(reader *r)
             take_str(&c, r->info->library, sizeof r->info->library);
             if (c.bad) return FAIL(r, at, "header record too short");
             break;
-        case MCAP_OP_SCHEMA: st = on_schema(r, &c, at); break;
-        case MCAP_OP_CHANNEL: st = on_channel(r, &c, at); break;
+        case MCAP_OP_SCHEMA:
+            st = on_schema(r, &c, at);
+            break;
+        case MCAP_OP_CHANNEL:
+            st = on_channel(r, &c, at);
+            break;
         case MCAP_OP_MESSAGE:
             if (in_summary) return FAIL(r, at, "message in the summary section");
             st = on_message(r, &c, at, 0);
@@ -382,9 +404,15 @@ static tycho_status read_records(reader *r)
             covered = 0;
             chunk_msgs = r->nmsgs;
             break;
-        case MCAP_OP_MESSAGE_INDEX: st = on_message_index(r, &c, at, &covered); break;
-        case MCAP_OP_CHUNK_INDEX: st = on_chunk_index(r, &c, at); break;
-        case MCAP_OP_STATISTICS: st = on_statistics(r, &c, at); break;
+        case MCAP_OP_MESSAGE_INDEX:
+            st = on_message_index(r, &c, at, &covered);
+            break;
+        case MCAP_OP_CHUNK_INDEX:
+            st = on_chunk_index(r, &c, at);
+            break;
+        case MCAP_OP_STATISTICS:
+            st = on_statistics(r, &c, at);
+            break;
         case MCAP_OP_DATA_END: {
             uint32_t crc = (uint32_t)take(&c, 4);
             if (c.bad) return FAIL(r, at, "data end record too short");
@@ -397,7 +425,8 @@ static tycho_status read_records(reader *r)
             uint8_t group = (uint8_t)take(&c, 1);
             uint64_t start = take(&c, 8), len = take(&c, 8);
             if (c.bad || start > end || len > end - start || (len && f[start] != group))
-                return FAIL(r, at, "summary offset for opcode 0x%02x points at no such group", group);
+                return FAIL(r, at, "summary offset for opcode 0x%02x points at no such group",
+                            group);
             break;
         }
         case MCAP_OP_FOOTER: {
@@ -407,12 +436,14 @@ static tycho_status read_records(reader *r)
             if (c.bad) return FAIL(r, at, "footer record too short");
             if (summary_start > at) return FAIL(r, at, "footer: summary start beyond the footer");
             if (summary_start && crc != 0 &&
-                crc32(crc32(0, Z_NULL, 0), f + summary_start, (uInt)(at + 25 - summary_start)) != crc)
+                crc32(crc32(0, Z_NULL, 0), f + summary_start, (uInt)(at + 25 - summary_start)) !=
+                    crc)
                 return FAIL(r, at, "summary section CRC mismatch");
             saw_footer = 1;
             break;
         }
-        default: break; /* attachments, metadata and future records are skipped */
+        default:
+            break; /* attachments, metadata and future records are skipped */
         }
         if (st != TYCHO_OK) return st;
         at += 9 + (size_t)n;
@@ -424,11 +455,13 @@ static tycho_status read_records(reader *r)
     return TYCHO_OK;
 }
 
-tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name, tycho_mcap_info *info,
-                                    tycho_mcap_message_fn on_msg, void *ud, tycho_err *err)
+tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name,
+                                    tycho_mcap_info *info, tycho_mcap_message_fn on_msg, void *ud,
+                                    tycho_err *err)
 {
     memset(info, 0, sizeof *info);
-    if (size < 2 * MCAP_MAGIC_LEN + 9 + 29) return tycho_fail(err, TYCHO_EPARSE, "%s: too short for MCAP", name);
+    if (size < 2 * MCAP_MAGIC_LEN + 9 + 29)
+        return tycho_fail(err, TYCHO_EPARSE, "%s: too short for MCAP", name);
     reader *r = calloc(1, sizeof *r);
     if (!r) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
     r->path = name;
@@ -452,8 +485,8 @@ tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char
     return st;
 }
 
-tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_msg, void *ud,
-                             tycho_err *err)
+tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_msg,
+                             void *ud, tycho_err *err)
 {
     memset(info, 0, sizeof *info);
     FILE *fp = fopen(path, "rb");
@@ -465,9 +498,11 @@ tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap
     if (size < 0) st = tycho_fail(err, TYCHO_EIO, "%s: cannot tell its size", path);
     else if (size == 0) st = tycho_fail(err, TYCHO_EPARSE, "%s: empty file", path);
     else if (!file) st = tycho_fail(err, TYCHO_ENOMEM, "%s: out of memory", path);
-    else if (fread(file, 1, (size_t)size, fp) != (size_t)size) st = tycho_fail(err, TYCHO_EIO, "%s: read failed", path);
+    else if (fread(file, 1, (size_t)size, fp) != (size_t)size)
+        st = tycho_fail(err, TYCHO_EIO, "%s: read failed", path);
     fclose(fp);
-    if (st == TYCHO_OK) st = tycho_mcap_read_memory(file, (size_t)size, path, info, on_msg, ud, err);
+    if (st == TYCHO_OK)
+        st = tycho_mcap_read_memory(file, (size_t)size, path, info, on_msg, ud, err);
     free(file);
     return st;
 }

@@ -73,8 +73,8 @@ static tycho_status put_scratch(tycho_mcap_writer *w, tycho_err *err)
     return st;
 }
 
-tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt, const char *library,
-                                   tycho_err *err)
+tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt,
+                                   const char *library, tycho_err *err)
 {
     if (!path || !*path || strlen(path) >= 4096) {
         tycho_fail(err, TYCHO_EINVAL, "mcap: bad path");
@@ -99,7 +99,7 @@ tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *o
     w->data_crc = (uint32_t)crc32(0, Z_NULL, 0);
     mcap_put(&w->scratch, MCAP_MAGIC, MCAP_MAGIC_LEN);
     size_t at = mcap_begin_record(&w->scratch, MCAP_OP_HEADER);
-    mcap_put_str(&w->scratch, "");                   /* profile: none of the well-known ones */
+    mcap_put_str(&w->scratch, ""); /* profile: none of the well-known ones */
     mcap_put_str(&w->scratch, library ? library : "tycho " TYCHO_VERSION);
     mcap_end_record(&w->scratch, at);
     if (put_scratch(w, err) != TYCHO_OK) {
@@ -149,7 +149,8 @@ uint16_t tycho_mcap_add_channel(tycho_mcap_writer *w, uint16_t schema_id, const 
         return 0;
     }
     if (schema_id > w->nschemas) {
-        tycho_fail(err, TYCHO_EINVAL, "mcap: channel '%s': no schema %u", topic, (unsigned)schema_id);
+        tycho_fail(err, TYCHO_EINVAL, "mcap: channel '%s': no schema %u", topic,
+                   (unsigned)schema_id);
         return 0;
     }
     if (w->nchannels == UINT16_MAX) {
@@ -212,9 +213,12 @@ static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
     if (w->opt.compress) {
         size_t bound = ZSTD_compressBound(w->chunk.len);
         w->compressed.len = 0;
-        if (!mcap_reserve(&w->compressed, bound)) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
-        size_t n = ZSTD_compress(w->compressed.p, bound, w->chunk.p, w->chunk.len, w->opt.zstd_level);
-        if (ZSTD_isError(n)) return tycho_fail(err, TYCHO_EIO, "mcap: zstd: %s", ZSTD_getErrorName(n));
+        if (!mcap_reserve(&w->compressed, bound))
+            return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        size_t n =
+            ZSTD_compress(w->compressed.p, bound, w->chunk.p, w->chunk.len, w->opt.zstd_level);
+        if (ZSTD_isError(n))
+            return tycho_fail(err, TYCHO_EIO, "mcap: zstd: %s", ZSTD_getErrorName(n));
         if (n < w->chunk.len) { /* incompressible data stays as it is */
             records = w->compressed.p;
             records_len = n;
@@ -316,11 +320,21 @@ uint64_t tycho_mcap_bytes(const tycho_mcap_writer *w) { return w->pos; }
  * is computed over exactly what is written. */
 static void build_summary(tycho_mcap_writer *w, mcap_buf *s, uint64_t summary_start)
 {
-    struct { uint8_t op; uint64_t start, length; } groups[4];
+    struct {
+        uint8_t op;
+        uint64_t start, length;
+    } groups[4];
     int ngroups = 0;
-#define GROUP_BEGIN(opcode) do { groups[ngroups].op = (opcode); groups[ngroups].start = summary_start + s->len; } while (0)
-#define GROUP_END() do { groups[ngroups].length = summary_start + s->len - groups[ngroups].start; \
-                         if (groups[ngroups].length) ngroups++; } while (0)
+#define GROUP_BEGIN(opcode)                                                                        \
+    do {                                                                                           \
+        groups[ngroups].op = (opcode);                                                             \
+        groups[ngroups].start = summary_start + s->len;                                            \
+    } while (0)
+#define GROUP_END()                                                                                \
+    do {                                                                                           \
+        groups[ngroups].length = summary_start + s->len - groups[ngroups].start;                   \
+        if (groups[ngroups].length) ngroups++;                                                     \
+    } while (0)
     GROUP_BEGIN(MCAP_OP_SCHEMA);
     mcap_put(s, w->schemas.p, w->schemas.len);
     GROUP_END();
@@ -438,9 +452,11 @@ tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err)
     }
     FILE *fp = w->fp;
     w->fp = NULL;
-    if (fclose(fp) != 0) st = tycho_fail(err, TYCHO_EIO, "%s: close failed: %s", w->part, strerror(errno));
+    if (fclose(fp) != 0)
+        st = tycho_fail(err, TYCHO_EIO, "%s: close failed: %s", w->part, strerror(errno));
     else if (rename(w->part, w->path) != 0)
-        st = tycho_fail(err, TYCHO_EIO, "%s: rename to %s failed: %s", w->part, w->path, strerror(errno));
+        st = tycho_fail(err, TYCHO_EIO, "%s: rename to %s failed: %s", w->part, w->path,
+                        strerror(errno));
     if (st != TYCHO_OK) remove(w->part);
     free_writer(w);
     return st;

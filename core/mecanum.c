@@ -19,7 +19,8 @@ void tycho_mecanum_inverse(const tycho_mecanum *m, double vx, double vy, double 
     w[3] = (vx - vy + k) / m->r;
 }
 
-void tycho_mecanum_forward(const tycho_mecanum *m, const double w[4], double *vx, double *vy, double *wz)
+void tycho_mecanum_forward(const tycho_mecanum *m, const double w[4], double *vx, double *vy,
+                           double *wz)
 {
     *vx = m->r * (w[0] + w[1] + w[2] + w[3]) / 4;
     *vy = m->r * (-w[0] + w[1] + w[2] - w[3]) / 4;

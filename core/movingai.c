@@ -33,7 +33,10 @@ static bool next_line(reader *r, const char **s, size_t *n)
     return true;
 }
 
-static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 static void trim(const char **s, size_t *n)
 {
@@ -123,7 +126,7 @@ static tycho_status read_file(const char *path, char **data, size_t *len, tycho_
         if (n == cap) {
             if (cap >= MAX_FILE_BYTES) {
                 st = tycho_fail(err, TYCHO_EPARSE, "%s: file larger than %zu bytes", path,
-                           MAX_FILE_BYTES);
+                                MAX_FILE_BYTES);
                 goto fail;
             }
             char *nb = realloc(buf, cap * 2);
@@ -157,14 +160,21 @@ fail:
 static int cell_cost(char c)
 {
     switch (c) {
-    case '.': case 'G': case 'S': return TYCHO_COST_FREE;
-    case '@': case 'O': case 'T': case 'W': return TYCHO_COST_LETHAL;
-    default: return -1;
+    case '.':
+    case 'G':
+    case 'S':
+        return TYCHO_COST_FREE;
+    case '@':
+    case 'O':
+    case 'T':
+    case 'W':
+        return TYCHO_COST_LETHAL;
+    default:
+        return -1;
     }
 }
 
-tycho_grid *tycho_movingai_parse_map(const char *data, size_t len, const char *name,
-                                     tycho_err *err)
+tycho_grid *tycho_movingai_parse_map(const char *data, size_t len, const char *name, tycho_err *err)
 {
     if (!name) name = "<map>";
     reader r = {data, data + len, 0};
@@ -191,8 +201,8 @@ tycho_grid *tycho_movingai_parse_map(const char *data, size_t len, const char *n
             bool is_h = f[0][0] == 'h';
             long v;
             if (!parse_int(f[1], fl[1], 1, TYCHO_MOVINGAI_MAX_SIDE, &v)) {
-                tycho_fail(err, TYCHO_EPARSE, "%s:%d: %s must be an integer 1..%d", name,
-                           r.lineno, is_h ? "height" : "width", TYCHO_MOVINGAI_MAX_SIDE);
+                tycho_fail(err, TYCHO_EPARSE, "%s:%d: %s must be an integer 1..%d", name, r.lineno,
+                           is_h ? "height" : "width", TYCHO_MOVINGAI_MAX_SIDE);
                 return NULL;
             }
             if ((is_h ? h : w) != -1) {
@@ -212,7 +222,10 @@ tycho_grid *tycho_movingai_parse_map(const char *data, size_t len, const char *n
     }
     if (!have_map || !have_type || w < 0 || h < 0) {
         tycho_fail(err, TYCHO_EPARSE, "%s:%d: incomplete header: missing %s", name, r.lineno,
-                   !have_type ? "'type octile'" : h < 0 ? "'height'" : w < 0 ? "'width'" : "'map'");
+                   !have_type ? "'type octile'"
+                   : h < 0    ? "'height'"
+                   : w < 0    ? "'width'"
+                              : "'map'");
         return NULL;
     }
     if ((uint64_t)w * (uint64_t)h > (1u << 28)) {
@@ -229,8 +242,8 @@ tycho_grid *tycho_movingai_parse_map(const char *data, size_t len, const char *n
     uint8_t *cells = tycho_grid_cells(g);
     for (long y = 0; y < h; y++) {
         if (!next_line(&r, &s, &n)) {
-            tycho_fail(err, TYCHO_EPARSE, "%s:%d: expected %ld map rows, found %ld", name,
-                       r.lineno, h, y);
+            tycho_fail(err, TYCHO_EPARSE, "%s:%d: expected %ld map rows, found %ld", name, r.lineno,
+                       h, y);
             goto fail;
         }
         if ((long)n != w) {
@@ -276,8 +289,8 @@ tycho_grid *tycho_movingai_load_map(const char *path, tycho_err *err)
 
 /* --- .scen ------------------------------------------------------------------ */
 
-static const char *const FIELD_NAMES[9] = {"bucket", "map", "width", "height", "sx",
-                                           "sy", "gx", "gy", "optimal length"};
+static const char *const FIELD_NAMES[9] = {"bucket", "map", "width", "height",        "sx",
+                                           "sy",     "gx",  "gy",    "optimal length"};
 
 tycho_status tycho_movingai_parse_scen(const char *data, size_t len, const char *name,
                                        tycho_movingai_scen *out, tycho_err *err)
@@ -371,8 +384,7 @@ fail:
     return st;
 }
 
-tycho_status tycho_movingai_load_scen(const char *path, tycho_movingai_scen *out,
-                                      tycho_err *err)
+tycho_status tycho_movingai_load_scen(const char *path, tycho_movingai_scen *out, tycho_err *err)
 {
     out->items = NULL;
     out->count = 0;

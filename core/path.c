@@ -175,16 +175,15 @@ static int segment_max_cost(const uint8_t *cells, int w, int h, tycho_cell a, ty
     return worst;
 }
 
-bool tycho_line_of_sight(const tycho_grid *g, tycho_cell a, tycho_cell b,
-                         const tycho_plan_opts *o)
+bool tycho_line_of_sight(const tycho_grid *g, tycho_cell a, tycho_cell b, const tycho_plan_opts *o)
 {
     tycho_plan_opts d;
     if (!o) {
         tycho_plan_opts_default(&d);
         o = &d;
     }
-    return segment_max_cost(tycho_grid_cells_const(g), tycho_grid_width(g),
-                            tycho_grid_height(g), a, b, o) >= 0;
+    return segment_max_cost(tycho_grid_cells_const(g), tycho_grid_width(g), tycho_grid_height(g), a,
+                            b, o) >= 0;
 }
 
 static double seg_len(tycho_cell a, tycho_cell b)

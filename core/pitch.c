@@ -101,15 +101,9 @@ void tycho_pitch_reset(tycho_pitch *d)
     memset(&d->state, 0, sizeof d->state);
 }
 
-void tycho_pitch_get_state(const tycho_pitch *d, tycho_pitch_state *out)
-{
-    *out = d->state;
-}
+void tycho_pitch_get_state(const tycho_pitch *d, tycho_pitch_state *out) { *out = d->state; }
 
-void tycho_pitch_get_params(const tycho_pitch *d, tycho_pitch_params *p)
-{
-    *p = d->p;
-}
+void tycho_pitch_get_params(const tycho_pitch *d, tycho_pitch_params *p) { *p = d->p; }
 
 /* First index in sorted[0..n) with value >= v. */
 static int lower_bound(const double *a, int n, double v)

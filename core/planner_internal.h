@@ -46,33 +46,33 @@ typedef struct {
 
 struct tycho_planner {
     /* snapshot */
-    int w, h;            /* grid size */
-    int pw;              /* padded row length: w + 2 */
-    size_t ncells;       /* (w + 2) * (h + 2) */
-    size_t cap;          /* allocated padded cells */
-    uint8_t *enc;        /* 0 blocked, cost + 1 for costs 0..253, 255 for allowed unknown */
-    uint8_t *raw;        /* copy of the grid's costs (unpadded), for messages */
-    int blocked_cost;    /* passability the snapshot was made with */
+    int w, h;         /* grid size */
+    int pw;           /* padded row length: w + 2 */
+    size_t ncells;    /* (w + 2) * (h + 2) */
+    size_t cap;       /* allocated padded cells */
+    uint8_t *enc;     /* 0 blocked, cost + 1 for costs 0..253, 255 for allowed unknown */
+    uint8_t *raw;     /* copy of the grid's costs (unpadded), for messages */
+    int blocked_cost; /* passability the snapshot was made with */
     bool allow_unknown;
     tycho_plan_opts opts;
     bool prepared;
-    double mult[256];    /* cost-aware multiplier by enc value */
-    double mult_weight;  /* weight mult[] was built for (NAN: not built) */
+    double mult[256];   /* cost-aware multiplier by enc value */
+    double mult_weight; /* weight mult[] was built for (NAN: not built) */
 
     /* JPS bit lines (see jps.c) */
     uint64_t *rowbits, *colbits;
-    size_t rw, cw;       /* words per bit row / bit column */
-    size_t bits_cap;     /* allocated words (each array) */
+    size_t rw, cw;   /* words per bit row / bit column */
+    size_t bits_cap; /* allocated words (each array) */
     bool bits_ready;
 
     /* search */
     pl_node *nodes;
     uint32_t gen_open, gen_closed;
-    pl_entry *heap_mem;  /* allocation; heap = heap_mem + 3 keeps child groups aligned */
+    pl_entry *heap_mem; /* allocation; heap = heap_mem + 3 keeps child groups aligned */
     pl_entry *heap;
     size_t heap_cap;
     size_t expanded;
-    unsigned key_shift;  /* uniform keys: (f << key_shift) | (h >> h_shift) */
+    unsigned key_shift; /* uniform keys: (f << key_shift) | (h >> h_shift) */
     unsigned h_shift;
 };
 
@@ -211,8 +211,7 @@ tycho_status pl_snapshot(tycho_planner *p, const tycho_grid *g, int blocked_cost
 void pl_build_mult(tycho_planner *p, double weight);
 
 /* Validates start/goal on the snapshot, with the messages from planner.h. */
-tycho_status pl_check_endpoints(const tycho_planner *p, tycho_cell s, tycho_cell t,
-                                tycho_err *err);
+tycho_status pl_check_endpoints(const tycho_planner *p, tycho_cell s, tycho_cell t, tycho_err *err);
 /* Why a cell (in the grid) is blocked, e.g. "(cost 254)" or "(cost 255, unknown)". */
 void pl_describe_blocked(uint8_t cost, char *buf, size_t n);
 
@@ -222,8 +221,8 @@ void pl_describe_blocked(uint8_t cost, char *buf, size_t n);
 tycho_status pl_extract_path(tycho_planner *p, size_t start, size_t goal, bool jumps,
                              tycho_path *out, tycho_err *err);
 
-tycho_status pl_astar_uniform(tycho_planner *p, size_t s, size_t t, bool four,
-                              tycho_path *out, tycho_err *err);
+tycho_status pl_astar_uniform(tycho_planner *p, size_t s, size_t t, bool four, tycho_path *out,
+                              tycho_err *err);
 tycho_status pl_astar_costaware(tycho_planner *p, size_t s, size_t t, double weight,
                                 tycho_path *out, tycho_err *err);
 tycho_status pl_jps(tycho_planner *p, size_t s, size_t t, tycho_path *out, tycho_err *err);

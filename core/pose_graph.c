@@ -23,19 +23,17 @@ struct tycho_pose_graph {
 tycho_pose2 tycho_pose2_compose(tycho_pose2 a, tycho_pose2 b)
 {
     double c = cos(a.yaw), s = sin(a.yaw);
-    return (tycho_pose2){ a.x + c * b.x - s * b.y, a.y + s * b.x + c * b.y, tycho_angle_wrap(a.yaw + b.yaw) };
+    return (tycho_pose2){a.x + c * b.x - s * b.y, a.y + s * b.x + c * b.y,
+                         tycho_angle_wrap(a.yaw + b.yaw)};
 }
 
 tycho_pose2 tycho_pose2_between(tycho_pose2 a, tycho_pose2 c)
 {
     double co = cos(a.yaw), s = sin(a.yaw), dx = c.x - a.x, dy = c.y - a.y;
-    return (tycho_pose2){ co * dx + s * dy, -s * dx + co * dy, tycho_angle_wrap(c.yaw - a.yaw) };
+    return (tycho_pose2){co * dx + s * dy, -s * dx + co * dy, tycho_angle_wrap(c.yaw - a.yaw)};
 }
 
-tycho_pose_graph *tycho_pose_graph_new(void)
-{
-    return calloc(1, sizeof(tycho_pose_graph));
-}
+tycho_pose_graph *tycho_pose_graph_new(void) { return calloc(1, sizeof(tycho_pose_graph)); }
 
 void tycho_pose_graph_free(tycho_pose_graph *g)
 {
@@ -58,12 +56,14 @@ int tycho_pose_graph_add_node(tycho_pose_graph *g, tycho_pose2 pose)
     return g->n++;
 }
 
-tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, tycho_pose2 z, double info_xy,
-                                       double info_yaw, double huber, tycho_err *err)
+tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, tycho_pose2 z,
+                                       double info_xy, double info_yaw, double huber,
+                                       tycho_err *err)
 {
     if (from < 0 || from >= g->n || to < 0 || to >= g->n || from == to)
-        return tycho_fail(err, TYCHO_EINVAL, "pose graph: edge %d -> %d: nodes must be distinct, in 0..%d", from,
-                          to, g->n - 1);
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "pose graph: edge %d -> %d: nodes must be distinct, in 0..%d", from, to,
+                          g->n - 1);
     if (!(isfinite(info_xy) && info_xy > 0 && isfinite(info_yaw) && info_yaw > 0))
         return tycho_fail(err, TYCHO_EINVAL, "pose graph: edge information must be finite and > 0");
     if (!(isfinite(z.x) && isfinite(z.y) && isfinite(z.yaw)))
@@ -75,7 +75,7 @@ tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, ty
         g->edges = e;
         g->ecap = cap;
     }
-    g->edges[g->ne++] = (graph_edge){ from, to, z, info_xy, info_yaw, huber };
+    g->edges[g->ne++] = (graph_edge){from, to, z, info_xy, info_yaw, huber};
     return TYCHO_OK;
 }
 
@@ -87,7 +87,8 @@ void tycho_pose_graph_set_node(tycho_pose_graph *g, int i, tycho_pose2 pose) { g
 /* Error of edge e at the current nodes, and its Jacobians A (d e / d
  * node from) and B (d e / d node to), 3 x 3 row-major:
  *   e_t   = Rz^T (Ri^T (tj - ti) - tz),  e_yaw = wrap(yj - yi - yz). */
-static void edge_error(const tycho_pose_graph *g, const graph_edge *e, double err3[3], double A[9], double B[9])
+static void edge_error(const tycho_pose_graph *g, const graph_edge *e, double err3[3], double A[9],
+                       double B[9])
 {
     tycho_pose2 xi = g->nodes[e->from], xj = g->nodes[e->to];
     double ci = cos(xi.yaw), si = sin(xi.yaw), cz = cos(e->z.yaw), sz = sin(e->z.yaw);
@@ -102,8 +103,8 @@ static void edge_error(const tycho_pose_graph *g, const graph_edge *e, double er
     /* d(Ri^T d)/d yi = (-si dx + ci dy, -ci dx - si dy); rotated by Rz^T */
     double rx = -si * dx + ci * dy, ry = -ci * dx - si * dy;
     double jx = cz * rx + sz * ry, jy = -sz * rx + cz * ry;
-    double a[9] = { -m00, -m01, jx, -m10, -m11, jy, 0, 0, -1 };
-    double b[9] = { m00, m01, 0, m10, m11, 0, 0, 0, 1 };
+    double a[9] = {-m00, -m01, jx, -m10, -m11, jy, 0, 0, -1};
+    double b[9] = {m00, m01, 0, m10, m11, 0, 0, 0, 1};
     memcpy(A, a, sizeof a);
     memcpy(B, b, sizeof b);
 }
@@ -128,7 +129,8 @@ static double total_chi2(const tycho_pose_graph *g)
 }
 
 /* Adds the 3 x 3 block P^T W Q (W diagonal) at block (bi, bj) of H. */
-static int add_block(cs_di *T, int bi, int bj, const double P[9], const double W[3], const double Q[9])
+static int add_block(cs_di *T, int bi, int bj, const double P[9], const double W[3],
+                     const double Q[9])
 {
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
@@ -159,10 +161,10 @@ static double gauss_newton_step(tycho_pose_graph *g, double *rhs, double *work, 
         edge_error(g, ed, e, A, B);
         double chi2 = ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2];
         double rw = robust_weight(chi2, ed->huber);
-        double W[3] = { rw * ed->info_xy, rw * ed->info_xy, rw * ed->info_yaw };
+        double W[3] = {rw * ed->info_xy, rw * ed->info_xy, rw * ed->info_yaw};
         int i = ed->from, j = ed->to;
-        ok = add_block(T, i, i, A, W, A) && add_block(T, i, j, A, W, B) && add_block(T, j, i, B, W, A) &&
-             add_block(T, j, j, B, W, B);
+        ok = add_block(T, i, i, A, W, A) && add_block(T, i, j, A, W, B) &&
+             add_block(T, j, i, B, W, A) && add_block(T, j, j, B, W, B);
         for (int c = 0; c < 3; c++)
             for (int r = 0; r < 3; r++) {
                 rhs[3 * i + c] -= A[r * 3 + c] * W[r] * e[r];
@@ -199,10 +201,10 @@ static double gauss_newton_step(tycho_pose_graph *g, double *rhs, double *work, 
     return max_step;
 }
 
-tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations, tycho_graph_result *out,
-                                       tycho_err *err)
+tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations,
+                                       tycho_graph_result *out, tycho_err *err)
 {
-    tycho_graph_result r = { 0, 0, 0, 0 };
+    tycho_graph_result r = {0, 0, 0, 0};
     r.chi2_before = total_chi2(g);
     if (g->n < 2 || g->ne == 0) {
         r.chi2_after = r.chi2_before;
@@ -217,7 +219,8 @@ tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations, 
         double step = gauss_newton_step(g, rhs, rhs + 3 * g->n, &S);
         if (step < 0) {
             st = tycho_fail(err, TYCHO_EINVAL,
-                            "pose graph: the normal equations are singular or out of memory (%d nodes, %d edges)",
+                            "pose graph: the normal equations are singular or out of memory (%d "
+                            "nodes, %d edges)",
                             g->n, g->ne);
             break;
         }

@@ -100,10 +100,22 @@ static void ray_sincos(double a, double *sn, double *cs)
     double sj = SIN_PI64[j], cj = SIN_PI64[32 - j];
     double s = sj * cr + cj * sr, c = cj * cr - sj * sr;
     switch ((k >> 5) & 3) {
-    case 0: *sn = s; *cs = c; break;
-    case 1: *sn = c; *cs = -s; break;
-    case 2: *sn = -s; *cs = -c; break;
-    default: *sn = -c; *cs = s; break;
+    case 0:
+        *sn = s;
+        *cs = c;
+        break;
+    case 1:
+        *sn = c;
+        *cs = -s;
+        break;
+    case 2:
+        *sn = -s;
+        *cs = -c;
+        break;
+    default:
+        *sn = -c;
+        *cs = s;
+        break;
     }
 }
 
@@ -162,9 +174,9 @@ static int ray_start(const ray *r, int w, int h, bool outside_blocks, int *cx, i
 
 typedef struct {
     int cx, cy;
-    ptrdiff_t i;    /* cy * w + cx */
-    double bx, by;  /* next vertical / horizontal boundary line */
-    double tx, ty;  /* ray parameter where it crosses them */
+    ptrdiff_t i;   /* cy * w + cx */
+    double bx, by; /* next vertical / horizontal boundary line */
+    double tx, ty; /* ray parameter where it crosses them */
 } dda;
 
 static inline void dda_init(dda *s, const ray *r, int cx, int cy, int w)
@@ -276,8 +288,8 @@ void tycho_scan_cast(const tycho_grid *g, tycho_pose2 pose, tycho_scan *scan,
         }
         ray r;
         ray_setup(&r, mx, my, yaw + tycho_scan_angle(scan, i), scan->range_max / res);
-        scan->ranges[i] = scan_range(cast_cells(cells, w, h, &r, o.threshold, o.unknown_blocked),
-                                     res, scan);
+        scan->ranges[i] =
+            scan_range(cast_cells(cells, w, h, &r, o.threshold, o.unknown_blocked), res, scan);
     }
 }
 
@@ -327,10 +339,7 @@ struct tycho_raymap {
     double skip_of[256];
 };
 
-static double skip_value(int v)
-{
-    return v < 130 ? 1 + (v - 2) / 8.0 : 17 + (v - 130) * 2.0;
-}
+static double skip_value(int v) { return v < 130 ? 1 + (v - 2) / 8.0 : 17 + (v - 130) * 2.0; }
 
 static uint8_t skip_code(double gap)
 {
@@ -349,7 +358,8 @@ tycho_raymap *tycho_raymap_new(const tycho_grid *g, const tycho_ray_opts *opts, 
     m->edt = tycho_edt_new();
     m->code = malloc((size_t)RM_CAP * RM_CAP + 1);
     if (!m->edt || !m->code) goto oom;
-    for (size_t d2 = 0; d2 <= (size_t)RM_CAP * RM_CAP; d2++) m->code[d2] = skip_code(sqrt((double)d2));
+    for (size_t d2 = 0; d2 <= (size_t)RM_CAP * RM_CAP; d2++)
+        m->code[d2] = skip_code(sqrt((double)d2));
     m->skip_of[0] = m->skip_of[1] = 0;
     for (int v = 2; v < 256; v++) m->skip_of[v] = skip_value(v);
     if (opts) m->opts = *opts;
@@ -641,8 +651,7 @@ static void raymap_to_map(const tycho_raymap *m, double x, double y, double *mx,
     *my = (-m->sin_yaw * dx + m->cos_yaw * dy) / m->res;
 }
 
-double tycho_raymap_cast(const tycho_raymap *m, double x, double y, double angle,
-                         double max_range)
+double tycho_raymap_cast(const tycho_raymap *m, double x, double y, double angle, double max_range)
 {
     if (!isfinite(x) || !isfinite(y) || !isfinite(angle) || isnan(max_range)) return NAN;
     if (max_range < 0) return INFINITY;

@@ -191,8 +191,7 @@ static void visit_in(int w, int h, tycho_cell_visit visit, void *ctx, int x, int
 void tycho_supercover(double mx0, double my0, double mx1, double my1, int w, int h,
                       tycho_cell_visit visit, void *ctx)
 {
-    if (w <= 0 || h <= 0 || !isfinite(mx0) || !isfinite(my0) || !isfinite(mx1) ||
-        !isfinite(my1))
+    if (w <= 0 || h <= 0 || !isfinite(mx0) || !isfinite(my0) || !isfinite(mx1) || !isfinite(my1))
         return;
     if (!clip(&mx0, &my0, &mx1, &my1, w, h)) return;
     /* Amanatides-Woo traversal with a step budget (not an end-cell test), so
@@ -231,7 +230,7 @@ void tycho_supercover(double mx0, double my0, double mx1, double my1, int w, int
 typedef struct {
     tycho_grid *g;
     int thickness;
-    int pad; /* the traversal runs on a grid padded by this many cells */
+    int pad;      /* the traversal runs on a grid padded by this many cells */
     uint8_t cost; /* cells below it are raised to it */
     size_t sealed;
 } seal_ctx;
@@ -247,8 +246,9 @@ static void seal_cell(void *vctx, int px, int py)
             if (tycho_grid_in_bounds(c->g, x, y)) {
                 uint8_t v = tycho_grid_get(c->g, x, y);
                 /* unknown (255) counts as below a soft cost, as above lethal */
-                bool below = c->cost == TYCHO_COST_LETHAL ? v != TYCHO_COST_LETHAL
-                                                          : (v < c->cost || v == TYCHO_COST_UNKNOWN);
+                bool below = c->cost == TYCHO_COST_LETHAL
+                                 ? v != TYCHO_COST_LETHAL
+                                 : (v < c->cost || v == TYCHO_COST_UNKNOWN);
                 if (below && tycho_grid_set(c->g, x, y, c->cost)) c->sealed++;
             }
         }
@@ -317,8 +317,8 @@ void tycho_labels_free(tycho_labels *l)
     free(l);
 }
 
-tycho_status tycho_components(tycho_labels *l, const tycho_grid *g,
-                              const tycho_region_params *pp, size_t *count, tycho_err *err)
+tycho_status tycho_components(tycho_labels *l, const tycho_grid *g, const tycho_region_params *pp,
+                              size_t *count, tycho_err *err)
 {
     tycho_region_params def;
     if (!pp) {

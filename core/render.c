@@ -8,11 +8,16 @@
 tycho_rgb tycho_render_cost_color(uint8_t cost)
 {
     switch (cost) {
-    case TYCHO_COST_FREE: return (tycho_rgb){255, 255, 255};
-    case TYCHO_COST_UNKNOWN: return (tycho_rgb){128, 128, 128};
-    case TYCHO_COST_LETHAL: return (tycho_rgb){0, 0, 0};
-    case TYCHO_COST_INSCRIBED: return (tycho_rgb){139, 0, 0};
-    default: break;
+    case TYCHO_COST_FREE:
+        return (tycho_rgb){255, 255, 255};
+    case TYCHO_COST_UNKNOWN:
+        return (tycho_rgb){128, 128, 128};
+    case TYCHO_COST_LETHAL:
+        return (tycho_rgb){0, 0, 0};
+    case TYCHO_COST_INSCRIBED:
+        return (tycho_rgb){139, 0, 0};
+    default:
+        break;
     }
     /* inflated 1..252: light blue to purple, linear in the cost */
     double t = (cost - 1) / 251.0;
@@ -21,7 +26,8 @@ tycho_rgb tycho_render_cost_color(uint8_t cost)
     return c;
 }
 
-tycho_picture *tycho_picture_alloc(int w, int h, double resolution, tycho_pose2 origin, int scale, tycho_err *err)
+tycho_picture *tycho_picture_alloc(int w, int h, double resolution, tycho_pose2 origin, int scale,
+                                   tycho_err *err)
 {
     if (scale < 1 || scale > TYCHO_PICTURE_MAX_SCALE) {
         tycho_fail(err, TYCHO_EINVAL, "scale must be 1..%d pixels per cell (got %d)",
@@ -56,7 +62,8 @@ tycho_picture *tycho_picture_alloc(int w, int h, double resolution, tycho_pose2 
 tycho_picture *tycho_picture_new(const tycho_grid *g, int scale, tycho_err *err)
 {
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
-    tycho_picture *p = tycho_picture_alloc(w, h, tycho_grid_resolution(g), tycho_grid_origin(g), scale, err);
+    tycho_picture *p =
+        tycho_picture_alloc(w, h, tycho_grid_resolution(g), tycho_grid_origin(g), scale, err);
     if (!p) return NULL;
 
     tycho_rgb lut[256];
@@ -129,7 +136,9 @@ void tycho_picture_marker(tycho_picture *p, double x, double y, tycho_marker m, 
     double px, py;
     tycho_picture_world_to_pixel(p, x, y, &px, &py);
     switch (m) {
-    case TYCHO_MARKER_CIRCLE: tycho_draw_ring(&p->img, px, py, radius, width, c); break;
+    case TYCHO_MARKER_CIRCLE:
+        tycho_draw_ring(&p->img, px, py, radius, width, c);
+        break;
     case TYCHO_MARKER_CROSS: {
         double a = (isfinite(radius) && radius > 0 ? radius : 0) / sqrt(2.0);
         tycho_draw_line(&p->img, px - a, py - a, px + a, py + a, width, c);
@@ -137,7 +146,9 @@ void tycho_picture_marker(tycho_picture *p, double x, double y, tycho_marker m, 
         break;
     }
     case TYCHO_MARKER_DOT:
-    default: tycho_draw_disc(&p->img, px, py, radius, c); break;
+    default:
+        tycho_draw_disc(&p->img, px, py, radius, c);
+        break;
     }
 }
 

@@ -11,11 +11,13 @@ static void put(tycho_image *img, int x, int y, tycho_rgb c)
 {
     uint8_t *p = img->pixels + ((size_t)y * img->width + x) * (size_t)img->channels;
     switch (img->channels) {
-    case 4: p[3] = 255; /* fall through */
+    case 4:
+        p[3] = 255; /* fall through */
     case 3:
         p[0] = c.r, p[1] = c.g, p[2] = c.b;
         break;
-    case 2: p[1] = 255; /* fall through */
+    case 2:
+        p[1] = 255; /* fall through */
     default:
         p[0] = (uint8_t)((299 * c.r + 587 * c.g + 114 * c.b + 500) / 1000);
         break;
@@ -91,8 +93,7 @@ static bool clip(double *x0, double *y0, double *x1, double *y1, double xmin, do
 void tycho_draw_line(tycho_image *img, double x0, double y0, double x1, double y1, double width,
                      tycho_rgb c)
 {
-    if (!usable(img) || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
-        return;
+    if (!usable(img) || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1)) return;
     double w = img->width, h = img->height;
     double r = isfinite(width) && width > 1.0 ? width / 2 : 0.5;
     if (r > w + h) r = w + h; /* wider than the image covers it anyway */

@@ -14,5 +14,6 @@ struct tycho_picture {
 };
 
 /* An all-black picture of a w x h cell grid with that transform. */
-tycho_picture *tycho_picture_alloc(int w, int h, double resolution, tycho_pose2 origin, int scale, tycho_err *err);
+tycho_picture *tycho_picture_alloc(int w, int h, double resolution, tycho_pose2 origin, int scale,
+                                   tycho_err *err);
 #endif

@@ -20,7 +20,8 @@ static tycho_rgb ramp(double t)
 
 static tycho_rgb blend(tycho_rgb a, tycho_rgb b, double t)
 {
-    return (tycho_rgb){(uint8_t)lround(a.r + t * (b.r - a.r)), (uint8_t)lround(a.g + t * (b.g - a.g)),
+    return (tycho_rgb){(uint8_t)lround(a.r + t * (b.r - a.r)),
+                       (uint8_t)lround(a.g + t * (b.g - a.g)),
                        (uint8_t)lround(a.b + t * (b.b - a.b))};
 }
 
@@ -29,16 +30,21 @@ static uint8_t clamp255(double v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 :
 /* Colour of one cell: the height on a ramp over mean +- 2.5 sigma (so one
  * tall box does not flatten the rest), lit from the north-west (a hill
  * shade from the central-difference normal), then what the map knew. */
-static tycho_rgb cell_color(const tycho_heightfield *f, const tycho_terrain *map, int cx, int cy, double lo,
-                            double hi)
+static tycho_rgb cell_color(const tycho_heightfield *f, const tycho_terrain *map, int cx, int cy,
+                            double lo, double hi)
 {
     int w = f->w, h = f->h;
     int x0 = cx > 0 ? cx - 1 : cx, x1 = cx < w - 1 ? cx + 1 : cx;
     int y0 = cy > 0 ? cy - 1 : cy, y1 = cy < h - 1 ? cy + 1 : cy;
     double z = f->z[(size_t)cy * w + cx];
-    double dzdx = (x1 > x0) ? (f->z[(size_t)cy * w + x1] - f->z[(size_t)cy * w + x0]) / ((x1 - x0) * f->res) : 0;
-    double dzdy = (y1 > y0) ? (f->z[(size_t)y1 * w + cx] - f->z[(size_t)y0 * w + cx]) / ((y1 - y0) * f->res) : 0;
-    double nl = (dzdx - dzdy + 1) / sqrt(3 * (dzdx * dzdx + dzdy * dzdy + 1)); /* n . (-1, 1, 1)/sqrt3 */
+    double dzdx =
+        (x1 > x0) ? (f->z[(size_t)cy * w + x1] - f->z[(size_t)cy * w + x0]) / ((x1 - x0) * f->res)
+                  : 0;
+    double dzdy =
+        (y1 > y0) ? (f->z[(size_t)y1 * w + cx] - f->z[(size_t)y0 * w + cx]) / ((y1 - y0) * f->res)
+                  : 0;
+    double nl =
+        (dzdx - dzdy + 1) / sqrt(3 * (dzdx * dzdx + dzdy * dzdy + 1)); /* n . (-1, 1, 1)/sqrt3 */
     double light = 0.3 + 0.7 * fmax(0, nl) / (1 / sqrt(3.0));
     tycho_rgb c = ramp((z - lo) / (hi - lo));
     c = (tycho_rgb){clamp255(c.r * light), clamp255(c.g * light), clamp255(c.b * light)};
@@ -47,19 +53,23 @@ static tycho_rgb cell_color(const tycho_heightfield *f, const tycho_terrain *map
     int count = 0;
     tycho_terrain_cell(map, cx, cy, &zmin, &zmax, &count);
     if (tycho_terrain_blocked(map, cx, cy))
-        return blend(c, (tycho_rgb){220, 30, 30}, (count && !tycho_terrain_traversable(map, cx, cy)) ? 0.55 : 0.25);
+        return blend(c, (tycho_rgb){220, 30, 30},
+                     (count && !tycho_terrain_traversable(map, cx, cy)) ? 0.55 : 0.25);
     if (!count) return blend(c, (tycho_rgb){60, 60, 70}, 0.45);
     return c;
 }
 
-tycho_picture *tycho_picture_heights(const tycho_heightfield *f, const tycho_terrain *map, int scale, tycho_err *err)
+tycho_picture *tycho_picture_heights(const tycho_heightfield *f, const tycho_terrain *map,
+                                     int scale, tycho_err *err)
 {
     if (map && (tycho_terrain_width(map) != f->w || tycho_terrain_height(map) != f->h)) {
-        tycho_fail(err, TYCHO_EINVAL, "picture: the terrain map (%dx%d) and the height field (%dx%d) differ in size",
+        tycho_fail(err, TYCHO_EINVAL,
+                   "picture: the terrain map (%dx%d) and the height field (%dx%d) differ in size",
                    tycho_terrain_width(map), tycho_terrain_height(map), f->w, f->h);
         return NULL;
     }
-    tycho_picture *p = tycho_picture_alloc(f->w, f->h, f->res, (tycho_pose2){f->ox, f->oy, 0}, scale, err);
+    tycho_picture *p =
+        tycho_picture_alloc(f->w, f->h, f->res, (tycho_pose2){f->ox, f->oy, 0}, scale, err);
     if (!p) return NULL;
     size_t n = (size_t)f->w * f->h;
     double sum = 0, sum2 = 0;

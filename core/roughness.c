@@ -19,7 +19,8 @@ void tycho_roughness_defaults(tycho_roughness_params *p)
 
 tycho_status tycho_roughness_class(char cls, double *gd_n0, tycho_err *err)
 {
-    if (cls < 'A' || cls > 'H') return tycho_fail(err, TYCHO_EINVAL, "roughness class must be A..H (got '%c')", cls);
+    if (cls < 'A' || cls > 'H')
+        return tycho_fail(err, TYCHO_EINVAL, "roughness class must be A..H (got '%c')", cls);
     *gd_n0 = 16e-6 * pow(4, cls - 'A');
     return TYCHO_OK;
 }
@@ -32,7 +33,10 @@ static double band_power(const tycho_roughness_params *p, double a, double b)
     return k * (pow(b, 1 - p->w) - pow(a, 1 - p->w)) / (1 - p->w);
 }
 
-double tycho_roughness_variance(const tycho_roughness_params *p) { return band_power(p, p->n_min, p->n_max); }
+double tycho_roughness_variance(const tycho_roughness_params *p)
+{
+    return band_power(p, p->n_min, p->n_max);
+}
 
 static void blur(tycho_heightfield *f, float *z, double sigma_cells)
 {
@@ -67,15 +71,18 @@ static void blur(tycho_heightfield *f, float *z, double sigma_cells)
     free(tmp);
 }
 
-tycho_status tycho_roughness_apply(tycho_heightfield *f, const tycho_roughness_params *pp, tycho_err *err)
+tycho_status tycho_roughness_apply(tycho_heightfield *f, const tycho_roughness_params *pp,
+                                   tycho_err *err)
 {
     tycho_roughness_params p = *pp;
     double len = fmax(f->w, f->h) * f->res;
     if (p.n_min <= 0) p.n_min = 1 / len;
     if (p.n_max <= 0) p.n_max = 0.5 / f->res;
-    if (!(p.gd_n0 > 0 && p.n0 > 0 && p.w > 0 && p.n_min > 0 && p.n_max > p.n_min && p.bands >= 1 && p.bands <= 4096 &&
-          p.blur_sigma >= 0))
-        return tycho_fail(err, TYCHO_EINVAL, "roughness: Gd(n0), n0, W > 0, 0 < n_min < n_max, 1..4096 bands, blur >= 0");
+    if (!(p.gd_n0 > 0 && p.n0 > 0 && p.w > 0 && p.n_min > 0 && p.n_max > p.n_min && p.bands >= 1 &&
+          p.bands <= 4096 && p.blur_sigma >= 0))
+        return tycho_fail(
+            err, TYCHO_EINVAL,
+            "roughness: Gd(n0), n0, W > 0, 0 < n_min < n_max, 1..4096 bands, blur >= 0");
     int m = p.bands;
     double dn = (p.n_max - p.n_min) / m;
     double *amp = malloc(sizeof(double) * (size_t)m), *nf = malloc(sizeof(double) * (size_t)m);
@@ -98,17 +105,20 @@ tycho_status tycho_roughness_apply(tycho_heightfield *f, const tycho_roughness_p
     for (int y = 0; y < f->h; y++)
         for (int i = 0; i < m; i++) {
             double ph = 2 * M_PI * tycho_rng_uniform(&rng), wk = 2 * M_PI * nf[i] * f->res;
-            for (int x = 0; x < f->w; x++) z[(size_t)y * f->w + x] += (float)(s * amp[i] * sin(wk * x + ph));
+            for (int x = 0; x < f->w; x++)
+                z[(size_t)y * f->w + x] += (float)(s * amp[i] * sin(wk * x + ph));
         }
     /* lateral: each column its own */
     for (int x = 0; x < f->w; x++)
         for (int i = 0; i < m; i++) {
             double ph = 2 * M_PI * tycho_rng_uniform(&rng), wk = 2 * M_PI * nf[i] * f->res;
-            for (int y = 0; y < f->h; y++) z[(size_t)y * f->w + x] += (float)(s * amp[i] * sin(wk * y + ph));
+            for (int y = 0; y < f->h; y++)
+                z[(size_t)y * f->w + x] += (float)(s * amp[i] * sin(wk * y + ph));
         }
     if (p.blur_sigma > 0) blur(f, z, p.blur_sigma / f->res);
     for (int y = 0; y < f->h; y++)
-        for (int x = 0; x < f->w; x++) tycho_heightfield_set(f, x, y, f->z[(size_t)y * f->w + x] + z[(size_t)y * f->w + x]);
+        for (int x = 0; x < f->w; x++)
+            tycho_heightfield_set(f, x, y, f->z[(size_t)y * f->w + x] + z[(size_t)y * f->w + x]);
     free(amp);
     free(nf);
     free(z);
@@ -124,18 +134,19 @@ static void centre(const tycho_heightfield *f, int cx, int cy, double *x, double
 
 /* Runs BODY for every cell whose centre is in the rectangle, with X, Y the
  * centre and z_ the cell height to change; keeps zmax. */
-#define FOR_CELLS(f, x0, y0, x1, y1, X, Y, BODY)                                                              \
-    for (int cy_ = 0; cy_ < (f)->h; cy_++)                                                                     \
-        for (int cx_ = 0; cx_ < (f)->w; cx_++) {                                                               \
-            double X, Y;                                                                                       \
-            centre((f), cx_, cy_, &X, &Y);                                                                     \
-            if (X < (x0) || X > (x1) || Y < (y0) || Y > (y1)) continue;                                        \
-            float *z_ = &(f)->z[(size_t)cy_ * (f)->w + cx_];                                                   \
-            BODY;                                                                                              \
-            if (*z_ > (f)->zmax) (f)->zmax = *z_;                                                              \
+#define FOR_CELLS(f, x0, y0, x1, y1, X, Y, BODY)                                                   \
+    for (int cy_ = 0; cy_ < (f)->h; cy_++)                                                         \
+        for (int cx_ = 0; cx_ < (f)->w; cx_++) {                                                   \
+            double X, Y;                                                                           \
+            centre((f), cx_, cy_, &X, &Y);                                                         \
+            if (X < (x0) || X > (x1) || Y < (y0) || Y > (y1)) continue;                            \
+            float *z_ = &(f)->z[(size_t)cy_ * (f)->w + cx_];                                       \
+            BODY;                                                                                  \
+            if (*z_ > (f)->zmax) (f)->zmax = *z_;                                                  \
         }
 
-void tycho_ground_stairs(tycho_heightfield *f, double x0, double y0, double y1, int n, double step_len, double step_h)
+void tycho_ground_stairs(tycho_heightfield *f, double x0, double y0, double y1, int n,
+                         double step_len, double step_h)
 {
     FOR_CELLS(f, x0, y0, x0 + n * step_len, y1, x, y, {
         (void)y;
@@ -145,7 +156,8 @@ void tycho_ground_stairs(tycho_heightfield *f, double x0, double y0, double y1, 
     })
 }
 
-void tycho_ground_prisms(tycho_heightfield *f, double x0, double y0, double x1, double y1, double period, double height)
+void tycho_ground_prisms(tycho_heightfield *f, double x0, double y0, double x1, double y1,
+                         double period, double height)
 {
     if (!(period > 0)) return;
     FOR_CELLS(f, x0, y0, x1, y1, x, y, {
@@ -155,7 +167,8 @@ void tycho_ground_prisms(tycho_heightfield *f, double x0, double y0, double x1, 
     })
 }
 
-void tycho_ground_bump(tycho_heightfield *f, double cx, double y0, double y1, double r, double base_h)
+void tycho_ground_bump(tycho_heightfield *f, double cx, double y0, double y1, double r,
+                       double base_h)
 {
     FOR_CELLS(f, cx - r, y0, cx + r, y1, x, y, {
         (void)y;
@@ -172,14 +185,16 @@ void tycho_ground_bell(tycho_heightfield *f, double cx, double cy, double r, dou
     })
 }
 
-void tycho_ground_gravel(tycho_heightfield *f, double x0, double y0, double x1, double y1, int count, double size,
-                         double height, uint64_t seed)
+void tycho_ground_gravel(tycho_heightfield *f, double x0, double y0, double x1, double y1,
+                         int count, double size, double height, uint64_t seed)
 {
     tycho_rng rng;
     tycho_rng_seed(&rng, seed);
     for (int i = 0; i < count; i++) {
-        double sx = x0 + (x1 - x0) * tycho_rng_uniform(&rng), sy = y0 + (y1 - y0) * tycho_rng_uniform(&rng);
-        double r = 0.5 * size * (0.3 + 0.7 * tycho_rng_uniform(&rng)), hgt = height * (0.3 + 0.7 * tycho_rng_uniform(&rng));
+        double sx = x0 + (x1 - x0) * tycho_rng_uniform(&rng),
+               sy = y0 + (y1 - y0) * tycho_rng_uniform(&rng);
+        double r = 0.5 * size * (0.3 + 0.7 * tycho_rng_uniform(&rng)),
+               hgt = height * (0.3 + 0.7 * tycho_rng_uniform(&rng));
         tycho_ground_bell(f, sx, sy, r, hgt);
     }
 }

@@ -15,7 +15,8 @@ tycho_status tycho_scan_init(tycho_scan *s, int count, double angle_min, double 
 {
     memset(s, 0, sizeof *s);
     if (count < 1 || count > TYCHO_SCAN_MAX_BEAMS)
-        return tycho_fail(err, TYCHO_EINVAL, "count must be 1..%d (got %d)", TYCHO_SCAN_MAX_BEAMS, count);
+        return tycho_fail(err, TYCHO_EINVAL, "count must be 1..%d (got %d)", TYCHO_SCAN_MAX_BEAMS,
+                          count);
     if (!isfinite(angle_min)) return tycho_fail(err, TYCHO_EINVAL, "angle_min must be finite");
     if (!isfinite(angle_increment))
         return tycho_fail(err, TYCHO_EINVAL, "angle_increment must be finite");

@@ -13,8 +13,9 @@ struct tycho_matcher {
     double res;
     tycho_pose2 origin;
     double cos_o, sin_o;
-    float *field; /* likelihood, row-major, w*h */
-    float *pooled; /* the field's maximum over 3 x 3 cells: the coarse pass, stepping 2 cells, cannot step over a peak */
+    float *field;  /* likelihood, row-major, w*h */
+    float *pooled; /* the field's maximum over 3 x 3 cells: the coarse pass, stepping 2 cells,
+                      cannot step over a peak */
     size_t cap;
     uint8_t *mask;
     size_t mask_cap;
@@ -66,12 +67,13 @@ void tycho_matcher_free(tycho_matcher *m)
     free(m);
 }
 
-tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int occupied, double sigma,
-                                   tycho_err *err)
+tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int occupied,
+                                   double sigma, tycho_err *err)
 {
     if (!m || !g) return tycho_fail(err, TYCHO_EINVAL, "matcher: no map");
     if (occupied < 1 || occupied > 254)
-        return tycho_fail(err, TYCHO_EINVAL, "matcher: occupied cost must be in 1..254 (got %d)", occupied);
+        return tycho_fail(err, TYCHO_EINVAL, "matcher: occupied cost must be in 1..254 (got %d)",
+                          occupied);
     if (!(isfinite(sigma) && sigma > 0))
         return tycho_fail(err, TYCHO_EINVAL, "matcher: sigma must be > 0 m (got %g)", sigma);
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
@@ -81,7 +83,8 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
         if (f) m->field = f;
         float *q = f ? realloc(m->pooled, n * sizeof *q) : NULL;
         if (q) m->pooled = q;
-        if (!f || !q) return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory for a %dx%d field", w, h);
+        if (!f || !q)
+            return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory for a %dx%d field", w, h);
         m->cap = n;
     }
     double res = tycho_grid_resolution(g);
@@ -89,7 +92,8 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
     int reach = (int)ceil(3.0 * sigma / res) + 1;
     uint8_t sites[256] = {0};
     tycho_edt_sites_range(sites, occupied, 254);
-    if (!m->edt && !(m->edt = tycho_edt_new())) return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory");
+    if (!m->edt && !(m->edt = tycho_edt_new()))
+        return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory");
     tycho_status st = tycho_edt_prepare(m->edt, tycho_grid_cells_const(g), w, h, sites, reach, err);
     if (st != TYCHO_OK) return st;
     /* exp(-d^2 / 2 sigma^2) with d the distance to the nearest occupied
@@ -164,7 +168,8 @@ void tycho_matcher_shrink(tycho_matcher *m)
 
 size_t tycho_matcher_bytes(const tycho_matcher *m)
 {
-    return m ? m->cap * 2 * sizeof(float) + (size_t)m->beam_cap * 4 * sizeof(double) + sizeof *m : 0;
+    return m ? m->cap * 2 * sizeof(float) + (size_t)m->beam_cap * 4 * sizeof(double) + sizeof *m
+             : 0;
 }
 
 static inline float at_in(const tycho_matcher *m, const float *f, double u, double v)
@@ -175,7 +180,10 @@ static inline float at_in(const tycho_matcher *m, const float *f, double u, doub
     return f[(size_t)cy * m->w + cx];
 }
 
-static inline float at(const tycho_matcher *m, double u, double v) { return at_in(m, m->field, u, v); }
+static inline float at(const tycho_matcher *m, double u, double v)
+{
+    return at_in(m, m->field, u, v);
+}
 
 /* Bilinear value and gradient (per cell) at (u, v), cell-centred. */
 static double bilinear(const tycho_matcher *m, double u, double v, double *gu, double *gv)
@@ -187,7 +195,8 @@ static double bilinear(const tycho_matcher *m, double u, double v, double *gu, d
     double q[4];
     for (int k = 0; k < 4; k++) {
         int cx = x0 + (k & 1), cy = y0 + (k >> 1);
-        q[k] = (cx >= 0 && cy >= 0 && cx < m->w && cy < m->h) ? m->field[(size_t)cy * m->w + cx] : 0.0;
+        q[k] =
+            (cx >= 0 && cy >= 0 && cx < m->w && cy < m->h) ? m->field[(size_t)cy * m->w + cx] : 0.0;
     }
     *gu = (1 - ay) * (q[1] - q[0]) + ay * (q[3] - q[2]);
     *gv = (1 - ax) * (q[2] - q[0]) + ax * (q[3] - q[1]);
@@ -229,8 +238,9 @@ static inline double penalty(const prior *pr, double u, double v, double t)
     return pr->per_cell * hypot(u - pr->u0, v - pr->v0) + pr->per_rad * fabs(t - pr->t0);
 }
 
-static double search(const tycho_matcher *m, const float *f, const prior *pr, int nb, double *u, double *v,
-                     double *t, int kt, double dt, int kxy, double dxy, int stride, double *ex, double *ey)
+static double search(const tycho_matcher *m, const float *f, const prior *pr, int nb, double *u,
+                     double *v, double *t, int kt, double dt, int kxy, double dxy, int stride,
+                     double *ex, double *ey)
 {
     double bu = *u, bv = *v, bt = *t, best = -1;
     int ne = 0;
@@ -266,8 +276,9 @@ static double search(const tycho_matcher *m, const float *f, const prior *pr, in
 
 /* The centroid of the poses on the fine grid around (u, v, t) (the same
  * steps as the fine search) whose score is within tol of `best`. */
-static void plateau_centroid(const tycho_matcher *m, const prior *pr, int nb, double *u, double *v, double *t,
-                             double dt, int stride, double best, double tol, double *ex, double *ey)
+static void plateau_centroid(const tycho_matcher *m, const prior *pr, int nb, double *u, double *v,
+                             double *t, double dt, int stride, double best, double tol, double *ex,
+                             double *ey)
 {
     double su = 0, sv = 0, st = 0;
     int count = 0;
@@ -301,7 +312,8 @@ static void plateau_centroid(const tycho_matcher *m, const prior *pr, int nb, do
 }
 
 /* Gauss-Newton: minimises sum (1 - M(p_i))^2; fills the normal matrix H. */
-static void refine(const tycho_matcher *m, int nb, double *u, double *v, double *t, int steps, double H[3][3])
+static void refine(const tycho_matcher *m, int nb, double *u, double *v, double *t, int steps,
+                   double H[3][3])
 {
     for (int it = 0; it <= steps; it++) {
         double A[3][3] = {{0}}, b[3] = {0};
@@ -330,7 +342,8 @@ static void refine(const tycho_matcher *m, int nb, double *u, double *v, double 
             for (int r = 0; r < 3; r++) M[r][c] = b[r];
             d[c] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
                     M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
-                    M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+                    M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+                   det;
         }
         /* one step moves at most a cell and a degree: the field's gradient
          * is only meaningful that close */
@@ -361,7 +374,8 @@ static bool grow_beams(tycho_matcher *m, int n)
 }
 
 tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho_pose2 guess,
-                                 const tycho_match_params *p, tycho_match_result *out, tycho_err *err)
+                                 const tycho_match_params *p, tycho_match_result *out,
+                                 tycho_err *err)
 {
     tycho_match_params def;
     if (!p) {
@@ -371,17 +385,20 @@ tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho
     memset(out, 0, sizeof *out);
     out->pose = guess;
     if (!m || !m->ready) return tycho_fail(err, TYCHO_EINVAL, "matcher: no map set");
-    if (!scan || scan->count < 1 || !scan->ranges) return tycho_fail(err, TYCHO_EINVAL, "matcher: empty scan");
+    if (!scan || scan->count < 1 || !scan->ranges)
+        return tycho_fail(err, TYCHO_EINVAL, "matcher: empty scan");
     if (!(isfinite(guess.x) && isfinite(guess.y) && isfinite(guess.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "matcher: the guess is not finite");
     if (!(p->window_xy >= 0 && p->window_xy <= 5 && p->window_yaw >= 0 && p->window_yaw <= M_PI &&
-          p->step_yaw > 0 && p->beam_stride >= 1 && p->refine_steps >= 0 && p->refine_steps <= 100 &&
-          p->min_score >= 0 && p->min_score <= 1 && p->degenerate_ratio >= 0 && p->degenerate_ratio <= 1 &&
-          p->prior_xy >= 0 && p->prior_xy <= 100 && p->prior_yaw >= 0 && p->prior_yaw <= 100))
-        return tycho_fail(err, TYCHO_EINVAL,
-                          "matcher: bad parameters (window_xy 0..5 m, window_yaw 0..pi, step_yaw > 0, "
-                          "beam_stride >= 1, refine_steps 0..100, min_score and degenerate_ratio 0..1, "
-                          "prior_xy and prior_yaw 0..100)");
+          p->step_yaw > 0 && p->beam_stride >= 1 && p->refine_steps >= 0 &&
+          p->refine_steps <= 100 && p->min_score >= 0 && p->min_score <= 1 &&
+          p->degenerate_ratio >= 0 && p->degenerate_ratio <= 1 && p->prior_xy >= 0 &&
+          p->prior_xy <= 100 && p->prior_yaw >= 0 && p->prior_yaw <= 100))
+        return tycho_fail(
+            err, TYCHO_EINVAL,
+            "matcher: bad parameters (window_xy 0..5 m, window_yaw 0..pi, step_yaw > 0, "
+            "beam_stride >= 1, refine_steps 0..100, min_score and degenerate_ratio 0..1, "
+            "prior_xy and prior_yaw 0..100)");
     if (!grow_beams(m, scan->count)) return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory");
     int nb = 0;
     for (int i = 0; i < scan->count; i++) {
@@ -395,7 +412,8 @@ tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho
     if (nb < 10) return TYCHO_OK; /* too little to go on: keep the guess */
     /* the guess in map cells */
     double dx = guess.x - m->origin.x, dy = guess.y - m->origin.y;
-    double u = (m->cos_o * dx + m->sin_o * dy) / m->res, v = (-m->sin_o * dx + m->cos_o * dy) / m->res;
+    double u = (m->cos_o * dx + m->sin_o * dy) / m->res,
+           v = (-m->sin_o * dx + m->cos_o * dy) / m->res;
     double t = guess.yaw - m->origin.yaw;
     out->guess_score = score_at(m, nb, u, v, t, 1);
     double *ex = m->ex, *ey = m->ey;
@@ -405,8 +423,11 @@ tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho
     prior pr = {u, v, t, p->prior_xy * m->res, p->prior_yaw};
     search(m, m->pooled, &pr, nb, &u, &v, &t, kt, 4 * p->step_yaw, kxy, 2.0, 4, ex, ey);
     /* 2. fine */
-    double fine = search(m, m->field, &pr, nb, &u, &v, &t, 4, p->step_yaw, 4, 0.5, p->beam_stride, ex, ey);
-    if (p->plateau_centre) plateau_centroid(m, &pr, nb, &u, &v, &t, p->step_yaw, p->beam_stride, fine, p->plateau_tol, ex, ey);
+    double fine =
+        search(m, m->field, &pr, nb, &u, &v, &t, 4, p->step_yaw, 4, 0.5, p->beam_stride, ex, ey);
+    if (p->plateau_centre)
+        plateau_centroid(m, &pr, nb, &u, &v, &t, p->step_yaw, p->beam_stride, fine, p->plateau_tol,
+                         ex, ey);
     /* 3. refine below the search's steps: a parabola through the
      * interpolated score at -h, 0, +h along each axis, its peak taken when
      * it lies within the step (twice over, with halved steps). (A

@@ -90,7 +90,7 @@ typedef struct {
     tycho_task_release_fn release;
     void *ctx;
     uint32_t gen;
-    uint32_t prev, next;       /* registration-order list of used slots */
+    uint32_t prev, next; /* registration-order list of used slots */
     uint32_t next_free;
     bool used, running, cancel_pending;
 } slot;
@@ -273,8 +273,7 @@ tycho_status tycho_sched_add(tycho_sched *s, const tycho_task_spec *spec, tycho_
         return tycho_fail(err, TYCHO_EINVAL, "period must be finite and >= 0, got %g",
                           spec->period);
     if (!(spec->delay >= 0) || !isfinite(spec->delay))
-        return tycho_fail(err, TYCHO_EINVAL, "delay must be finite and >= 0, got %g",
-                          spec->delay);
+        return tycho_fail(err, TYCHO_EINVAL, "delay must be finite and >= 0, got %g", spec->delay);
     if (s->free_head == NONE && !grow(s))
         return tycho_fail(err, TYCHO_ENOMEM, "out of memory for tasks");
     uint32_t i = s->free_head;
@@ -387,14 +386,22 @@ void tycho_run_opts_init(tycho_run_opts *o)
 const char *tycho_run_reason_name(tycho_run_reason r)
 {
     switch (r) {
-    case TYCHO_RUN_UNTIL_TIME: return "until_time";
-    case TYCHO_RUN_UNTIL_FN: return "until_fn";
-    case TYCHO_RUN_STOPPED: return "stopped";
-    case TYCHO_RUN_ERROR: return "error";
-    case TYCHO_RUN_PAUSED: return "paused";
-    case TYCHO_RUN_MAX_STEPS: return "max_steps";
-    case TYCHO_RUN_IDLE: return "idle";
-    case TYCHO_RUN_BUSY: return "busy";
+    case TYCHO_RUN_UNTIL_TIME:
+        return "until_time";
+    case TYCHO_RUN_UNTIL_FN:
+        return "until_fn";
+    case TYCHO_RUN_STOPPED:
+        return "stopped";
+    case TYCHO_RUN_ERROR:
+        return "error";
+    case TYCHO_RUN_PAUSED:
+        return "paused";
+    case TYCHO_RUN_MAX_STEPS:
+        return "max_steps";
+    case TYCHO_RUN_IDLE:
+        return "idle";
+    case TYCHO_RUN_BUSY:
+        return "busy";
     }
     return "unknown";
 }
@@ -465,8 +472,8 @@ static void run_top(tycho_sched *s)
     uint32_t i = s->heap[0].slot;
     heap_remove(s, i);
     slot *t = &s->slots[i];
-    double now = tycho_clock_get_mode(s->clock) == TYCHO_CLOCK_SIM ? t->due
-                                                                     : tycho_clock_now(s->clock);
+    double now =
+        tycho_clock_get_mode(s->clock) == TYCHO_CLOCK_SIM ? t->due : tycho_clock_now(s->clock);
     t->running = true;
     t->last_run = now;
     t->runs++;

@@ -36,9 +36,9 @@ struct tycho_sim {
     double cmd_v, cmd_w, act_v, act_w;
     int collisions;
     bool contact;
-    bool exact_odom;        /* no systematic error: the odometry integrates (v, w) as before */
-    double enc_l, enc_r;    /* encoder counts, continuous (the wheels' true rotation) */
-    double seen_l, seen_r;  /* counts the odometry has used (whole counts when quantised) */
+    bool exact_odom;       /* no systematic error: the odometry integrates (v, w) as before */
+    double enc_l, enc_r;   /* encoder counts, continuous (the wheels' true rotation) */
+    double seen_l, seen_r; /* counts the odometry has used (whole counts when quantised) */
 
     schedule scan_sched;
     tycho_scan scan;
@@ -115,13 +115,12 @@ void tycho_sim_config_defaults(tycho_sim_config *c)
 }
 
 /* Range checks, one line each; `what` is the field as the world file spells it. */
-#define NEED(cond, ...)                                                                  \
-    do {                                                                                 \
-        if (!(cond)) return tycho_fail(err, TYCHO_EINVAL, __VA_ARGS__);                  \
+#define NEED(cond, ...)                                                                            \
+    do {                                                                                           \
+        if (!(cond)) return tycho_fail(err, TYCHO_EINVAL, __VA_ARGS__);                            \
     } while (0)
 #define POS(v, what) NEED(isfinite(v) && (v) > 0, "%s must be > 0 (got %g)", what, (double)(v))
-#define NONNEG(v, what)                                                                  \
-    NEED(isfinite(v) && (v) >= 0, "%s must be >= 0 (got %g)", what, (double)(v))
+#define NONNEG(v, what) NEED(isfinite(v) && (v) >= 0, "%s must be >= 0 (got %g)", what, (double)(v))
 #define FINITE(v, what) NEED(isfinite(v), "%s must be finite (got %g)", what, (double)(v))
 
 tycho_status tycho_sim_config_validate(const tycho_sim_config *c, tycho_err *err)
@@ -152,8 +151,7 @@ tycho_status tycho_sim_config_validate(const tycho_sim_config *c, tycho_err *err
              "ramps[%d]: x0, y0, x1, y1 must be finite", i + 1);
         NEED(r->x0 != r->x1 && r->y0 != r->y1, "ramps[%d] must have a non-zero area", i + 1);
         NEED(isfinite(r->pitch) && fabs(r->pitch) < 80 * DEG,
-             "ramps[%d].pitch must be within +-80 degrees, in radians (got %g)", i + 1,
-             r->pitch);
+             "ramps[%d].pitch must be within +-80 degrees, in radians (got %g)", i + 1, r->pitch);
         NEED(!isinf(r->dir), "ramps[%d].dir must be finite", i + 1);
     }
     NEED(isfinite(c->ambient) && c->ambient > -273.15 && c->ambient < 2000,
@@ -172,8 +170,8 @@ tycho_status tycho_sim_config_validate(const tycho_sim_config *c, tycho_err *err
     NEED(isfinite(rb->wheel_base) && rb->wheel_base > 0.01 && rb->wheel_base <= 10,
          "odom.wheel_base must be in (0.01, 10] m (got %g)", rb->wheel_base);
     /* NAN: not given (drawn from the preset or 0) */
-#define REL(v, lo, hi, what)                                                             \
-    NEED(isnan(v) || ((v) >= (lo) && (v) <= (hi)), what " must be in [%g, %g] (got %g)", \
+#define REL(v, lo, hi, what)                                                                       \
+    NEED(isnan(v) || ((v) >= (lo) && (v) <= (hi)), what " must be in [%g, %g] (got %g)",           \
          (double)(lo), (double)(hi), (v))
     REL(rb->wheel_radius_error_left, -0.5, 0.5, "odom.wheel_radius_error_left");
     REL(rb->wheel_radius_error_right, -0.5, 0.5, "odom.wheel_radius_error_right");
@@ -199,8 +197,8 @@ tycho_status tycho_sim_config_validate(const tycho_sim_config *c, tycho_err *err
     FINITE(l->x, "lidar.x");
     FINITE(l->y, "lidar.y");
 
-    NEED(c->n_cameras >= 0 && c->n_cameras <= TYCHO_SIM_MAX_CAMERAS,
-         "cameras: at most %d cameras", TYCHO_SIM_MAX_CAMERAS);
+    NEED(c->n_cameras >= 0 && c->n_cameras <= TYCHO_SIM_MAX_CAMERAS, "cameras: at most %d cameras",
+         TYCHO_SIM_MAX_CAMERAS);
     for (int i = 0; i < c->n_cameras; i++) {
         const tycho_sim_camera *k = &c->cameras[i];
         NEED(isfinite(k->yaw), "cameras[%d].yaw must be finite", i + 1);
@@ -383,15 +381,17 @@ tycho_sim *tycho_sim_new(const tycho_grid *truth, const tycho_sim_config *c, tyc
     s->cfg.ramps = s->ramps;
 
     resolve_errors(&s->cfg);
-    s->exact_odom = s->cfg.robot.wheel_radius_error_left == 0 && s->cfg.robot.wheel_radius_error_right == 0 &&
+    s->exact_odom = s->cfg.robot.wheel_radius_error_left == 0 &&
+                    s->cfg.robot.wheel_radius_error_right == 0 &&
                     s->cfg.robot.wheel_base_error == 0 && s->cfg.robot.encoder_ticks_per_m == 0 &&
                     s->cfg.robot.slip_ramp == 0 && s->cfg.robot.slip_contact == 0;
     s->pose = s->odom = c->start;
     s->pose.yaw = s->odom.yaw = tycho_angle_wrap(c->start.yaw);
     if (disc_hits(s->truth, s->pose.x, s->pose.y, c->robot.radius)) {
-        tycho_fail(err, TYCHO_EINVAL,
-                   "start (%.3f, %.3f): the robot (radius %.3f m) overlaps a wall or leaves the map",
-                   c->start.x, c->start.y, c->robot.radius);
+        tycho_fail(
+            err, TYCHO_EINVAL,
+            "start (%.3f, %.3f): the robot (radius %.3f m) overlaps a wall or leaves the map",
+            c->start.x, c->start.y, c->robot.radius);
         tycho_sim_free(s);
         return NULL;
     }
@@ -487,7 +487,7 @@ static void resolve_errors(tycho_sim_config *c)
     double d_b = TYCHO_SIM_TB3_BASE_SIGMA * tycho_rng_normal(&rng);
     double d_gb = TYCHO_SIM_TB3_GYRO_BIAS_SIGMA * tycho_rng_normal(&rng);
     double d_gs = TYCHO_SIM_TB3_GYRO_SCALE_SIGMA * tycho_rng_normal(&rng);
-#define PICK(field, drawn) \
+#define PICK(field, drawn)                                                                         \
     if (isnan(field)) field = tb3 ? (drawn) : 0.0
     PICK(r->wheel_radius_error_left, d_l);
     PICK(r->wheel_radius_error_right, d_r);
@@ -538,7 +538,8 @@ static void tick(tycho_sim *s, double h)
     double wheel_v = v, wheel_w = w; /* what the wheels do: the encoders count it */
     if (!s->exact_odom && s->cfg.robot.slip_ramp > 0 && s->cfg.n_ramps > 0) {
         double pitch, roll;
-        tycho_sim_ramp_attitude(s->ramps, s->cfg.n_ramps, s->cfg.imu.transition, s->pose, &pitch, &roll);
+        tycho_sim_ramp_attitude(s->ramps, s->cfg.n_ramps, s->cfg.imu.transition, s->pose, &pitch,
+                                &roll);
         if (fabs(pitch) + fabs(roll) > 1e-3) { /* on a slope: the tyres slip */
             v *= 1.0 - s->cfg.robot.slip_ramp;
             w *= 1.0 - s->cfg.robot.slip_ramp;
@@ -657,11 +658,16 @@ int tycho_sim_launcher_balls(const tycho_sim *s) { return s->balls; }
 const char *tycho_launch_status_name(tycho_launch_status st)
 {
     switch (st) {
-    case TYCHO_LAUNCH_FIRED: return "fired";
-    case TYCHO_LAUNCH_NOT_SPINNING: return "not spinning";
-    case TYCHO_LAUNCH_SPINNING_UP: return "spinning up";
-    case TYCHO_LAUNCH_RELOADING: return "reloading";
-    case TYCHO_LAUNCH_EMPTY: return "empty";
+    case TYCHO_LAUNCH_FIRED:
+        return "fired";
+    case TYCHO_LAUNCH_NOT_SPINNING:
+        return "not spinning";
+    case TYCHO_LAUNCH_SPINNING_UP:
+        return "spinning up";
+    case TYCHO_LAUNCH_RELOADING:
+        return "reloading";
+    case TYCHO_LAUNCH_EMPTY:
+        return "empty";
     }
     return "?";
 }
@@ -680,8 +686,11 @@ tycho_launch_status tycho_sim_launcher_feed(tycho_sim *s, tycho_sim_launch *out)
     else if (left > TIME_EPS) st = TYCHO_LAUNCH_SPINNING_UP;
     else if (reload_left > TIME_EPS) st = TYCHO_LAUNCH_RELOADING;
     switch (st) {
-    case TYCHO_LAUNCH_FIRED: break;
-    case TYCHO_LAUNCH_EMPTY: snprintf(out->reason, sizeof out->reason, "no balls left"); break;
+    case TYCHO_LAUNCH_FIRED:
+        break;
+    case TYCHO_LAUNCH_EMPTY:
+        snprintf(out->reason, sizeof out->reason, "no balls left");
+        break;
     case TYCHO_LAUNCH_NOT_SPINNING:
         snprintf(out->reason, sizeof out->reason, "flywheels are not spinning");
         break;

@@ -78,12 +78,11 @@ int tycho_sim_judge(const tycho_raymap *rays, double res, const tycho_heat_sourc
                  nearest_d, p->range);
     else if (fabs(nearest_err) > p->angle)
         snprintf(out->reason, sizeof out->reason,
-                 "missed: heat source %d is %.1f deg off the heading (limit %.1f deg)",
-                 nearest + 1, nearest_err * RAD2DEG, p->angle * RAD2DEG);
+                 "missed: heat source %d is %.1f deg off the heading (limit %.1f deg)", nearest + 1,
+                 nearest_err * RAD2DEG, p->angle * RAD2DEG);
     else if (nearest_blocked)
         snprintf(out->reason, sizeof out->reason,
                  "missed: a wall lies between the robot and heat source %d", nearest + 1);
-    else
-        snprintf(out->reason, sizeof out->reason, "missed");
+    else snprintf(out->reason, sizeof out->reason, "missed");
     return -1;
 }

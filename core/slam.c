@@ -12,11 +12,11 @@
 #define WALL_COST 254
 
 typedef struct {
-    tycho_grid *grid;        /* log-odds grid in the anchor's frame; NULL once finished */
-    tycho_matcher *matcher;  /* likelihood field, built when finished */
-    int anchor;              /* node whose pose is the submap's frame */
+    tycho_grid *grid;       /* log-odds grid in the anchor's frame; NULL once finished */
+    tycho_matcher *matcher; /* likelihood field, built when finished */
+    int anchor;             /* node whose pose is the submap's frame */
     int scans;
-    double sum_x, sum_y;     /* of the scan positions in the anchor frame: the submap's centre */
+    double sum_x, sum_y; /* of the scan positions in the anchor frame: the submap's centre */
     size_t bytes;
 } submap;
 
@@ -33,16 +33,16 @@ struct tycho_slam {
     int n, cap;
     submap *subs;
     int nsub, subcap;
-    int cur, next;          /* active submaps: matched against / being started; -1 none */
-    int front_sub;          /* the submap the front matcher's field was built from (-1 none) */
-    int front_stale;        /* scans inserted into it since */
+    int cur, next;   /* active submaps: matched against / being started; -1 none */
+    int front_sub;   /* the submap the front matcher's field was built from (-1 none) */
+    int front_stale; /* scans inserted into it since */
     tycho_matcher *front;
     tycho_inserter *ins;
-    int *queue;             /* nodes waiting for the loop-closure search (ring) */
+    int *queue; /* nodes waiting for the loop-closure search (ring) */
     int qhead, qlen, qcap;
-    int qsub;               /* next submap to try for the queue's head */
-    int pending;            /* closures added since the last optimisation */
-    int last_optimized;     /* node count at the last optimisation */
+    int qsub;           /* next submap to try for the queue's head */
+    int pending;        /* closures added since the last optimisation */
+    int last_optimized; /* node count at the last optimisation */
     tycho_slam_stats st;
 };
 
@@ -75,11 +75,12 @@ static bool in_range(double v, double lo, double hi) { return isfinite(v) && v >
 
 tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *err)
 {
-#define NEED(cond, ...) \
+#define NEED(cond, ...)                                                                            \
     if (!(cond)) return tycho_fail(err, TYCHO_EINVAL, __VA_ARGS__)
     NEED(in_range(p->resolution, 0.005, 1), "slam: resolution must be in [0.005, 1] m");
     NEED(in_range(p->sigma, 0.005, 1), "slam: sigma must be in [0.005, 1] m");
-    NEED(p->submap_scans >= 2 && p->submap_scans <= 100000, "slam: submap_scans must be in 2..100000");
+    NEED(p->submap_scans >= 2 && p->submap_scans <= 100000,
+         "slam: submap_scans must be in 2..100000");
     NEED(p->field_every >= 1 && p->field_every <= 1000, "slam: field_every must be in 1..1000");
     NEED(in_range(p->local.window_xy, 0, 5), "slam: window_xy must be in [0, 5] m");
     NEED(in_range(p->local.window_yaw, 0, M_PI), "slam: window_yaw must be in [0, pi] rad");
@@ -92,13 +93,15 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
          "slam: loop_matches_per_scan must be in 1..1000");
     NEED(p->loop_min_separation >= 0 && p->loop_min_separation <= 1000000,
          "slam: loop_min_separation must be in 0..1000000");
-    NEED(p->optimize_every >= 1 && p->optimize_every <= 100000, "slam: optimize_every must be in 1..100000");
+    NEED(p->optimize_every >= 1 && p->optimize_every <= 100000,
+         "slam: optimize_every must be in 1..100000");
     NEED(in_range(p->edge_sigma_xy, 1e-6, 100) && in_range(p->edge_sigma_yaw, 1e-6, 10),
          "slam: edge_sigma_xy and edge_sigma_yaw must be > 0");
     NEED(in_range(p->loop_sigma_xy, 1e-6, 100) && in_range(p->loop_sigma_yaw, 1e-6, 10),
          "slam: loop_sigma_xy and loop_sigma_yaw must be > 0");
     NEED(in_range(p->huber, 0, 1000), "slam: huber must be in [0, 1000] (0: none)");
-    NEED(p->optimize_iterations >= 1 && p->optimize_iterations <= 1000, "slam: optimize_iterations must be in 1..1000");
+    NEED(p->optimize_iterations >= 1 && p->optimize_iterations <= 1000,
+         "slam: optimize_iterations must be in 1..1000");
 #undef NEED
     return TYCHO_OK;
 }
@@ -150,7 +153,10 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-static tycho_pose2 node_pose(const tycho_slam *s, int i) { return tycho_pose_graph_node(s->graph, i); }
+static tycho_pose2 node_pose(const tycho_slam *s, int i)
+{
+    return tycho_pose_graph_node(s->graph, i);
+}
 
 static int start_submap(tycho_slam *s, int anchor, tycho_err *err)
 {
@@ -162,10 +168,10 @@ static int start_submap(tycho_slam *s, int anchor, tycho_err *err)
         s->subcap = cap;
     }
     double half = SUBMAP_CELLS * s->p.resolution / 2;
-    tycho_grid *g = tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution, (tycho_pose2){ -half, -half, 0 },
-                                   TYCHO_COST_UNKNOWN, err);
+    tycho_grid *g = tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution,
+                                   (tycho_pose2){-half, -half, 0}, TYCHO_COST_UNKNOWN, err);
     if (!g) return -1;
-    s->subs[s->nsub] = (submap){ .grid = g, .anchor = anchor };
+    s->subs[s->nsub] = (submap){.grid = g, .anchor = anchor};
     s->st.submaps = s->nsub + 1;
     return s->nsub++;
 }
@@ -176,7 +182,8 @@ static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
     submap *m = &s->subs[i];
     m->matcher = tycho_matcher_new();
     if (!m->matcher) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
-    if (tycho_matcher_set_map(m->matcher, m->grid, WALL_COST, s->p.sigma, err) != TYCHO_OK) return err ? err->code : TYCHO_EINVAL;
+    if (tycho_matcher_set_map(m->matcher, m->grid, WALL_COST, s->p.sigma, err) != TYCHO_OK)
+        return err ? err->code : TYCHO_EINVAL;
     tycho_matcher_shrink(m->matcher);
     m->bytes = tycho_matcher_bytes(m->matcher);
     tycho_grid_free(m->grid);
@@ -191,7 +198,8 @@ static tycho_status insert_into(tycho_slam *s, int sub, int node, tycho_err *err
     tycho_pose2 local = tycho_pose2_between(node_pose(s, m->anchor), node_pose(s, node));
     tycho_insert_opts o;
     tycho_insert_opts_defaults(&o);
-    tycho_status st = tycho_scan_insert(s->ins, m->grid, local, &s->nodes[node].scan, &o, NULL, err);
+    tycho_status st =
+        tycho_scan_insert(s->ins, m->grid, local, &s->nodes[node].scan, &o, NULL, err);
     if (st != TYCHO_OK) return st;
     m->scans++;
     m->sum_x += local.x;
@@ -201,8 +209,8 @@ static tycho_status insert_into(tycho_slam *s, int sub, int node, tycho_err *err
 
 static tycho_status copy_scan(tycho_scan *dst, const tycho_scan *src, tycho_err *err)
 {
-    tycho_status st = tycho_scan_init(dst, src->count, src->angle_min, src->angle_increment, src->range_min,
-                                      src->range_max, err);
+    tycho_status st = tycho_scan_init(dst, src->count, src->angle_min, src->angle_increment,
+                                      src->range_min, src->range_max, err);
     if (st == TYCHO_OK) memcpy(dst->ranges, src->ranges, (size_t)src->count * sizeof *src->ranges);
     return st;
 }
@@ -252,10 +260,11 @@ static int next_candidate(const tycho_slam *s, int k)
     tycho_pose2 pk = node_pose(s, k);
     for (int i = s->qsub; i < s->nsub; i++) {
         const submap *m = &s->subs[i];
-        if (!m->matcher || i >= s->nodes[k].submap - 1 || k - (m->anchor + m->scans) < s->p.loop_min_separation)
+        if (!m->matcher || i >= s->nodes[k].submap - 1 ||
+            k - (m->anchor + m->scans) < s->p.loop_min_separation)
             continue;
-        tycho_pose2 c = tycho_pose2_compose(node_pose(s, m->anchor),
-                                            (tycho_pose2){ m->sum_x / m->scans, m->sum_y / m->scans, 0 });
+        tycho_pose2 c = tycho_pose2_compose(
+            node_pose(s, m->anchor), (tycho_pose2){m->sum_x / m->scans, m->sum_y / m->scans, 0});
         if (hypot(c.x - pk.x, c.y - pk.y) <= s->p.loop_radius) return i;
     }
     return -1;
@@ -285,8 +294,9 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
         *ran = true;
         s->st.loop_candidates++;
         if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score) {
-            st = tycho_pose_graph_add_edge(s->graph, m->anchor, k, r.pose, 1 / (s->p.loop_sigma_xy * s->p.loop_sigma_xy),
-                                           1 / (s->p.loop_sigma_yaw * s->p.loop_sigma_yaw), s->p.huber, err);
+            st = tycho_pose_graph_add_edge(
+                s->graph, m->anchor, k, r.pose, 1 / (s->p.loop_sigma_xy * s->p.loop_sigma_xy),
+                1 / (s->p.loop_sigma_yaw * s->p.loop_sigma_yaw), s->p.huber, err);
             if (st != TYCHO_OK) return st;
             s->st.loop_closures++;
             s->pending++;
@@ -300,8 +310,8 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
 }
 
 /* Front end: where the scan is, from the odometry's guess and the current submap. */
-static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose2 guess, tycho_slam_step *out,
-                               tycho_status *st, tycho_err *err)
+static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose2 guess,
+                               tycho_slam_step *out, tycho_status *st, tycho_err *err)
 {
     submap *m = &s->subs[s->cur];
     *st = TYCHO_OK;
@@ -317,7 +327,8 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
     }
     tycho_pose2 anchor = node_pose(s, m->anchor);
     tycho_match_result r;
-    *st = tycho_matcher_match(s->front, scan, tycho_pose2_between(anchor, guess), &s->p.local, &r, err);
+    *st = tycho_matcher_match(s->front, scan, tycho_pose2_between(anchor, guess), &s->p.local, &r,
+                              err);
     if (*st != TYCHO_OK) return guess;
     out->score = r.score;
     if (!r.ok) {
@@ -337,13 +348,14 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
     return found;
 }
 
-tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_pose2 odom, tycho_slam_step *out,
-                                 tycho_err *err)
+tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_pose2 odom,
+                                 tycho_slam_step *out, tycho_err *err)
 {
-    if (!s || !scan || !scan->ranges || scan->count < 1) return tycho_fail(err, TYCHO_EINVAL, "slam: no scan");
+    if (!s || !scan || !scan->ranges || scan->count < 1)
+        return tycho_fail(err, TYCHO_EINVAL, "slam: no scan");
     if (!(isfinite(odom.x) && isfinite(odom.y) && isfinite(odom.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "slam: odometry pose must be finite");
-    tycho_slam_step step = { .pose = odom };
+    tycho_slam_step step = {.pose = odom};
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 256;
         node_scan *nn = realloc(s->nodes, (size_t)cap * sizeof *nn);
@@ -355,7 +367,8 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
     tycho_pose2 pose = odom;
     if (s->n > 0) {
         tycho_pose2 last = node_pose(s, s->n - 1);
-        tycho_pose2 guess = tycho_pose2_compose(last, tycho_pose2_between(s->nodes[s->n - 1].odom, odom));
+        tycho_pose2 guess =
+            tycho_pose2_compose(last, tycho_pose2_between(s->nodes[s->n - 1].odom, odom));
         pose = match_front(s, scan, guess, &step, &st, err);
         if (st != TYCHO_OK) return st;
     }
@@ -371,7 +384,8 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
     s->st.nodes = s->n;
     if (k > 0) {
         tycho_pose2 z = tycho_pose2_between(node_pose(s, k - 1), pose);
-        st = tycho_pose_graph_add_edge(s->graph, k - 1, k, z, 1 / (s->p.edge_sigma_xy * s->p.edge_sigma_xy),
+        st = tycho_pose_graph_add_edge(s->graph, k - 1, k, z,
+                                       1 / (s->p.edge_sigma_xy * s->p.edge_sigma_xy),
                                        1 / (s->p.edge_sigma_yaw * s->p.edge_sigma_yaw), 0, err);
         if (st != TYCHO_OK) return st;
     }
@@ -397,7 +411,8 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
             if ((st = loop_slice(s, &ran, &step.loop_closures, err)) != TYCHO_OK) return st;
             if (!ran) break;
         }
-        if (s->pending && s->n - s->last_optimized >= s->p.optimize_every && (st = optimize(s, err)) != TYCHO_OK)
+        if (s->pending && s->n - s->last_optimized >= s->p.optimize_every &&
+            (st = optimize(s, err)) != TYCHO_OK)
             return st;
     }
     step.pose = node_pose(s, k);
@@ -409,7 +424,8 @@ tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
 {
     int closed = 0;
     bool ran;
-    /* the last scan too, whatever loop_every says: the end pose is the one a log or mission reports */
+    /* the last scan too, whatever loop_every says: the end pose is the one a log or mission reports
+     */
     int last = s->n - 1;
     if (s->p.loop_closure && last > 0 && last % s->p.loop_every != 0) {
         tycho_status st = queue_push(s, last, err);
@@ -424,13 +440,14 @@ tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
 
 tycho_pose2 tycho_slam_pose(const tycho_slam *s)
 {
-    return s->n ? node_pose(s, s->n - 1) : (tycho_pose2){ 0, 0, 0 };
+    return s->n ? node_pose(s, s->n - 1) : (tycho_pose2){0, 0, 0};
 }
 
 tycho_pose2 tycho_slam_correct(const tycho_slam *s, tycho_pose2 odom)
 {
     if (!s->n) return odom;
-    return tycho_pose2_compose(node_pose(s, s->n - 1), tycho_pose2_between(s->nodes[s->n - 1].odom, odom));
+    return tycho_pose2_compose(node_pose(s, s->n - 1),
+                               tycho_pose2_between(s->nodes[s->n - 1].odom, odom));
 }
 
 int tycho_slam_nodes(const tycho_slam *s) { return s->n; }
@@ -440,10 +457,12 @@ tycho_pose2 tycho_slam_node_pose(const tycho_slam *s, int i) { return node_pose(
 void tycho_slam_get_stats(const tycho_slam *s, tycho_slam_stats *st)
 {
     *st = s->st;
-    size_t bytes = sizeof *s + (size_t)s->cap * sizeof *s->nodes + (size_t)s->subcap * sizeof *s->subs;
+    size_t bytes =
+        sizeof *s + (size_t)s->cap * sizeof *s->nodes + (size_t)s->subcap * sizeof *s->subs;
     for (int i = 0; i < s->n; i++) bytes += (size_t)s->nodes[i].scan.count * sizeof(float);
     for (int i = 0; i < s->nsub; i++)
-        bytes += s->subs[i].grid ? (size_t)tycho_grid_width(s->subs[i].grid) * tycho_grid_height(s->subs[i].grid) * 5
+        bytes += s->subs[i].grid ? (size_t)tycho_grid_width(s->subs[i].grid) *
+                                       tycho_grid_height(s->subs[i].grid) * 5
                                  : s->subs[i].bytes;
     bytes += (size_t)tycho_pose_graph_nodes(s->graph) * sizeof(tycho_pose2) +
              (size_t)tycho_pose_graph_edges(s->graph) * 64;
@@ -452,15 +471,17 @@ void tycho_slam_get_stats(const tycho_slam *s, tycho_slam_stats *st)
 
 tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err)
 {
-    tycho_pose2 o = s->n ? node_pose(s, 0) : (tycho_pose2){ 0, 0, 0 };
+    tycho_pose2 o = s->n ? node_pose(s, 0) : (tycho_pose2){0, 0, 0};
     double half = SUBMAP_CELLS * s->p.resolution / 2;
-    tycho_grid *g = tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution,
-                                   (tycho_pose2){ o.x - half, o.y - half, 0 }, TYCHO_COST_UNKNOWN, err);
+    tycho_grid *g =
+        tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution,
+                       (tycho_pose2){o.x - half, o.y - half, 0}, TYCHO_COST_UNKNOWN, err);
     if (!g) return NULL;
     tycho_insert_opts opts;
     tycho_insert_opts_defaults(&opts);
     for (int i = 0; i < s->n; i++) {
-        if (tycho_scan_insert(s->ins, g, node_pose(s, i), &s->nodes[i].scan, &opts, NULL, err) != TYCHO_OK) {
+        if (tycho_scan_insert(s->ins, g, node_pose(s, i), &s->nodes[i].scan, &opts, NULL, err) !=
+            TYCHO_OK) {
             tycho_grid_free(g);
             return NULL;
         }

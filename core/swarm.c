@@ -23,13 +23,13 @@ void tycho_swarm_defaults(tycho_swarm_params *p)
 
 tycho_status tycho_swarm_validate(const tycho_swarm_params *p, tycho_err *err)
 {
-    if (!(p->dist_critical > 0))
-        return tycho_fail(err, TYCHO_EINVAL, "dist_critical must be > 0");
+    if (!(p->dist_critical > 0)) return tycho_fail(err, TYCHO_EINVAL, "dist_critical must be > 0");
     if (!(p->dist_attract > p->dist_critical))
         return tycho_fail(err, TYCHO_EINVAL, "dist_attract must be > dist_critical");
     if (!(p->dist_repulse >= p->dist_attract))
         return tycho_fail(err, TYCHO_EINVAL, "dist_repulse must be >= dist_attract");
-    if ((unsigned)p->repulse_shape > TYCHO_SHAPE_CONST || (unsigned)p->attract_shape > TYCHO_SHAPE_CONST)
+    if ((unsigned)p->repulse_shape > TYCHO_SHAPE_CONST ||
+        (unsigned)p->attract_shape > TYCHO_SHAPE_CONST)
         return tycho_fail(err, TYCHO_EINVAL, "unknown shape");
     if (!(p->max_speed > 0)) return tycho_fail(err, TYCHO_EINVAL, "max_speed must be > 0");
     if (!(p->goal_tolerance >= 0) || !(p->stall_ratio >= 0) || !(p->stall_time > 0) ||
@@ -45,12 +45,18 @@ double tycho_shape_eval(tycho_shape s, double u)
     if (!(u > 0)) return 0;
     if (u >= 1) return 1;
     switch (s) {
-    case TYCHO_SHAPE_LIN: return u;
-    case TYCHO_SHAPE_LI2: return u * u;
-    case TYCHO_SHAPE_SIN: return 0.5 * (1 - cos(M_PI * u));
-    case TYCHO_SHAPE_LOG: return log2(1 + u);
-    case TYCHO_SHAPE_EXP: return exp2(u) - 1;
-    case TYCHO_SHAPE_CONST: return 1;
+    case TYCHO_SHAPE_LIN:
+        return u;
+    case TYCHO_SHAPE_LI2:
+        return u * u;
+    case TYCHO_SHAPE_SIN:
+        return 0.5 * (1 - cos(M_PI * u));
+    case TYCHO_SHAPE_LOG:
+        return log2(1 + u);
+    case TYCHO_SHAPE_EXP:
+        return exp2(u) - 1;
+    case TYCHO_SHAPE_CONST:
+        return 1;
     }
     return u;
 }
@@ -124,8 +130,8 @@ void tycho_swarm_command(const tycho_swarm_params *p, tycho_swarm_state *st, dou
 
     /* stall: the terms cancel, or no progress for stall_time */
     bool cancel = a > 0 && hypot(sx, sy) < p->stall_ratio * a;
-    bool no_progress = t - st->t_mark >= p->stall_time &&
-                       st->goal_dist_mark - gd < p->stall_progress;
+    bool no_progress =
+        t - st->t_mark >= p->stall_time && st->goal_dist_mark - gd < p->stall_progress;
     if (t - st->t_mark >= p->stall_time) {
         st->t_mark = t;
         st->goal_dist_mark = gd;
@@ -139,9 +145,10 @@ void tycho_swarm_command(const tycho_swarm_params *p, tycho_swarm_state *st, dou
     double norm = hypot(sx, sy);
     if (norm < 1e-12) return;
     double c = out->closest;
-    out->speed_factor = isinf(c) ? 1
-                        : clamp01((c - p->dist_critical / 2) /
-                                  (p->dist_repulse / 2 - p->dist_critical / 2));
+    out->speed_factor =
+        isinf(c)
+            ? 1
+            : clamp01((c - p->dist_critical / 2) / (p->dist_repulse / 2 - p->dist_critical / 2));
     double v = p->max_speed * out->speed_factor;
     out->velocity = (tycho_vec2){v * sx / norm, v * sy / norm};
 }

@@ -30,8 +30,10 @@ struct tycho_terrain {
 
 tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy, tycho_err *err)
 {
-    if (w < 1 || h < 1 || (long long)w * h > (1LL << 26) || !(res > 0) || !isfinite(ox) || !isfinite(oy)) {
-        tycho_fail(err, TYCHO_EINVAL, "terrain: sizes must be 1..2^26 cells, resolution > 0, origin finite");
+    if (w < 1 || h < 1 || (long long)w * h > (1LL << 26) || !(res > 0) || !isfinite(ox) ||
+        !isfinite(oy)) {
+        tycho_fail(err, TYCHO_EINVAL,
+                   "terrain: sizes must be 1..2^26 cells, resolution > 0, origin finite");
         return NULL;
     }
     tycho_terrain *t = calloc(1, sizeof *t);
@@ -46,7 +48,8 @@ tycho_terrain *tycho_terrain_new(int w, int h, double res, double ox, double oy,
         t->penalty = calloc(n, 1);
         t->slope = calloc(n, sizeof *t->slope);
     }
-    if (!t || !t->zmin || !t->zmax || !t->count || !t->batch_of || !t->trav || !t->penalty || !t->slope) {
+    if (!t || !t->zmin || !t->zmax || !t->count || !t->batch_of || !t->trav || !t->penalty ||
+        !t->slope) {
         tycho_terrain_free(t);
         tycho_fail(err, TYCHO_ENOMEM, "terrain: out of memory");
         return NULL;
@@ -105,7 +108,8 @@ size_t tycho_terrain_add_batch(tycho_terrain *t, const double *p, size_t n, bool
     return added;
 }
 
-bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax, int *count)
+bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax,
+                        int *count)
 {
     if (cx < 0 || cy < 0 || cx >= t->w || cy >= t->h) return false;
     size_t k = (size_t)cy * (size_t)t->w + (size_t)cx;
@@ -183,10 +187,12 @@ static tycho_status spread(tycho_terrain *t, const tycho_trav_params *p, tycho_e
     return TYCHO_OK;
 }
 
-tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err)
+tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p,
+                                          tycho_err *err)
 {
     if (!(p->step_coef >= 0) || !(p->slope_coef >= 0) || !(p->barrier >= 0) || !(p->margin >= 0))
-        return tycho_fail(err, TYCHO_EINVAL, "step_coef, slope_coef, barrier and margin must be >= 0");
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "step_coef, slope_coef, barrier and margin must be >= 0");
     int w = t->w, h = t->h;
     double step_max = t->res * p->step_coef;
     for (int cy = 0; cy < h; cy++)
@@ -218,25 +224,29 @@ tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_par
 
 bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy)
 {
-    return cx >= 0 && cy >= 0 && cx < t->w && cy < t->h && t->trav[(size_t)cy * t->w + cx] == TRAV_OK;
+    return cx >= 0 && cy >= 0 && cx < t->w && cy < t->h &&
+           t->trav[(size_t)cy * t->w + cx] == TRAV_OK;
 }
 
 tycho_grid *tycho_terrain_to_grid(const tycho_terrain *t, tycho_err *err)
 {
-    tycho_grid *g = tycho_grid_new(t->w, t->h, t->res, (tycho_pose2){t->ox, t->oy, 0}, TYCHO_COST_UNKNOWN, err);
+    tycho_grid *g =
+        tycho_grid_new(t->w, t->h, t->res, (tycho_pose2){t->ox, t->oy, 0}, TYCHO_COST_UNKNOWN, err);
     if (!g) return NULL;
     uint8_t *c = tycho_grid_cells(g);
     size_t n = (size_t)t->w * t->h;
     for (size_t k = 0; k < n; k++) {
         if (t->trav[k] == TRAV_OK) c[k] = TYCHO_COST_FREE;
-        else if (t->trav[k] == TRAV_BLOCKED) c[k] = t->count[k] ? TYCHO_COST_LETHAL : TYCHO_COST_INSCRIBED;
+        else if (t->trav[k] == TRAV_BLOCKED)
+            c[k] = t->count[k] ? TYCHO_COST_LETHAL : TYCHO_COST_INSCRIBED;
     }
     return g;
 }
 
 bool tycho_terrain_blocked(const tycho_terrain *t, int cx, int cy)
 {
-    return cx < 0 || cy < 0 || cx >= t->w || cy >= t->h || t->trav[(size_t)cy * t->w + cx] == TRAV_BLOCKED;
+    return cx < 0 || cy < 0 || cx >= t->w || cy >= t->h ||
+           t->trav[(size_t)cy * t->w + cx] == TRAV_BLOCKED;
 }
 
 int tycho_terrain_first_blocked(const tycho_terrain *t, const int *cells, int n)
@@ -296,14 +306,18 @@ int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, d
     return tycho_terrain_plan_opt(t, sx, sy, gx, gy, &o, cells, cap, cost);
 }
 
-int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy, const tycho_terrain_plan_opts *o,
-                           int *cells, int cap, double *cost)
+int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy,
+                           const tycho_terrain_plan_opts *o, int *cells, int cap, double *cost)
 {
     /* passable[TRAV_*]: unknown cells only when the caller prices them */
     const uint8_t passable[3] = {0, 1, o->unknown_cost >= 1};
-    const double unknown_cost = o->unknown_cost >= 1 ? o->unknown_cost : 1, slope_weight = o->slope_weight;
-    const double clearance_weight = o->clearance_weight / 255.0, rough_weight = o->roughness_weight / t->res;
-    if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= t->w || gx >= t->w || sy >= t->h || gy >= t->h) return 0;
+    const double unknown_cost = o->unknown_cost >= 1 ? o->unknown_cost : 1,
+                 slope_weight = o->slope_weight;
+    const double clearance_weight = o->clearance_weight / 255.0,
+                 rough_weight = o->roughness_weight / t->res;
+    if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= t->w || gx >= t->w || sy >= t->h ||
+        gy >= t->h)
+        return 0;
     if (!passable[t->trav[sy * t->w + sx]] || !passable[t->trav[gy * t->w + gx]]) return 0;
     int w = t->w;
     size_t n = (size_t)w * t->h;
@@ -379,7 +393,8 @@ out:
     return result;
 }
 
-bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius, double *slope, double *roughness)
+bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius, double *slope,
+                             double *roughness)
 {
     if (radius < 1 || radius > 16) return false;
     /* normal equations in coordinates relative to the cell (well conditioned) */
@@ -399,9 +414,13 @@ bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius,
     double det = sxx * (syy * n - sy * sy) - sxy * (sxy * n - sy * sx) + sx * (sxy * sy - syy * sx);
     double scale = n * pow(radius * t->res, 4);
     if (fabs(det) < 1e-9 * scale) return false; /* collinear */
-    double a = (sxz * (syy * n - sy * sy) - sxy * (syz * n - sy * sz) + sx * (syz * sy - syy * sz)) / det;
-    double b = (sxx * (syz * n - sz * sy) - sxz * (sxy * n - sy * sx) + sx * (sxy * sz - syz * sx)) / det;
-    double c = (sxx * (syy * sz - sy * syz) - sxy * (sxy * sz - sy * sxz) + sx * (sxy * syz - syy * sxz)) / det;
+    double a =
+        (sxz * (syy * n - sy * sy) - sxy * (syz * n - sy * sz) + sx * (syz * sy - syy * sz)) / det;
+    double b =
+        (sxx * (syz * n - sz * sy) - sxz * (sxy * n - sy * sx) + sx * (sxy * sz - syz * sx)) / det;
+    double c =
+        (sxx * (syy * sz - sy * syz) - sxy * (sxy * sz - sy * sxz) + sx * (sxy * syz - syy * sxz)) /
+        det;
     double ss = 0;
     for (int j = -radius; j <= radius; j++)
         for (int i = -radius; i <= radius; i++) {
@@ -409,7 +428,8 @@ bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius,
             if (x < 0 || y < 0 || x >= t->w || y >= t->h) continue;
             size_t k = (size_t)y * t->w + x;
             if (!t->count[k]) continue;
-            double r = 0.5 * ((double)t->zmin[k] + t->zmax[k]) - (a * i * t->res + b * j * t->res + c);
+            double r =
+                0.5 * ((double)t->zmin[k] + t->zmax[k]) - (a * i * t->res + b * j * t->res + c);
             ss += r * r;
         }
     if (slope) *slope = atan(hypot(a, b));

@@ -21,13 +21,14 @@ tycho_status tycho_terrain_robot_validate(const tycho_terrain_robot *r, tycho_er
 {
     if (r->kind != TYCHO_BASE_DIFF && r->kind != TYCHO_BASE_MECANUM)
         return tycho_fail(err, TYCHO_EINVAL, "terrain robot: kind must be diff or mecanum");
-    const double v[] = {r->half_length, r->half_width, r->wheel_radius, r->max_wheel,
+    const double v[] = {r->half_length, r->half_width,  r->wheel_radius, r->max_wheel,
                         r->max_accel,   r->max_w_accel, r->max_step};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!(v[i] > 0 && isfinite(v[i])))
-            return tycho_fail(err, TYCHO_EINVAL,
-                              "terrain robot: half_length, half_width, wheel_radius, max_wheel, max_accel, "
-                              "max_w_accel and max_step must be finite and > 0");
+            return tycho_fail(
+                err, TYCHO_EINVAL,
+                "terrain robot: half_length, half_width, wheel_radius, max_wheel, max_accel, "
+                "max_w_accel and max_step must be finite and > 0");
     return TYCHO_OK;
 }
 
@@ -49,8 +50,8 @@ static double ground(const tycho_heightfield *f, double x, double y)
 /* Ground under the four wheels, in the order FL, FR, RL, RR; false off the
  * field. smooth: interpolated (for the pose), else the cell's own height
  * (for the climb check: a step stays a step, not a one-cell ramp). */
-static bool contacts(const tycho_terrain_robot *r, const tycho_heightfield *f, double x, double y, double yaw,
-                     bool smooth, double z[4])
+static bool contacts(const tycho_terrain_robot *r, const tycho_heightfield *f, double x, double y,
+                     double yaw, bool smooth, double z[4])
 {
     static const int SX[4] = {1, 1, -1, -1}, SY[4] = {1, -1, 1, -1};
     double c = cos(yaw), s = sin(yaw);
@@ -72,8 +73,8 @@ static void rest_on(const tycho_terrain_robot *r, const double z[4], tycho_pose3
     p->roll = atan2(left - right, 2 * r->half_width);
 }
 
-bool tycho_terrain_robot_place(const tycho_terrain_robot *r, const tycho_heightfield *f, double x, double y,
-                               double yaw, tycho_terrain_robot_state *s)
+bool tycho_terrain_robot_place(const tycho_terrain_robot *r, const tycho_heightfield *f, double x,
+                               double y, double yaw, tycho_terrain_robot_state *s)
 {
     double z[4];
     *s = (tycho_terrain_robot_state){.pose = {.x = x, .y = y, .yaw = tycho_angle_wrap(yaw)}};
@@ -115,8 +116,9 @@ static void within_wheels(const tycho_terrain_robot *r, double *vx, double *vy, 
     }
 }
 
-bool tycho_terrain_robot_step(const tycho_terrain_robot *r, const tycho_heightfield *f, tycho_terrain_robot_state *s,
-                              double vx, double vy, double wz, double dt)
+bool tycho_terrain_robot_step(const tycho_terrain_robot *r, const tycho_heightfield *f,
+                              tycho_terrain_robot_state *s, double vx, double vy, double wz,
+                              double dt)
 {
     if (!isfinite(vx) || !isfinite(vy) || !isfinite(wz)) vx = vy = wz = 0;
     if (!(dt > 0)) return true;
@@ -128,10 +130,12 @@ bool tycho_terrain_robot_step(const tycho_terrain_robot *r, const tycho_heightfi
     s->vx += dvx, s->vy += dvy;
     s->wz = towards(s->wz, wz, r->max_w_accel * dt);
     wheels_of(r, s->vx, s->vy, s->wz, s->wheel);
-    tycho_pose2 p = tycho_mecanum_step((tycho_pose2){s->pose.x, s->pose.y, s->pose.yaw}, s->vx, s->vy, s->wz, dt);
+    tycho_pose2 p = tycho_mecanum_step((tycho_pose2){s->pose.x, s->pose.y, s->pose.yaw}, s->vx,
+                                       s->vy, s->wz, dt);
     double before[4], after[4], smooth[4];
     bool had = contacts(r, f, s->pose.x, s->pose.y, s->pose.yaw, false, before);
-    bool ok = contacts(r, f, p.x, p.y, p.yaw, false, after) && contacts(r, f, p.x, p.y, p.yaw, true, smooth);
+    bool ok = contacts(r, f, p.x, p.y, p.yaw, false, after) &&
+              contacts(r, f, p.x, p.y, p.yaw, true, smooth);
     for (int i = 0; ok && had && i < 4; i++)
         if (after[i] - before[i] > r->max_step) ok = false;
     if (!ok) {

@@ -6,7 +6,8 @@
 double tycho_polyline_length(const double *xy, size_t n)
 {
     double len = 0;
-    for (size_t i = 1; i < n; i++) len += hypot(xy[2 * i] - xy[2 * i - 2], xy[2 * i + 1] - xy[2 * i - 1]);
+    for (size_t i = 1; i < n; i++)
+        len += hypot(xy[2 * i] - xy[2 * i - 2], xy[2 * i + 1] - xy[2 * i - 1]);
     return len;
 }
 
@@ -32,8 +33,8 @@ double tycho_polyline_distance(const double *xy, size_t n, double x, double y)
 
 /* Samples `from` every `spacing` metres (and at each vertex); the mean and
  * max distance of the samples to `to`. */
-static void one_way(const double *from, size_t nf, const double *to, size_t nt, double spacing, double *mean,
-                    double *max, size_t *samples)
+static void one_way(const double *from, size_t nf, const double *to, size_t nt, double spacing,
+                    double *mean, double *max, size_t *samples)
 {
     double sum = 0, worst = 0;
     size_t count = 0;
@@ -55,16 +56,21 @@ static void one_way(const double *from, size_t nf, const double *to, size_t nt, 
     if (samples) *samples = count;
 }
 
-tycho_status tycho_traj_compare(const double *a, size_t na, const double *b, size_t nb, double spacing,
-                                tycho_traj_diff *out, tycho_err *err)
+tycho_status tycho_traj_compare(const double *a, size_t na, const double *b, size_t nb,
+                                double spacing, tycho_traj_diff *out, tycho_err *err)
 {
-    if (na < 1 || nb < 1) return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: each trajectory needs a point");
+    if (na < 1 || nb < 1)
+        return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: each trajectory needs a point");
     if (!(spacing > 0 && isfinite(spacing)))
         return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: spacing must be > 0");
     for (size_t i = 0; i < 2 * na; i++)
-        if (!isfinite(a[i])) return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: point %zu of A is not finite", i / 2 + 1);
+        if (!isfinite(a[i]))
+            return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: point %zu of A is not finite",
+                              i / 2 + 1);
     for (size_t i = 0; i < 2 * nb; i++)
-        if (!isfinite(b[i])) return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: point %zu of B is not finite", i / 2 + 1);
+        if (!isfinite(b[i]))
+            return tycho_fail(err, TYCHO_EINVAL, "trajectory compare: point %zu of B is not finite",
+                              i / 2 + 1);
     double back_mean, back_max;
     one_way(a, na, b, nb, spacing, &out->mean, &out->max, &out->samples);
     one_way(b, nb, a, na, spacing, &back_mean, &back_max, NULL);

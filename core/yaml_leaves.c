@@ -58,9 +58,11 @@ static tycho_status visit(walk *w, const yaml_node_t *n, int depth)
         /* libyaml keeps duplicate keys; a reader would silently take one */
         for (yaml_node_pair_t *q = first; q < p; q++) {
             yaml_node_t *k2 = yaml_document_get_node(w->doc, q->key);
-            if (k2 && k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key))
-                return tycho_fail(w->err, TYCHO_EPARSE, "%s:%d: duplicate key '%s' (first on line %d)",
-                                  w->name, line_of(k), key, line_of(k2));
+            if (k2 && k2->type == YAML_SCALAR_NODE &&
+                !strcmp((const char *)k2->data.scalar.value, key))
+                return tycho_fail(w->err, TYCHO_EPARSE,
+                                  "%s:%d: duplicate key '%s' (first on line %d)", w->name,
+                                  line_of(k), key, line_of(k2));
         }
         w->keys[depth] = key;
         tycho_status st = visit(w, v, depth + 1);
@@ -105,8 +107,9 @@ tycho_status tycho_yaml_leaves(const char *text, size_t len, const char *name,
                                 parser.problem ? parser.problem : "malformed input");
             } else {
                 if (yaml_document_get_root_node(&next))
-                    st = tycho_fail(err, TYCHO_EPARSE, "%s:%d: a second YAML document (one expected)",
-                                    name, (int)yaml_document_get_root_node(&next)->start_mark.line + 1);
+                    st = tycho_fail(err, TYCHO_EPARSE,
+                                    "%s:%d: a second YAML document (one expected)", name,
+                                    (int)yaml_document_get_root_node(&next)->start_mark.line + 1);
                 yaml_document_delete(&next);
             }
         }

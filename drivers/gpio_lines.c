@@ -19,8 +19,8 @@ struct tycho_gpio {
 };
 
 #if TYCHO_GPIOD_V2
-static struct gpiod_line_request *request_v2(struct gpiod_chip *chip, const unsigned *offsets, int n,
-                                              const char *consumer)
+static struct gpiod_line_request *request_v2(struct gpiod_chip *chip, const unsigned *offsets,
+                                             int n, const char *consumer)
 {
     struct gpiod_line_settings *s = gpiod_line_settings_new();
     struct gpiod_line_config *lc = gpiod_line_config_new();
@@ -86,7 +86,10 @@ int tycho_gpio_set(tycho_gpio *g, int index, int value)
     if (!g || index < 0 || index >= g->n) return -1;
 #if TYCHO_GPIOD_V2
     return gpiod_line_request_set_value(g->req, g->offsets[index],
-                                        value ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE) < 0 ? -1 : 0;
+                                        value ? GPIOD_LINE_VALUE_ACTIVE
+                                              : GPIOD_LINE_VALUE_INACTIVE) < 0
+               ? -1
+               : 0;
 #else
     return gpiod_line_set_value(g->lines[index], value ? 1 : 0) < 0 ? -1 : 0;
 #endif

@@ -10,26 +10,42 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-enum { AMG_PCTL = 0x00, AMG_RST = 0x01, AMG_FPSC = 0x02, AMG_INTC = 0x03, AMG_AVE = 0x07,
-       AMG_AVE_KEY = 0x1F, AMG_TTHL = 0x0E, AMG_PIXELS = 0x80 };
-enum { MPU_PWR_MGMT_1 = 0x6B, MPU_GYRO_CONFIG = 0x1B, MPU_ACCEL_CONFIG = 0x1C, MPU_ACCEL_XOUT_H = 0x3B,
-       MPU_WHO_AM_I = 0x75 };
+enum {
+    AMG_PCTL = 0x00,
+    AMG_RST = 0x01,
+    AMG_FPSC = 0x02,
+    AMG_INTC = 0x03,
+    AMG_AVE = 0x07,
+    AMG_AVE_KEY = 0x1F,
+    AMG_TTHL = 0x0E,
+    AMG_PIXELS = 0x80
+};
+enum {
+    MPU_PWR_MGMT_1 = 0x6B,
+    MPU_GYRO_CONFIG = 0x1B,
+    MPU_ACCEL_CONFIG = 0x1C,
+    MPU_ACCEL_XOUT_H = 0x3B,
+    MPU_WHO_AM_I = 0x75
+};
 
 static int open_bus(const char *bus, int address, char *name, size_t cap, tycho_err *err)
 {
     snprintf(name, cap, "%s", bus);
     if (address < 0x03 || address > 0x77) {
-        tycho_fail(err, TYCHO_EINVAL, "%s: address 0x%02x is not a 7-bit device address", bus, address);
+        tycho_fail(err, TYCHO_EINVAL, "%s: address 0x%02x is not a 7-bit device address", bus,
+                   address);
         return -1;
     }
     int fd = open(bus, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        tycho_fail(err, TYCHO_EIO, "%s: cannot open: %s (is the I2C bus enabled, and are you in group i2c?)",
-                   bus, strerror(errno));
+        tycho_fail(err, TYCHO_EIO,
+                   "%s: cannot open: %s (is the I2C bus enabled, and are you in group i2c?)", bus,
+                   strerror(errno));
         return -1;
     }
     if (ioctl(fd, I2C_SLAVE, address) < 0) {
-        tycho_fail(err, TYCHO_EIO, "%s: cannot select address 0x%02x: %s", bus, address, strerror(errno));
+        tycho_fail(err, TYCHO_EIO, "%s: cannot select address 0x%02x: %s", bus, address,
+                   strerror(errno));
         close(fd);
         return -1;
     }
@@ -39,32 +55,35 @@ static int open_bus(const char *bus, int address, char *name, size_t cap, tycho_
 static tycho_status write_reg(int fd, const char *bus, int addr, int reg, int value, tycho_err *err)
 {
     if (i2c_smbus_write_byte_data(fd, (uint8_t)reg, (uint8_t)value) < 0)
-        return tycho_fail(err, TYCHO_EIO, "%s 0x%02x: no answer writing register 0x%02x: %s", bus, addr, reg,
-                          strerror(errno));
+        return tycho_fail(err, TYCHO_EIO, "%s 0x%02x: no answer writing register 0x%02x: %s", bus,
+                          addr, reg, strerror(errno));
     return TYCHO_OK;
 }
 
 static int read_reg(int fd, const char *bus, int addr, int reg, tycho_err *err)
 {
     int v = i2c_smbus_read_byte_data(fd, (uint8_t)reg);
-    if (v < 0) tycho_fail(err, TYCHO_EIO, "%s 0x%02x: no answer reading register 0x%02x: %s", bus, addr, reg,
-                          strerror(errno));
+    if (v < 0)
+        tycho_fail(err, TYCHO_EIO, "%s 0x%02x: no answer reading register 0x%02x: %s", bus, addr,
+                   reg, strerror(errno));
     return v;
 }
 
 /* --- AMG8833 --- */
 
-tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address, const tycho_amg8833_config *c,
-                                tycho_err *err)
+tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address,
+                                const tycho_amg8833_config *c, tycho_err *err)
 {
     memset(d, 0, sizeof *d);
     d->fd = -1;
     tycho_amg8833_config def = {10, false};
     if (!c) c = &def;
-    if (c->fps != 10 && c->fps != 1) return tycho_fail(err, TYCHO_EINVAL, "amg8833: fps must be 1 or 10 (got %d)", c->fps);
+    if (c->fps != 10 && c->fps != 1)
+        return tycho_fail(err, TYCHO_EINVAL, "amg8833: fps must be 1 or 10 (got %d)", c->fps);
     if (address != 0x68 && address != 0x69)
-        return tycho_fail(err, TYCHO_EINVAL, "amg8833: address must be 0x68 or 0x69 (AD_SELECT low or high), got 0x%02x",
-                          address);
+        return tycho_fail(
+            err, TYCHO_EINVAL,
+            "amg8833: address must be 0x68 or 0x69 (AD_SELECT low or high), got 0x%02x", address);
     d->fd = open_bus(bus, address, d->bus, sizeof d->bus, err);
     if (d->fd < 0) return TYCHO_EIO;
     d->address = address;
@@ -73,9 +92,12 @@ tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address, 
      * only accepts inside its unlock sequence on register 0x1F */
     int fpsc = c->fps == 1 ? 0x01 : 0x00;
     tycho_status st;
-    if ((st = write_reg(d->fd, bus, address, AMG_PCTL, 0x00, err)) || (st = write_reg(d->fd, bus, address, AMG_RST, 0x3F, err)) ||
-        (st = write_reg(d->fd, bus, address, AMG_FPSC, fpsc, err)) || (st = write_reg(d->fd, bus, address, AMG_INTC, 0x00, err)) ||
-        (st = write_reg(d->fd, bus, address, AMG_AVE_KEY, 0x50, err)) || (st = write_reg(d->fd, bus, address, AMG_AVE_KEY, 0x45, err)) ||
+    if ((st = write_reg(d->fd, bus, address, AMG_PCTL, 0x00, err)) ||
+        (st = write_reg(d->fd, bus, address, AMG_RST, 0x3F, err)) ||
+        (st = write_reg(d->fd, bus, address, AMG_FPSC, fpsc, err)) ||
+        (st = write_reg(d->fd, bus, address, AMG_INTC, 0x00, err)) ||
+        (st = write_reg(d->fd, bus, address, AMG_AVE_KEY, 0x50, err)) ||
+        (st = write_reg(d->fd, bus, address, AMG_AVE_KEY, 0x45, err)) ||
         (st = write_reg(d->fd, bus, address, AMG_AVE_KEY, 0x57, err)) ||
         (st = write_reg(d->fd, bus, address, AMG_AVE, c->moving_average ? 0x20 : 0x00, err)) ||
         (st = write_reg(d->fd, bus, address, AMG_AVE_KEY, 0x00, err))) {
@@ -84,7 +106,8 @@ tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address, 
     }
     /* something answered; is it an AMG8833? It has no identity register, so
      * check that it kept what we wrote and that its thermistor is sane */
-    int pctl = read_reg(d->fd, bus, address, AMG_PCTL, err), f = read_reg(d->fd, bus, address, AMG_FPSC, err);
+    int pctl = read_reg(d->fd, bus, address, AMG_PCTL, err),
+        f = read_reg(d->fd, bus, address, AMG_FPSC, err);
     double t;
     if (pctl < 0 || f < 0 || tycho_amg8833_thermistor_read(d, &t, err) != TYCHO_OK) {
         tycho_amg8833_close(d);
@@ -93,8 +116,10 @@ tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address, 
     if (pctl != 0x00 || (f & 0x01) != fpsc || t < -40 || t > 100) {
         tycho_amg8833_close(d);
         return tycho_fail(err, TYCHO_EIO,
-                          "%s 0x%02x: the device there does not behave like an AMG8833 (mode 0x%02x, rate 0x%02x, "
-                          "thermistor %.1f degC)", bus, address, pctl, f, t);
+                          "%s 0x%02x: the device there does not behave like an AMG8833 (mode "
+                          "0x%02x, rate 0x%02x, "
+                          "thermistor %.1f degC)",
+                          bus, address, pctl, f, t);
     }
     return TYCHO_OK;
 }
@@ -104,10 +129,11 @@ tycho_status tycho_amg8833_read(tycho_amg8833 *d, float out[TYCHO_AMG8833_PIXELS
     uint8_t raw[128];
     /* SMBus block reads carry at most 32 bytes: four of them */
     for (int k = 0; k < 4; k++) {
-        int n = i2c_smbus_read_i2c_block_data(d->fd, (uint8_t)(AMG_PIXELS + 32 * k), 32, raw + 32 * k);
+        int n =
+            i2c_smbus_read_i2c_block_data(d->fd, (uint8_t)(AMG_PIXELS + 32 * k), 32, raw + 32 * k);
         if (n != 32)
-            return tycho_fail(err, TYCHO_EIO, "%s 0x%02x: pixel block %d: %s", d->bus, d->address, k,
-                              n < 0 ? strerror(errno) : "short read");
+            return tycho_fail(err, TYCHO_EIO, "%s 0x%02x: pixel block %d: %s", d->bus, d->address,
+                              k, n < 0 ? strerror(errno) : "short read");
     }
     tycho_amg8833_frame(raw, out);
     return TYCHO_OK;
@@ -142,8 +168,10 @@ tycho_status tycho_mpu6050_open(tycho_mpu6050 *d, const char *bus, int address, 
         if (gr[i] == gyro_range_dps) gfs = i;
     }
     if (afs < 0 || gfs < 0)
-        return tycho_fail(err, TYCHO_EINVAL, "mpu6050: ranges are 2/4/8/16 g and 250/500/1000/2000 deg/s (got %d g, %d deg/s)",
-                          accel_range_g, gyro_range_dps);
+        return tycho_fail(
+            err, TYCHO_EINVAL,
+            "mpu6050: ranges are 2/4/8/16 g and 250/500/1000/2000 deg/s (got %d g, %d deg/s)",
+            accel_range_g, gyro_range_dps);
     d->fd = open_bus(bus, address, d->bus, sizeof d->bus, err);
     if (d->fd < 0) return TYCHO_EIO;
     d->address = address;
@@ -156,7 +184,8 @@ tycho_status tycho_mpu6050_open(tycho_mpu6050 *d, const char *bus, int address, 
     }
     if ((who & 0x7E) != 0x68) { /* bits 6..1 are the address' upper six bits */
         tycho_mpu6050_close(d);
-        return tycho_fail(err, TYCHO_EIO, "%s 0x%02x: WHO_AM_I is 0x%02x, not an MPU-6050 (0x68)", bus, address, who);
+        return tycho_fail(err, TYCHO_EIO, "%s 0x%02x: WHO_AM_I is 0x%02x, not an MPU-6050 (0x68)",
+                          bus, address, who);
     }
     tycho_status st;
     /* wake up with the X gyro's PLL as clock (steadier than the internal oscillator) */

@@ -16,14 +16,14 @@ typedef struct {
 } tycho_amg8833;
 
 typedef struct {
-    int fps;              /* 10 (default) or 1 */
-    bool moving_average;  /* the sensor's twice moving average (noise down, lag up) */
+    int fps;             /* 10 (default) or 1 */
+    bool moving_average; /* the sensor's twice moving average (noise down, lag up) */
 } tycho_amg8833_config;
 
 /* Opens the bus, selects the address (0x68 or 0x69), resets the sensor to
  * normal mode at the frame rate and checks it answers as an AMG8833. */
-tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address, const tycho_amg8833_config *c,
-                                tycho_err *err);
+tycho_status tycho_amg8833_open(tycho_amg8833 *d, const char *bus, int address,
+                                const tycho_amg8833_config *c, tycho_err *err);
 /* 64 temperatures (degC, row-major as the sensor orders them). */
 tycho_status tycho_amg8833_read(tycho_amg8833 *d, float out[TYCHO_AMG8833_PIXELS], tycho_err *err);
 tycho_status tycho_amg8833_thermistor_read(tycho_amg8833 *d, double *celsius, tycho_err *err);

@@ -15,7 +15,7 @@
 enum { LINE_ARM, LINE_ESC, LINE_FEEDER, NLINES };
 
 struct tycho_launcher_gpio {
-    tycho_gpio *gpio;          /* arm line, and the pulse lines in software PWM */
+    tycho_gpio *gpio;                      /* arm line, and the pulse lines in software PWM */
     tycho_pwm_sysfs *esc_pwm, *feeder_pwm; /* or hardware PWM */
     double period;
     pthread_t thread;
@@ -103,7 +103,8 @@ static void *pulse_thread(void *arg)
         if (rc == 0 && l->esc_pwm) {
             /* hardware PWM: write a width only when it changes */
             if (out.esc_us != l->esc_us) rc = tycho_pwm_sysfs_set_us(l->esc_pwm, out.esc_us);
-            if (rc == 0 && out.feeder_us != l->feeder_us) rc = tycho_pwm_sysfs_set_us(l->feeder_pwm, out.feeder_us);
+            if (rc == 0 && out.feeder_us != l->feeder_us)
+                rc = tycho_pwm_sysfs_set_us(l->feeder_pwm, out.feeder_us);
             l->esc_us = out.esc_us;
             l->feeder_us = out.feeder_us;
         } else if (rc == 0) {
@@ -143,7 +144,8 @@ tycho_launcher_gpio *tycho_launcher_gpio_open(const tycho_launcher_gpio_config *
         return NULL;
     }
     bool soft = c->pwm == TYCHO_PWM_SOFT_GPIO;
-    if (soft && (c->arm_line == c->esc_line || c->arm_line == c->feeder_line || c->esc_line == c->feeder_line)) {
+    if (soft && (c->arm_line == c->esc_line || c->arm_line == c->feeder_line ||
+                 c->esc_line == c->feeder_line)) {
         tycho_fail(err, TYCHO_EINVAL, "launcher: arm, esc and feeder lines must differ");
         return NULL;
     }
@@ -151,9 +153,11 @@ tycho_launcher_gpio *tycho_launcher_gpio_open(const tycho_launcher_gpio_config *
         tycho_fail(err, TYCHO_EINVAL, "launcher: esc and feeder PWM channels must differ");
         return NULL;
     }
-    int longest = c->seq.esc_run_us > c->seq.feeder_push_us ? c->seq.esc_run_us : c->seq.feeder_push_us;
+    int longest =
+        c->seq.esc_run_us > c->seq.feeder_push_us ? c->seq.esc_run_us : c->seq.feeder_push_us;
     if (longest * 1e-6 >= 0.9 / c->pwm_hz) {
-        tycho_fail(err, TYCHO_EINVAL, "launcher: a %d us pulse does not fit a %g Hz frame", longest, c->pwm_hz);
+        tycho_fail(err, TYCHO_EINVAL, "launcher: a %d us pulse does not fit a %g Hz frame", longest,
+                   c->pwm_hz);
         return NULL;
     }
     tycho_launcher_gpio *l = calloc(1, sizeof *l);
@@ -173,9 +177,11 @@ tycho_launcher_gpio *tycho_launcher_gpio_open(const tycho_launcher_gpio_config *
     }
     l->period = 1.0 / c->pwm_hz;
     if (!soft) {
-        l->esc_pwm = tycho_pwm_sysfs_open(c->sysfs_root, c->pwm_chip, c->esc_channel, l->period, err);
-        l->feeder_pwm = l->esc_pwm ? tycho_pwm_sysfs_open(c->sysfs_root, c->pwm_chip, c->feeder_channel,
-                                                          l->period, err) : NULL;
+        l->esc_pwm =
+            tycho_pwm_sysfs_open(c->sysfs_root, c->pwm_chip, c->esc_channel, l->period, err);
+        l->feeder_pwm = l->esc_pwm ? tycho_pwm_sysfs_open(c->sysfs_root, c->pwm_chip,
+                                                          c->feeder_channel, l->period, err)
+                                   : NULL;
         if (!l->feeder_pwm) {
             tycho_pwm_sysfs_close(l->esc_pwm);
             tycho_gpio_close(l->gpio);
@@ -200,8 +206,9 @@ tycho_launcher_gpio *tycho_launcher_gpio_open(const tycho_launcher_gpio_config *
 tycho_status tycho_launcher_gpio_arm(tycho_launcher_gpio *l, tycho_err *err)
 {
     pthread_mutex_lock(&l->mu);
-    tycho_status st = l->running ? tycho_launcher_arm(&l->seq, now_s(), err)
-                                 : tycho_fail(err, TYCHO_EIO, "launcher: stopped (%s)", l->seq.fault);
+    tycho_status st = l->running
+                          ? tycho_launcher_arm(&l->seq, now_s(), err)
+                          : tycho_fail(err, TYCHO_EIO, "launcher: stopped (%s)", l->seq.fault);
     pthread_mutex_unlock(&l->mu);
     return st;
 }
@@ -209,8 +216,9 @@ tycho_status tycho_launcher_gpio_arm(tycho_launcher_gpio *l, tycho_err *err)
 tycho_status tycho_launcher_gpio_fire(tycho_launcher_gpio *l, int balls, tycho_err *err)
 {
     pthread_mutex_lock(&l->mu);
-    tycho_status st = l->running ? tycho_launcher_fire(&l->seq, balls, now_s(), err)
-                                 : tycho_fail(err, TYCHO_EIO, "launcher: stopped (%s)", l->seq.fault);
+    tycho_status st = l->running
+                          ? tycho_launcher_fire(&l->seq, balls, now_s(), err)
+                          : tycho_fail(err, TYCHO_EIO, "launcher: stopped (%s)", l->seq.fault);
     pthread_mutex_unlock(&l->mu);
     return st;
 }

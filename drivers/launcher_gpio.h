@@ -13,13 +13,13 @@
 typedef enum { TYCHO_PWM_SOFT_GPIO = 0, TYCHO_PWM_SYSFS } tycho_pwm_mode;
 
 typedef struct {
-    char chip[128];      /* e.g. /dev/gpiochip0 */
+    char chip[128]; /* e.g. /dev/gpiochip0 */
     unsigned arm_line;
     tycho_pwm_mode pwm;
-    unsigned esc_line, feeder_line;          /* TYCHO_PWM_SOFT_GPIO */
-    char sysfs_root[256];                    /* TYCHO_PWM_SYSFS: /sys/class/pwm */
+    unsigned esc_line, feeder_line; /* TYCHO_PWM_SOFT_GPIO */
+    char sysfs_root[256];           /* TYCHO_PWM_SYSFS: /sys/class/pwm */
     int pwm_chip, esc_channel, feeder_channel;
-    double pwm_hz;       /* servo frame rate, 50 by default */
+    double pwm_hz; /* servo frame rate, 50 by default */
     tycho_launcher_params seq;
 } tycho_launcher_gpio_config;
 
@@ -28,7 +28,7 @@ typedef struct tycho_launcher_gpio tycho_launcher_gpio;
 typedef struct {
     tycho_launcher_state state;
     int fired;
-    bool running;        /* the pulse thread is alive */
+    bool running; /* the pulse thread is alive */
     char fault[128];
 } tycho_launcher_gpio_status;
 

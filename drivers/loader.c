@@ -17,7 +17,8 @@ struct tycho_device {
     uint64_t seq;
 };
 
-static const char *KIND_NAMES[] = {NULL, "range_scanner", "thermal_camera", "imu", "diff_base", "launcher"};
+static const char *KIND_NAMES[] = {NULL,  "range_scanner", "thermal_camera",
+                                   "imu", "diff_base",     "launcher"};
 
 int tycho_device_kind_parse(const char *name)
 {
@@ -34,7 +35,8 @@ const char *tycho_device_kind_name(tycho_device_kind k)
 /* "an imu", "a launcher" */
 static const char *a_kind(tycho_device_kind k)
 {
-    static const char *const with[] = {"?", "a range_scanner", "a thermal_camera", "an imu", "a diff_base", "a launcher"};
+    static const char *const with[] = {"?",      "a range_scanner", "a thermal_camera",
+                                       "an imu", "a diff_base",     "a launcher"};
     return k >= 1 && k <= TYCHO_DEVICE_LAUNCHER ? with[k] : "an unknown device";
 }
 
@@ -43,24 +45,33 @@ static tycho_status check_descriptor(const tycho_driver *d, const char *file, co
                                      tycho_device_kind kind, tycho_err *err)
 {
     if (d->abi != TYCHO_DRIVER_ABI)
-        return tycho_fail(err, TYCHO_EINVAL, "%s: driver ABI version %u, this runtime speaks version %d (rebuild the driver)",
-                          file, d->abi, TYCHO_DRIVER_ABI);
+        return tycho_fail(
+            err, TYCHO_EINVAL,
+            "%s: driver ABI version %u, this runtime speaks version %d (rebuild the driver)", file,
+            d->abi, TYCHO_DRIVER_ABI);
     if (!d->name || strcmp(d->name, driver) != 0)
-        return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: its name is '%s', expected '%s'", file,
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "%s: malformed descriptor: its name is '%s', expected '%s'", file,
                           d->name ? d->name : "(none)", driver);
     if (d->kind < TYCHO_DEVICE_RANGE_SCANNER || d->kind > TYCHO_DEVICE_LAUNCHER)
-        return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: unknown device kind %d", file, (int)d->kind);
+        return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: unknown device kind %d",
+                          file, (int)d->kind);
     if (!d->open || !d->close || !d->read)
-        return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: open, close and read are required", file);
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "%s: malformed descriptor: open, close and read are required", file);
     bool actuator = d->kind == TYCHO_DEVICE_DIFF_BASE || d->kind == TYCHO_DEVICE_LAUNCHER;
     if (actuator && !d->write)
-        return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: %s needs write", file, a_kind(d->kind));
+        return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: %s needs write", file,
+                          a_kind(d->kind));
     int n = 0;
     for (const tycho_setting_schema *s = d->settings; s && s->name; s++, n++)
         if (s->type < TYCHO_SETTING_INT || s->type > TYCHO_SETTING_BOOL || n >= MAX_SETTINGS)
-            return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: setting '%s' has a bad type", file, s->name);
+            return tycho_fail(err, TYCHO_EINVAL,
+                              "%s: malformed descriptor: setting '%s' has a bad type", file,
+                              s->name);
     if (d->kind != kind)
-        return tycho_fail(err, TYCHO_EINVAL, "driver %s is for %s, not %s", driver, a_kind(d->kind), a_kind(kind));
+        return tycho_fail(err, TYCHO_EINVAL, "driver %s is for %s, not %s", driver, a_kind(d->kind),
+                          a_kind(kind));
     return TYCHO_OK;
 }
 
@@ -84,12 +95,16 @@ static bool typed(tycho_setting_type t, const char *v)
 
 static const char *type_name(tycho_setting_type t)
 {
-    return t == TYCHO_SETTING_INT ? "an integer" : t == TYCHO_SETTING_NUMBER ? "a number" : t == TYCHO_SETTING_BOOL ? "true or false" : "a string";
+    return t == TYCHO_SETTING_INT      ? "an integer"
+           : t == TYCHO_SETTING_NUMBER ? "a number"
+           : t == TYCHO_SETTING_BOOL   ? "true or false"
+                                       : "a string";
 }
 
 /* Checks the given settings against the schema; fills out[] with every
  * schema entry (given value or default). Returns the count or -1. */
-static int check_settings(const tycho_driver *d, const tycho_setting *in, int n, tycho_setting *out, tycho_err *err)
+static int check_settings(const tycho_driver *d, const tycho_setting *in, int n, tycho_setting *out,
+                          tycho_err *err)
 {
     for (int i = 0; i < n; i++) {
         const tycho_setting_schema *s = d->settings;
@@ -97,14 +112,15 @@ static int check_settings(const tycho_driver *d, const tycho_setting *in, int n,
         if (!s || !s->name) {
             char known[256] = "";
             for (s = d->settings; s && s->name; s++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", known[0] ? ", " : "", s->name);
-            tycho_fail(err, TYCHO_EINVAL, "driver %s: unknown setting '%s' (known: %s)", d->name, in[i].name,
-                       known[0] ? known : "none");
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         known[0] ? ", " : "", s->name);
+            tycho_fail(err, TYCHO_EINVAL, "driver %s: unknown setting '%s' (known: %s)", d->name,
+                       in[i].name, known[0] ? known : "none");
             return -1;
         }
         if (!typed(s->type, in[i].value)) {
-            tycho_fail(err, TYCHO_EINVAL, "driver %s: setting '%s' must be %s (got '%s')", d->name, s->name,
-                       type_name(s->type), in[i].value);
+            tycho_fail(err, TYCHO_EINVAL, "driver %s: setting '%s' must be %s (got '%s')", d->name,
+                       s->name, type_name(s->type), in[i].value);
             return -1;
         }
     }
@@ -113,7 +129,8 @@ static int check_settings(const tycho_driver *d, const tycho_setting *in, int n,
         const char *v = tycho_setting_value(in, n, s->name);
         if (!v) v = s->default_value;
         if (!v) {
-            tycho_fail(err, TYCHO_EINVAL, "driver %s: setting '%s' is required (%s)", d->name, s->name, s->doc ? s->doc : "");
+            tycho_fail(err, TYCHO_EINVAL, "driver %s: setting '%s' is required (%s)", d->name,
+                       s->name, s->doc ? s->doc : "");
             return -1;
         }
         out[k].name = s->name;
@@ -127,7 +144,8 @@ tycho_device *tycho_device_open(const char *path, const char *driver, tycho_devi
 {
     for (const char *c = driver; c && *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) {
-            tycho_fail(err, TYCHO_EINVAL, "driver name '%s': lower-case letters, digits and _ only", driver);
+            tycho_fail(err, TYCHO_EINVAL, "driver name '%s': lower-case letters, digits and _ only",
+                       driver);
             return NULL;
         }
     if (!driver || !*driver) {
@@ -147,23 +165,27 @@ tycho_device *tycho_device_open(const char *path, const char *driver, tycho_devi
                 return NULL;
             }
         } else {
-            snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%.*s", tried[0] ? ", " : "", (int)len, p);
+            snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%.*s",
+                     tried[0] ? ", " : "", (int)len, p);
         }
         p += len + (colon ? 1 : 0);
     }
     if (!so) {
-        tycho_fail(err, TYCHO_EINVAL, "no driver '%s' (tycho_drv_%s.so) in %s", driver, driver, tried[0] ? tried : "(empty path)");
+        tycho_fail(err, TYCHO_EINVAL, "no driver '%s' (tycho_drv_%s.so) in %s", driver, driver,
+                   tried[0] ? tried : "(empty path)");
         return NULL;
     }
     const tycho_driver *d = dlsym(so, TYCHO_DRIVER_SYMBOL);
     if (!d) {
-        tycho_fail(err, TYCHO_EINVAL, "%s: not a tycho driver (no symbol %s)", file, TYCHO_DRIVER_SYMBOL);
+        tycho_fail(err, TYCHO_EINVAL, "%s: not a tycho driver (no symbol %s)", file,
+                   TYCHO_DRIVER_SYMBOL);
         dlclose(so);
         return NULL;
     }
     tycho_setting full[MAX_SETTINGS];
     int k;
-    if (check_descriptor(d, file, driver, kind, err) != TYCHO_OK || (k = check_settings(d, settings, n, full, err)) < 0) {
+    if (check_descriptor(d, file, driver, kind, err) != TYCHO_OK ||
+        (k = check_settings(d, settings, n, full, err)) < 0) {
         dlclose(so);
         return NULL;
     }
@@ -197,10 +219,13 @@ int tycho_device_read(tycho_device *d, tycho_sample *out, tycho_err *err)
 
 tycho_status tycho_device_write(tycho_device *d, const tycho_command *cmd, tycho_err *err)
 {
-    if (!d->drv->write) return tycho_fail(err, TYCHO_EINVAL, "%s: %s takes no commands", d->drv->name, a_kind(d->drv->kind));
+    if (!d->drv->write)
+        return tycho_fail(err, TYCHO_EINVAL, "%s: %s takes no commands", d->drv->name,
+                          a_kind(d->drv->kind));
     char msg[256] = "";
     if (d->drv->write(d->dev, cmd, msg, sizeof msg) < 0)
-        return tycho_fail(err, TYCHO_EINVAL, "%s: %s", d->drv->name, msg[0] ? msg : "command refused");
+        return tycho_fail(err, TYCHO_EINVAL, "%s: %s", d->drv->name,
+                          msg[0] ? msg : "command refused");
     return TYCHO_OK;
 }
 

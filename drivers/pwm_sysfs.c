@@ -37,10 +37,12 @@ static bool is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-tycho_pwm_sysfs *tycho_pwm_sysfs_open(const char *root, int chip, int channel, double period_s, tycho_err *err)
+tycho_pwm_sysfs *tycho_pwm_sysfs_open(const char *root, int chip, int channel, double period_s,
+                                      tycho_err *err)
 {
     if (chip < 0 || channel < 0 || !(period_s > 1e-6 && period_s < 1)) {
-        tycho_fail(err, TYCHO_EINVAL, "pwm: chip and channel must be >= 0 and the period in (1 us, 1 s)");
+        tycho_fail(err, TYCHO_EINVAL,
+                   "pwm: chip and channel must be >= 0 and the period in (1 us, 1 s)");
         return NULL;
     }
     tycho_pwm_sysfs *p = calloc(1, sizeof *p);
@@ -59,8 +61,8 @@ tycho_pwm_sysfs *tycho_pwm_sysfs_open(const char *root, int chip, int channel, d
     }
     if (!is_dir(p->dir)) {
         if (write_attr(p->chip_dir, "export", channel) < 0) {
-            tycho_fail(err, TYCHO_EIO, "pwm: cannot export channel %d of %s: %s", channel, p->chip_dir,
-                       strerror(errno));
+            tycho_fail(err, TYCHO_EIO, "pwm: cannot export channel %d of %s: %s", channel,
+                       p->chip_dir, strerror(errno));
             free(p);
             return NULL;
         }
@@ -69,7 +71,8 @@ tycho_pwm_sysfs *tycho_pwm_sysfs_open(const char *root, int chip, int channel, d
          * asynchronously: wait (up to 1 s) until its duty cycle is writable */
         char duty[700];
         snprintf(duty, sizeof duty, "%s/duty_cycle", p->dir);
-        for (int i = 0; i < 100 && access(duty, W_OK) != 0; i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+        for (int i = 0; i < 100 && access(duty, W_OK) != 0; i++)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
     }
     /* duty first: a period shorter than the current duty is refused */
     if (write_attr(p->dir, "duty_cycle", 0) < 0 || write_attr(p->dir, "period", p->period_ns) < 0 ||

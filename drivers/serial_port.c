@@ -12,13 +12,20 @@
 static speed_t baud_constant(int baud)
 {
     switch (baud) {
-    case 9600: return B9600;
-    case 57600: return B57600;
-    case 115200: return B115200;
-    case 230400: return B230400;
-    case 460800: return B460800;
-    case 1000000: return B1000000;
-    default: return 0;
+    case 9600:
+        return B9600;
+    case 57600:
+        return B57600;
+    case 115200:
+        return B115200;
+    case 230400:
+        return B230400;
+    case 460800:
+        return B460800;
+    case 1000000:
+        return B1000000;
+    default:
+        return 0;
     }
 }
 
@@ -31,7 +38,8 @@ int tycho_serial_open(const char *path, int baud, tycho_err *err)
     }
     int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        tycho_fail(err, TYCHO_EIO, "cannot open %s: %s (is it plugged in, and are you in group dialout?)", path,
+        tycho_fail(err, TYCHO_EIO,
+                   "cannot open %s: %s (is it plugged in, and are you in group dialout?)", path,
                    strerror(errno));
         return -1;
     }

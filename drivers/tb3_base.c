@@ -13,8 +13,16 @@
 #include <unistd.h>
 
 enum { DXL_PING = 0x01, DXL_READ = 0x02, DXL_WRITE = 0x03, DXL_STATUS = 0x55 };
-enum { TB3_IMU_GYRO = 60, TB3_IMU_ORIENTATION = 96, TB3_POSITION_LEFT = 136, TB3_POSITION_RIGHT = 140,
-       TB3_TORQUE = 149, TB3_CMD_LINEAR_X = 150, TB3_READ_FROM = 60, TB3_READ_LEN = 84 };
+enum {
+    TB3_IMU_GYRO = 60,
+    TB3_IMU_ORIENTATION = 96,
+    TB3_POSITION_LEFT = 136,
+    TB3_POSITION_RIGHT = 140,
+    TB3_TORQUE = 149,
+    TB3_CMD_LINEAR_X = 150,
+    TB3_READ_FROM = 60,
+    TB3_READ_LEN = 84
+};
 
 struct tycho_tb3 {
     tycho_tb3_config c;
@@ -52,13 +60,21 @@ void tycho_tb3_defaults(tycho_tb3_config *c)
     c->answer_timeout_s = 0.05;
 }
 
-static void put_u16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put_u16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
 static void put_i32(uint8_t *p, int32_t v)
 {
     uint32_t u = (uint32_t)v;
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(u >> (8 * i));
 }
-static int32_t get_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
+static int32_t get_i32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
 static float get_f32(const uint8_t *p)
 {
     uint32_t u = (uint32_t)get_i32(p);
@@ -69,7 +85,8 @@ static float get_f32(const uint8_t *p)
 
 /* Sends one instruction and waits for the board's status packet; returns
  * it in *st (0 = ok, -1 = no answer in time). */
-static int transact(tycho_tb3 *b, uint8_t instruction, const uint8_t *params, size_t n, tycho_dxl_packet *st)
+static int transact(tycho_tb3 *b, uint8_t instruction, const uint8_t *params, size_t n,
+                    tycho_dxl_packet *st)
 {
     uint8_t pkt[256];
     size_t len = tycho_dxl_encode((uint8_t)b->c.id, instruction, params, n, pkt, sizeof pkt);
@@ -94,8 +111,8 @@ static int write_cmd(tycho_tb3 *b, double v, double w)
 {
     uint8_t p[2 + 24] = {0};
     put_u16(p, TB3_CMD_LINEAR_X);
-    put_i32(p + 2, (int32_t)lround(v * 100));       /* linear x */
-    put_i32(p + 2 + 20, (int32_t)lround(w * 100));  /* angular z, 20 bytes on */
+    put_i32(p + 2, (int32_t)lround(v * 100));      /* linear x */
+    put_i32(p + 2 + 20, (int32_t)lround(w * 100)); /* angular z, 20 bytes on */
     tycho_dxl_packet st;
     return transact(b, DXL_WRITE, p, sizeof p, &st);
 }
@@ -122,7 +139,8 @@ static void poll_once(tycho_tb3 *b)
         b->st.timeouts += rc != 0;
         if (b->st.ok && t - b->st.t > 5 * b->c.answer_timeout_s + 2.0 / b->c.rate_hz) {
             b->st.ok = false;
-            snprintf(b->st.error, sizeof b->st.error, "no answer from the OpenCR (id %d on %s)", b->c.id, b->c.port);
+            snprintf(b->st.error, sizeof b->st.error, "no answer from the OpenCR (id %d on %s)",
+                     b->c.id, b->c.port);
         }
         pthread_mutex_unlock(&b->mu);
         return;
@@ -130,9 +148,12 @@ static void poll_once(tycho_tb3 *b)
     b->st.cmd_v = v;
     b->st.cmd_w = w;
     const uint8_t *d = st.params; /* data from address 60 */
-    int32_t l = get_i32(d + TB3_POSITION_LEFT - TB3_READ_FROM), r = get_i32(d + TB3_POSITION_RIGHT - TB3_READ_FROM);
-    double qw = get_f32(d + TB3_IMU_ORIENTATION - TB3_READ_FROM), qx = get_f32(d + TB3_IMU_ORIENTATION + 4 - TB3_READ_FROM),
-           qy = get_f32(d + TB3_IMU_ORIENTATION + 8 - TB3_READ_FROM), qz = get_f32(d + TB3_IMU_ORIENTATION + 12 - TB3_READ_FROM);
+    int32_t l = get_i32(d + TB3_POSITION_LEFT - TB3_READ_FROM),
+            r = get_i32(d + TB3_POSITION_RIGHT - TB3_READ_FROM);
+    double qw = get_f32(d + TB3_IMU_ORIENTATION - TB3_READ_FROM),
+           qx = get_f32(d + TB3_IMU_ORIENTATION + 4 - TB3_READ_FROM),
+           qy = get_f32(d + TB3_IMU_ORIENTATION + 8 - TB3_READ_FROM),
+           qz = get_f32(d + TB3_IMU_ORIENTATION + 12 - TB3_READ_FROM);
     b->st.roll = atan2(2 * (qw * qx + qy * qz), 1 - 2 * (qx * qx + qy * qy));
     b->st.pitch = asin(fmax(-1, fmin(1, 2 * (qw * qy - qz * qx))));
     b->st.gyro_z = get_f32(d + TB3_IMU_GYRO + 8 - TB3_READ_FROM);
@@ -174,16 +195,21 @@ static void *poll_thread(void *arg)
         next += period;
         double sleep = next - now_s();
         if (sleep < 0) next = now_s(); /* late: no catching up in a burst */
-        else nanosleep(&(struct timespec){(time_t)sleep, (long)((sleep - (double)(time_t)sleep) * 1e9)}, NULL);
+        else
+            nanosleep(
+                &(struct timespec){(time_t)sleep, (long)((sleep - (double)(time_t)sleep) * 1e9)},
+                NULL);
     }
     return NULL;
 }
 
 tycho_tb3 *tycho_tb3_open(const tycho_tb3_config *c, tycho_err *err)
 {
-    if (c->id < 0 || c->id > 252 || !(c->wheel_radius > 0) || !(c->wheel_separation > 0) || c->ticks_per_rev < 1 ||
-        !(c->rate_hz >= 1 && c->rate_hz <= 500) || !(c->cmd_timeout_s > 0) || !(c->answer_timeout_s > 0)) {
-        tycho_fail(err, TYCHO_EINVAL, "tb3 base: id 0-252, wheel sizes > 0, rate 1-500 Hz and timeouts > 0 expected");
+    if (c->id < 0 || c->id > 252 || !(c->wheel_radius > 0) || !(c->wheel_separation > 0) ||
+        c->ticks_per_rev < 1 || !(c->rate_hz >= 1 && c->rate_hz <= 500) ||
+        !(c->cmd_timeout_s > 0) || !(c->answer_timeout_s > 0)) {
+        tycho_fail(err, TYCHO_EINVAL,
+                   "tb3 base: id 0-252, wheel sizes > 0, rate 1-500 Hz and timeouts > 0 expected");
         return NULL;
     }
     tycho_tb3 *b = calloc(1, sizeof *b);
@@ -202,8 +228,10 @@ tycho_tb3 *tycho_tb3_open(const tycho_tb3_config *c, tycho_err *err)
     uint8_t torque[3];
     put_u16(torque, TB3_TORQUE);
     torque[2] = 1;
-    if (transact(b, DXL_PING, NULL, 0, &st) != 0 || transact(b, DXL_WRITE, torque, sizeof torque, &st) != 0) {
-        tycho_fail(err, TYCHO_EIO, "tb3 base: no OpenCR answering as DYNAMIXEL id %d on %s", c->id, c->port);
+    if (transact(b, DXL_PING, NULL, 0, &st) != 0 ||
+        transact(b, DXL_WRITE, torque, sizeof torque, &st) != 0) {
+        tycho_fail(err, TYCHO_EIO, "tb3 base: no OpenCR answering as DYNAMIXEL id %d on %s", c->id,
+                   c->port);
         close(b->fd);
         free(b);
         return NULL;

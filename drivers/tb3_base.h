@@ -26,14 +26,14 @@ typedef struct {
 } tycho_tb3_config;
 
 typedef struct {
-    double t;                /* monotonic seconds of the last good read */
-    double x, y, yaw;        /* wheel odometry since open, m / rad */
-    double v, w;             /* from the encoder increments, m/s / rad/s */
-    double roll, pitch;      /* from the board's orientation quaternion, rad */
-    double gyro_z;           /* rad/s */
-    double cmd_v, cmd_w;     /* what the board was last told */
+    double t;            /* monotonic seconds of the last good read */
+    double x, y, yaw;    /* wheel odometry since open, m / rad */
+    double v, w;         /* from the encoder increments, m/s / rad/s */
+    double roll, pitch;  /* from the board's orientation quaternion, rad */
+    double gyro_z;       /* rad/s */
+    double cmd_v, cmd_w; /* what the board was last told */
     long samples, bad_crc, timeouts, watchdog_stops;
-    bool ok;                 /* answering */
+    bool ok; /* answering */
     char error[192];
 } tycho_tb3_state;
 

@@ -197,7 +197,8 @@ int main(int argc, char **argv)
         /* the console and its remote client are runtime scripts of their own */
         const tycho_home *home = tycho_home_get();
         if (!home->lua_dir[0]) {
-            fprintf(stderr, "tycho %s: cannot find the runtime's Lua files: %s\n", cmd, home->problem);
+            fprintf(stderr, "tycho %s: cannot find the runtime's Lua files: %s\n", cmd,
+                    home->problem);
             return 2;
         }
         char script[TYCHO_HOME_PATH_MAX + 32];

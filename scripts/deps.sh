@@ -7,7 +7,7 @@ PKGS=(cmake make gcc clang pkg-config
       libpng-dev libyaml-dev libsuitesparse-dev
       libzstd-dev zlib1g-dev libwslay-dev nettle-dev
       libedit-dev libi2c-dev libgpiod-dev
-      lua-check
+      lua-check clang-format
       luarocks)
 missing=()
 for p in "${PKGS[@]}"; do

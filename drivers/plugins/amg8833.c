@@ -1,7 +1,7 @@
 /* Driver plugin: the AMG8833 thermal camera over I2C (drivers/i2c_sensors.h).
  * A thread reads a frame at the sensor's rate and publishes it. */
-#include "sample_ring.h"
 #include "../i2c_sensors.h"
+#include "sample_ring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +50,9 @@ static void *open_amg(const tycho_setting *s, int n, char *err, size_t errlen)
     const char *ma = tycho_setting_str(s, n, "moving_average");
     c.moving_average = !strcmp(ma, "true") || !strcmp(ma, "1");
     tycho_err e = {0};
-    if (tycho_amg8833_open(&a->cam, tycho_setting_str(s, n, "bus"), (int)strtol(tycho_setting_str(s, n, "address"), NULL, 0),
-                           &c, &e) != TYCHO_OK) {
+    if (tycho_amg8833_open(&a->cam, tycho_setting_str(s, n, "bus"),
+                           (int)strtol(tycho_setting_str(s, n, "address"), NULL, 0), &c,
+                           &e) != TYCHO_OK) {
         snprintf(err, errlen, "%s", e.msg);
         free(a);
         return NULL;
@@ -81,5 +82,6 @@ static int read_amg(void *dev, tycho_sample *out, uint64_t *seq, char *err, size
     return tycho_ring_get(&((amg *)dev)->ring, out, seq, err, errlen);
 }
 
-const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "amg8833", TYCHO_DEVICE_THERMAL_CAMERA, SETTINGS,
-                                              open_amg, close_amg, read_amg, NULL};
+const tycho_driver tycho_driver_descriptor = {
+    TYCHO_DRIVER_ABI, "amg8833", TYCHO_DEVICE_THERMAL_CAMERA, SETTINGS, open_amg, close_amg,
+    read_amg,         NULL};

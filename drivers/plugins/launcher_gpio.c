@@ -1,7 +1,7 @@
 /* Driver plugin: the ball launcher (drivers/launcher_gpio.h): arming line
  * on GPIO, ESC and feeder by software PWM on GPIO or sysfs PWM. */
-#include "tycho/driver.h"
 #include "../launcher_gpio.h"
+#include "tycho/driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +23,14 @@ static const tycho_setting_schema SETTINGS[] = {
     {"spin_down", TYCHO_SETTING_NUMBER, "0.5", "s"},
     {NULL, 0, NULL, NULL}};
 
-static long num_i(const tycho_setting *s, int n, const char *k) { return strtol(tycho_setting_str(s, n, k), NULL, 0); }
-static double num_d(const tycho_setting *s, int n, const char *k) { return strtod(tycho_setting_str(s, n, k), NULL); }
+static long num_i(const tycho_setting *s, int n, const char *k)
+{
+    return strtol(tycho_setting_str(s, n, k), NULL, 0);
+}
+static double num_d(const tycho_setting *s, int n, const char *k)
+{
+    return strtod(tycho_setting_str(s, n, k), NULL);
+}
 
 static void *open_launcher(const tycho_setting *s, int n, char *err, size_t errlen)
 {
@@ -65,7 +71,8 @@ static int read_launcher(void *dev, tycho_sample *out, uint64_t *seq, char *err,
     out->u.launcher.state = (int)st.state;
     out->u.launcher.fired = st.fired;
     out->u.launcher.running = st.running;
-    snprintf(out->status, sizeof out->status, "%s%s%.100s", tycho_launcher_state_name(st.state), st.fault[0] ? ": " : "", st.fault);
+    snprintf(out->status, sizeof out->status, "%s%s%.100s", tycho_launcher_state_name(st.state),
+             st.fault[0] ? ": " : "", st.fault);
     (void)err;
     (void)errlen;
     return 1;
@@ -76,15 +83,26 @@ static int write_launcher(void *dev, const tycho_command *cmd, char *err, size_t
     tycho_err e = {0};
     tycho_status st = TYCHO_OK;
     switch (cmd->type) {
-    case TYCHO_CMD_ARM: st = tycho_launcher_gpio_arm(dev, &e); break;
-    case TYCHO_CMD_FIRE: st = tycho_launcher_gpio_fire(dev, cmd->count, &e); break;
-    case TYCHO_CMD_DISARM: tycho_launcher_gpio_disarm(dev); break;
-    case TYCHO_CMD_SAFE_STOP: tycho_launcher_gpio_safe_stop(dev, "safe stop"); break;
-    default: snprintf(e.msg, sizeof e.msg, "a launcher takes arm, fire, disarm and safe_stop"); st = TYCHO_EINVAL;
+    case TYCHO_CMD_ARM:
+        st = tycho_launcher_gpio_arm(dev, &e);
+        break;
+    case TYCHO_CMD_FIRE:
+        st = tycho_launcher_gpio_fire(dev, cmd->count, &e);
+        break;
+    case TYCHO_CMD_DISARM:
+        tycho_launcher_gpio_disarm(dev);
+        break;
+    case TYCHO_CMD_SAFE_STOP:
+        tycho_launcher_gpio_safe_stop(dev, "safe stop");
+        break;
+    default:
+        snprintf(e.msg, sizeof e.msg, "a launcher takes arm, fire, disarm and safe_stop");
+        st = TYCHO_EINVAL;
     }
     if (st != TYCHO_OK) snprintf(err, errlen, "%s", e.msg);
     return st == TYCHO_OK ? 0 : -1;
 }
 
-const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "launcher_gpio", TYCHO_DEVICE_LAUNCHER, SETTINGS,
-                                              open_launcher, close_launcher, read_launcher, write_launcher};
+const tycho_driver tycho_driver_descriptor = {
+    TYCHO_DRIVER_ABI, "launcher_gpio", TYCHO_DEVICE_LAUNCHER, SETTINGS,
+    open_launcher,    close_launcher,  read_launcher,         write_launcher};

@@ -7,8 +7,10 @@
 static const tycho_setting_schema SETTINGS[] = {
     {"port", TYCHO_SETTING_STRING, "/dev/ttyUSB0", "the LiDAR's serial port"},
     {"baud", TYCHO_SETTING_INT, "230400", "baud rate"},
-    {"checksum", TYCHO_SETTING_STRING, "auto", "check, ignore or auto (see core/include/tycho/lidarproto.h)"},
-    {"stall_timeout", TYCHO_SETTING_NUMBER, "0.5", "s without a full revolution before the sensor counts as stalled"},
+    {"checksum", TYCHO_SETTING_STRING, "auto",
+     "check, ignore or auto (see core/include/tycho/lidarproto.h)"},
+    {"stall_timeout", TYCHO_SETTING_NUMBER, "0.5",
+     "s without a full revolution before the sensor counts as stalled"},
     {NULL, 0, NULL, NULL}};
 
 typedef struct {
@@ -44,8 +46,10 @@ static const uint8_t START[] = {'b'}, STOP[] = {'e'};
 static void *open_lds(const tycho_setting *s, int n, char *err, size_t errlen)
 {
     const char *mode = tycho_setting_str(s, n, "checksum");
-    int m = !strcmp(mode, "check") ? TYCHO_CHECKSUM_CHECK : !strcmp(mode, "ignore") ? TYCHO_CHECKSUM_IGNORE
-          : !strcmp(mode, "auto") ? TYCHO_CHECKSUM_AUTO : -1;
+    int m = !strcmp(mode, "check")    ? TYCHO_CHECKSUM_CHECK
+            : !strcmp(mode, "ignore") ? TYCHO_CHECKSUM_IGNORE
+            : !strcmp(mode, "auto")   ? TYCHO_CHECKSUM_AUTO
+                                      : -1;
     if (m < 0) {
         snprintf(err, errlen, "setting 'checksum' must be check, ignore or auto (got '%s')", mode);
         return NULL;
@@ -53,10 +57,12 @@ static void *open_lds(const tycho_setting *s, int n, char *err, size_t errlen)
     lds01 *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     tycho_lds01_init(&l->p, (tycho_checksum_mode)m);
-    scanner *dev = scanner_open(s, n, l, feed, status, START, sizeof START, STOP, sizeof STOP, 0.12, 3.5, err, errlen);
+    scanner *dev = scanner_open(s, n, l, feed, status, START, sizeof START, STOP, sizeof STOP, 0.12,
+                                3.5, err, errlen);
     if (!dev) free(l);
     return dev;
 }
 
-const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "lds01", TYCHO_DEVICE_RANGE_SCANNER, SETTINGS,
-                                              open_lds, scanner_close, scanner_read, NULL};
+const tycho_driver tycho_driver_descriptor = {
+    TYCHO_DRIVER_ABI, "lds01", TYCHO_DEVICE_RANGE_SCANNER, SETTINGS, open_lds, scanner_close,
+    scanner_read,     NULL};

@@ -5,7 +5,8 @@
 static const tycho_setting_schema SETTINGS[] = {
     {"port", TYCHO_SETTING_STRING, "/dev/ttyUSB0", "the LiDAR's serial port"},
     {"baud", TYCHO_SETTING_INT, "115200", "baud rate"},
-    {"stall_timeout", TYCHO_SETTING_NUMBER, "0.5", "s without a full revolution before it counts as stalled"},
+    {"stall_timeout", TYCHO_SETTING_NUMBER, "0.5",
+     "s without a full revolution before it counts as stalled"},
     {NULL, 0, NULL, NULL}};
 
 static size_t feed(void *p, const uint8_t *d, size_t n, tycho_scan360 *out, bool *got)
@@ -23,5 +24,6 @@ static void *open_lds02(const tycho_setting *s, int n, char *err, size_t errlen)
     return dev;
 }
 
-const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "lds02", TYCHO_DEVICE_RANGE_SCANNER, SETTINGS,
-                                              open_lds02, scanner_close, scanner_read, NULL};
+const tycho_driver tycho_driver_descriptor = {
+    TYCHO_DRIVER_ABI, "lds02", TYCHO_DEVICE_RANGE_SCANNER, SETTINGS, open_lds02, scanner_close,
+    scanner_read,     NULL};

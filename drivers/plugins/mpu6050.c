@@ -1,8 +1,8 @@
 /* Driver plugin: the MPU-6050 IMU over I2C (drivers/i2c_sensors.h). A
  * thread reads it at `rate_hz` and runs the complementary filter, so roll
  * and pitch come with every sample. */
-#include "sample_ring.h"
 #include "../i2c_sensors.h"
+#include "sample_ring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,8 @@ static void *run(void *arg)
 
 static void *open_mpu(const tycho_setting *s, int n, char *err, size_t errlen)
 {
-    double rate = strtod(tycho_setting_str(s, n, "rate_hz"), NULL), tau = strtod(tycho_setting_str(s, n, "tau"), NULL);
+    double rate = strtod(tycho_setting_str(s, n, "rate_hz"), NULL),
+           tau = strtod(tycho_setting_str(s, n, "tau"), NULL);
     if (!(rate >= 1 && rate <= 1000) || !(tau > 0)) {
         snprintf(err, errlen, "rate_hz must be in [1, 1000] and tau > 0");
         return NULL;
@@ -60,9 +61,11 @@ static void *open_mpu(const tycho_setting *s, int n, char *err, size_t errlen)
     mpu *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     tycho_err e = {0};
-    if (tycho_mpu6050_open(&m->imu, tycho_setting_str(s, n, "bus"), (int)strtol(tycho_setting_str(s, n, "address"), NULL, 0),
+    if (tycho_mpu6050_open(&m->imu, tycho_setting_str(s, n, "bus"),
+                           (int)strtol(tycho_setting_str(s, n, "address"), NULL, 0),
                            (int)strtol(tycho_setting_str(s, n, "accel_range"), NULL, 0),
-                           (int)strtol(tycho_setting_str(s, n, "gyro_range"), NULL, 0), &e) != TYCHO_OK) {
+                           (int)strtol(tycho_setting_str(s, n, "gyro_range"), NULL, 0),
+                           &e) != TYCHO_OK) {
         snprintf(err, errlen, "%s", e.msg);
         free(m);
         return NULL;
@@ -93,5 +96,5 @@ static int read_mpu(void *dev, tycho_sample *out, uint64_t *seq, char *err, size
     return tycho_ring_get(&((mpu *)dev)->ring, out, seq, err, errlen);
 }
 
-const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "mpu6050", TYCHO_DEVICE_IMU, SETTINGS,
-                                              open_mpu, close_mpu, read_mpu, NULL};
+const tycho_driver tycho_driver_descriptor = {
+    TYCHO_DRIVER_ABI, "mpu6050", TYCHO_DEVICE_IMU, SETTINGS, open_mpu, close_mpu, read_mpu, NULL};

@@ -22,9 +22,9 @@
 typedef struct {
     pthread_mutex_t mu;
     tycho_device_kind kind;
-    uint64_t newest;                    /* sequence number of the newest sample (0: none yet) */
+    uint64_t newest;                     /* sequence number of the newest sample (0: none yet) */
     tycho_sample slot[TYCHO_RING_SLOTS]; /* sample n lives in slot n % TYCHO_RING_SLOTS */
-    char error[256];                    /* the device failed: read returns -1 with this */
+    char error[256];                     /* the device failed: read returns -1 with this */
 } tycho_sample_ring;
 
 static inline double tycho_ring_now(void)
@@ -66,7 +66,8 @@ static inline void tycho_ring_fail(tycho_sample_ring *r, const char *msg)
 
 /* The driver's read callback, done: the sample after *seq (or the oldest
  * still held), 1; nothing new, 0; the device failed, -1. */
-static inline int tycho_ring_get(tycho_sample_ring *r, tycho_sample *out, uint64_t *seq, char *err, size_t errlen)
+static inline int tycho_ring_get(tycho_sample_ring *r, tycho_sample *out, uint64_t *seq, char *err,
+                                 size_t errlen)
 {
     pthread_mutex_lock(&r->mu);
     int rc = 0;
@@ -74,7 +75,8 @@ static inline int tycho_ring_get(tycho_sample_ring *r, tycho_sample *out, uint64
         snprintf(err, errlen, "%s", r->error);
         rc = -1;
     } else if (r->newest > *seq) {
-        uint64_t next = *seq + 1, oldest = r->newest >= TYCHO_RING_SLOTS ? r->newest - TYCHO_RING_SLOTS + 1 : 1;
+        uint64_t next = *seq + 1,
+                 oldest = r->newest >= TYCHO_RING_SLOTS ? r->newest - TYCHO_RING_SLOTS + 1 : 1;
         if (next < oldest) next = oldest;
         *out = r->slot[next % TYCHO_RING_SLOTS];
         *seq = next;

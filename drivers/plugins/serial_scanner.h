@@ -5,8 +5,8 @@
 #ifndef TYCHO_SERIAL_SCANNER_H
 #define TYCHO_SERIAL_SCANNER_H
 
-#include "sample_ring.h"
 #include "../serial_port.h"
+#include "sample_ring.h"
 #include "tycho/lidarproto.h"
 
 #include <math.h>
@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef size_t (*scanner_feed_fn)(void *parser, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got);
+typedef size_t (*scanner_feed_fn)(void *parser, const uint8_t *data, size_t len, tycho_scan360 *out,
+                                  bool *got);
 /* Optional: a note about the revolution just handed out ("" for none). */
 typedef const char *(*scanner_status_fn)(void *parser, const tycho_scan360 *rev);
 
@@ -63,21 +64,23 @@ static void *scanner_run(void *arg)
         }
         if (!stalled && tycho_ring_now() - last_rev > l->stall) {
             stalled = true;
-            tycho_ring_fail(&l->ring, "stalled: no full revolution (is the motor turning, the cable in?)");
+            tycho_ring_fail(&l->ring,
+                            "stalled: no full revolution (is the motor turning, the cable in?)");
         }
     }
     return NULL;
 }
 
-static void *scanner_open(const tycho_setting *s, int n, void *parser, scanner_feed_fn feed, scanner_status_fn status,
-                          const uint8_t *start,
-                          size_t start_len, const uint8_t *stop, size_t stop_len, double rmin, double rmax, char *err,
+static void *scanner_open(const tycho_setting *s, int n, void *parser, scanner_feed_fn feed,
+                          scanner_status_fn status, const uint8_t *start, size_t start_len,
+                          const uint8_t *stop, size_t stop_len, double rmin, double rmax, char *err,
                           size_t errlen)
 {
     scanner *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     tycho_err e = {0};
-    l->fd = tycho_serial_open(tycho_setting_str(s, n, "port"), (int)strtol(tycho_setting_str(s, n, "baud"), NULL, 0), &e);
+    l->fd = tycho_serial_open(tycho_setting_str(s, n, "port"),
+                              (int)strtol(tycho_setting_str(s, n, "baud"), NULL, 0), &e);
     if (l->fd < 0) {
         snprintf(err, errlen, "%s", e.msg);
         free(l);

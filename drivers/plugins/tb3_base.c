@@ -1,7 +1,7 @@
 /* Driver plugin: the TurtleBot3 base (OpenCR over DYNAMIXEL 2.0), a
  * differential drive base. See drivers/tb3_base.h. */
-#include "tycho/driver.h"
 #include "../tb3_base.h"
+#include "tycho/driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,8 @@ static const tycho_setting_schema SETTINGS[] = {
     {"wheel_radius", TYCHO_SETTING_NUMBER, "0.033", "m"},
     {"wheel_separation", TYCHO_SETTING_NUMBER, "0.160", "m"},
     {"rate_hz", TYCHO_SETTING_NUMBER, "50", "polling rate"},
-    {"cmd_timeout", TYCHO_SETTING_NUMBER, "0.5", "s without a command before the wheels are stopped"},
+    {"cmd_timeout", TYCHO_SETTING_NUMBER, "0.5",
+     "s without a command before the wheels are stopped"},
     {NULL, 0, NULL, NULL}};
 
 static void *open_base(const tycho_setting *s, int n, char *err, size_t errlen)
@@ -57,7 +58,9 @@ static int read_base(void *dev, tycho_sample *out, uint64_t *seq, char *err, siz
     out->u.base.pitch = st.pitch;
     out->u.base.gyro_z = st.gyro_z;
     out->u.base.ok = 1;
-    if (st.watchdog_stops) snprintf(out->status, sizeof out->status, "command watchdog stopped the wheels %ld time(s)", st.watchdog_stops);
+    if (st.watchdog_stops)
+        snprintf(out->status, sizeof out->status, "command watchdog stopped the wheels %ld time(s)",
+                 st.watchdog_stops);
     return 1;
 }
 
@@ -72,5 +75,6 @@ static int write_base(void *dev, const tycho_command *cmd, char *err, size_t err
     return 0;
 }
 
-const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "tb3_base", TYCHO_DEVICE_DIFF_BASE, SETTINGS,
-                                              open_base, close_base, read_base, write_base};
+const tycho_driver tycho_driver_descriptor = {TYCHO_DRIVER_ABI, "tb3_base", TYCHO_DEVICE_DIFF_BASE,
+                                              SETTINGS,         open_base,  close_base,
+                                              read_base,        write_base};

@@ -61,7 +61,9 @@ static int run(const char *exe, const char *label, const char *world)
         dup2(in[0], 0);
         close(in[1]);
         if (!freopen("/dev/null", "w", stdout)) _exit(127);
-        if (world) execl(exe, exe, "repl", "--socket", sock, "--history", "/dev/null", "--world", world, (char *)NULL);
+        if (world)
+            execl(exe, exe, "repl", "--socket", sock, "--history", "/dev/null", "--world", world,
+                  (char *)NULL);
         else execl(exe, exe, "repl", "--socket", sock, "--history", "/dev/null", (char *)NULL);
         _exit(127);
     }
@@ -100,11 +102,14 @@ static int run(const char *exe, const char *label, const char *world)
     }
     qsort(ms, N, sizeof ms[0], cmp_double);
     double p50 = ms[N / 2], p99 = ms[N * 99 / 100], max = ms[N - 1];
-    printf("attach round trip '1 + 1' (%s): median %.3f ms, p99 %.3f ms, max %.3f ms over %d (target <= 2 ms) %s\n",
+    printf("attach round trip '1 + 1' (%s): median %.3f ms, p99 %.3f ms, max %.3f ms over %d "
+           "(target <= 2 ms) %s\n",
            label, p50, p99, max, N, p99 <= 2.0 ? "PASS" : "FAIL");
     char key[64], what[200];
     snprintf(key, sizeof key, "attach.%s.p99_ms", world ? "sim" : "idle");
-    snprintf(what, sizeof what, "`bench_attach`: console round trip of `1 + 1` over the attach socket (%s), p99", label);
+    snprintf(what, sizeof what,
+             "`bench_attach`: console round trip of `1 + 1` over the attach socket (%s), p99",
+             label);
     bench_result(key, p99, "ms", "<=", 2, what);
     snprintf(key, sizeof key, "attach.%s.median_ms", world ? "sim" : "idle");
     snprintf(what, sizeof what, "`bench_attach`: the same (%s), median", label);

@@ -5,9 +5,9 @@
  * polls every 20 us, as a scheduler task would (at far lower rates).
  * Target: <= 1 ms. */
 #define _GNU_SOURCE
-#include "result.h"
 #include "fake_lds01.h"
 #include "loader.h"
+#include "result.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,8 @@ int main(void)
     const char *port = fake_lds01_start(&f, 0.02);
     tycho_setting s[] = {{"port", port}};
     tycho_err err = {0};
-    tycho_device *d = tycho_device_open(TYCHO_DRIVER_DIR, "lds01", TYCHO_DEVICE_RANGE_SCANNER, s, 1, &err);
+    tycho_device *d =
+        tycho_device_open(TYCHO_DRIVER_DIR, "lds01", TYCHO_DEVICE_RANGE_SCANNER, s, 1, &err);
     if (!d) {
         fprintf(stderr, "bench_device_latency: %s\n", err.msg);
         return 1;
@@ -50,8 +51,10 @@ int main(void)
     }
     qsort(lat, (size_t)n, sizeof lat[0], cmp);
     double med = lat[n / 2], p99 = lat[n * 99 / 100];
-    printf("lds-01 sample to reader (pty, parse, publish): median %.3f ms, p99 %.3f ms, max %.3f ms over %d scans "
-           "(target <= 1 ms) %s\n", med, p99, lat[n - 1], n, p99 <= 1.0 ? "PASS" : "FAIL");
+    printf("lds-01 sample to reader (pty, parse, publish): median %.3f ms, p99 %.3f ms, max %.3f "
+           "ms over %d scans "
+           "(target <= 1 ms) %s\n",
+           med, p99, lat[n - 1], n, p99 <= 1.0 ? "PASS" : "FAIL");
     bench_result("device_latency.median_ms", med, "ms", NULL, 0,
                  "`bench_device_latency`: LDS-01 last byte on the pty → scan readable (median)");
     bench_result("device_latency.p99_ms", p99, "ms", "<=", 1,

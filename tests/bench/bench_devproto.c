@@ -3,9 +3,9 @@
  * AMG8833 frame decode <= 2 us. */
 #include "result.h"
 
-#include <math.h>
 #include "tycho/devproto.h"
 #include "tycho/lidarproto.h"
+#include <math.h>
 
 #include <stdio.h>
 #include <time.h>
@@ -31,9 +31,10 @@ int main(void)
         sink += out[k & 63];
     }
     double us = (now() - t0) / N * 1e6;
-    printf("amg8833 frame decode (64 pixels): %.3f us/frame over %d frames (target <= 2 us) %s\n", us, N,
-           us <= 2 ? "PASS" : "FAIL");
-    bench_result("devproto.amg8833_us", us, "us/frame", "<=", 2, "`bench_devproto`: AMG8833 frame decode");
+    printf("amg8833 frame decode (64 pixels): %.3f us/frame over %d frames (target <= 2 us) %s\n",
+           us, N, us <= 2 ? "PASS" : "FAIL");
+    bench_result("devproto.amg8833_us", us, "us/frame", "<=", 2,
+                 "`bench_devproto`: AMG8833 frame decode");
     /* a status packet with 100 bytes of parameters, fed as a stream */
     uint8_t params[100], pkt[256];
     for (int i = 0; i < 100; i++) params[i] = (uint8_t)i;
@@ -53,8 +54,8 @@ int main(void)
         }
     }
     double pus = (now() - t0) / M * 1e6;
-    printf("dynamixel 2.0 parse (%zu-byte status packet, CRC checked): %.3f us/packet, %d parsed\n", n, pus,
-           got_n);
+    printf("dynamixel 2.0 parse (%zu-byte status packet, CRC checked): %.3f us/packet, %d parsed\n",
+           n, pus, got_n);
     /* a full LDS-01 revolution (60 packets, 2520 bytes) as it comes off the
      * serial port in 256-byte reads, checksums checked */
     static uint8_t rev[TYCHO_LDS01_PACKETS * TYCHO_LDS01_PACKET];
@@ -79,8 +80,10 @@ int main(void)
         }
     }
     double rus = (now() - t0) / R * 1e6;
-    printf("lds-01 revolution parse (60 packets, 2520 bytes, checksums checked): %.2f us/revolution, %d revolutions "
-           "(target <= 20 us) %s\n", rus, revs, rus <= 20 && revs == R ? "PASS" : "FAIL");
+    printf("lds-01 revolution parse (60 packets, 2520 bytes, checksums checked): %.2f "
+           "us/revolution, %d revolutions "
+           "(target <= 20 us) %s\n",
+           rus, revs, rus <= 20 && revs == R ? "PASS" : "FAIL");
     bench_result("devproto.lds01_rev_us", revs == R ? rus : INFINITY, "us/revolution", "<=", 20,
                  "`bench_devproto`: LDS-01 revolution parse (60 packets, checksums)");
     (void)sink;

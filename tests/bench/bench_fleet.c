@@ -7,12 +7,12 @@
  * Target (issue 6): median <= 1 s, every goal set solved. */
 #include "result.h"
 
-#include <math.h>
 #include "tycho/fleet_io.h"
-#include "tycho/inflation.h"
 #include "tycho/graph.h"
+#include "tycho/inflation.h"
 #include "tycho/mapf.h"
 #include "tycho/mapio.h"
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,10 +43,12 @@ static int conflicts(const tycho_mapf *m, int n)
         if (tycho_mapf_arrival(m, i) > tmax) tmax = tycho_mapf_arrival(m, i);
     for (int t = 0; t <= tmax; t++)
         for (int i = 0; i < n; i++) {
-            int a0 = tycho_mapf_vertex_at_step(m, i, t), a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
+            int a0 = tycho_mapf_vertex_at_step(m, i, t),
+                a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
             if (a0 != a1 && !tycho_mapf_adjacent(m, a0, a1)) bad++;
             for (int j = i + 1; j < n; j++) {
-                int b0 = tycho_mapf_vertex_at_step(m, j, t), b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
+                int b0 = tycho_mapf_vertex_at_step(m, j, t),
+                    b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
                 if (a0 == b0 || (a0 == b1 && a1 == b0 && a0 != a1)) bad++;
             }
         }
@@ -100,20 +102,23 @@ static bool plan_sets(tycho_mapf *m, const double *sxy, const char *label, const
         }
         int bad = conflicts(m, NR);
         printf("plan %s: 32 robots in %.1f ms, %d order(s) tried, makespan %d steps, sum %d steps, "
-               "conflicts %d %s\n", rel, times[sets] * 1e3, tycho_mapf_orders_tried(m), makespan, sum,
-               bad, bad ? "FAIL" : "ok");
+               "conflicts %d %s\n",
+               rel, times[sets] * 1e3, tycho_mapf_orders_tried(m), makespan, sum, bad,
+               bad ? "FAIL" : "ok");
         if (bad) failures++;
         sets++;
     }
     qsort(times, (size_t)sets, sizeof times[0], cmp);
     double med = sets ? times[sets / 2] : 0;
     bool pass = sets > 0 && failures == 0 && med <= 1.0;
-    printf("fleet planning (%s): median %.1f ms over %d goal sets, %d failed (target <= 1000 ms, all solved) %s\n",
+    printf("fleet planning (%s): median %.1f ms over %d goal sets, %d failed (target <= 1000 ms, "
+           "all solved) %s\n",
            label, med * 1e3, sets, failures, pass ? "PASS" : "FAIL");
     char key[96], what[200];
     snprintf(key, sizeof key, "fleet.%s.median_ms", key_of);
-    snprintf(what, sizeof what, "`bench_fleet`: 32 robots, warehouse, 5 goal sets, %s (median; %d not solved)",
-             label, failures);
+    snprintf(what, sizeof what,
+             "`bench_fleet`: 32 robots, warehouse, 5 goal sets, %s (median; %d not solved)", label,
+             failures);
     bench_result(key, failures ? INFINITY : med * 1e3, "ms", "<=", 1000, what);
     return pass;
 }
@@ -152,17 +157,19 @@ int main(void)
     double sxy[2 * NR];
     for (int i = 0; i < NR; i++) sxy[2 * i] = starts[i].x, sxy[2 * i + 1] = starts[i].y;
     bool pass = true;
-    const char *labels[3] = {"grid, 4-connected, 1 m", "grid, 8-connected, 1 m", "sparse skeleton graph, 1 m spacing"};
+    const char *labels[3] = {"grid, 4-connected, 1 m", "grid, 8-connected, 1 m",
+                             "sparse skeleton graph, 1 m spacing"};
     for (int kind = 0; kind < 3; kind++) {
         double t0 = now();
-        tycho_graph *graph = kind < 2 ? tycho_graph_grid(cost, 1.0, kind ? 8 : 4, &err) : tycho_graph_sparse(cost, 1.0, &err);
+        tycho_graph *graph = kind < 2 ? tycho_graph_grid(cost, 1.0, kind ? 8 : 4, &err)
+                                      : tycho_graph_sparse(cost, 1.0, &err);
         tycho_mapf *m = graph ? tycho_mapf_new_graph(graph, NULL, &err) : NULL;
         if (!m) {
             fprintf(stderr, "bench_fleet: %s\n", err.msg);
             return 1;
         }
-        printf("fleet graph (%s): %d vertices, %d edges, built in %.1f ms\n", labels[kind], tycho_mapf_vertex_count(m),
-               tycho_mapf_graph(m)->E / 2, (now() - t0) * 1e3);
+        printf("fleet graph (%s): %d vertices, %d edges, built in %.1f ms\n", labels[kind],
+               tycho_mapf_vertex_count(m), tycho_mapf_graph(m)->E / 2, (now() - t0) * 1e3);
         static const char *keys[3] = {"grid4", "grid8", "sparse"};
         pass = plan_sets(m, sxy, labels[kind], keys[kind]) && pass;
         tycho_mapf_free(m);

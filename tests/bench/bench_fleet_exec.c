@@ -18,8 +18,8 @@ typedef struct {
     double sim_s, wall_s;
 } outcome;
 
-static int run(const char *exe, const char *src, const char *data, int set, int seed, double delays, double stops,
-               outcome *o)
+static int run(const char *exe, const char *src, const char *data, int set, int seed, double delays,
+               double stops, outcome *o)
 {
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
@@ -36,10 +36,12 @@ static int run(const char *exe, const char *src, const char *data, int set, int 
         if (!s || !strstr(s, "robots at their goals")) continue;
         double factor;
         int delays_n, stops_n, waits;
-        if (sscanf(s, "summary: %d/%d robots at their goals in %lf s simulated (%lf s wall, %lfx real time), "
-                      "%d collisions, %d delays + %d stops injected, %d re-plans, %d waits",
-                   &o->home, &o->robots, &o->sim_s, &o->wall_s, &factor, &o->collisions, &delays_n, &stops_n,
-                   &o->replans, &waits) == 10)
+        if (sscanf(s,
+                   "summary: %d/%d robots at their goals in %lf s simulated (%lf s wall, %lfx real "
+                   "time), "
+                   "%d collisions, %d delays + %d stops injected, %d re-plans, %d waits",
+                   &o->home, &o->robots, &o->sim_s, &o->wall_s, &factor, &o->collisions, &delays_n,
+                   &stops_n, &o->replans, &waits) == 10)
             found = 1;
     }
     pclose(p);
@@ -66,7 +68,8 @@ int main(void)
             fprintf(stderr, "bench_fleet_exec: goal set %d: no summary (is %s built?)\n", set, exe);
             return 1;
         }
-        printf("goal set %d, no delays: %d/%d home, %d collisions, %.1f s simulated in %.3f s (%.0fx real time)\n",
+        printf("goal set %d, no delays: %d/%d home, %d collisions, %.1f s simulated in %.3f s "
+               "(%.0fx real time)\n",
                set, o.home, o.robots, o.collisions, o.sim_s, o.wall_s, o.sim_s / o.wall_s);
         int home = 0, robots = 0, coll = 0, rep = 0;
         double sim = 0, wall = 0;
@@ -83,7 +86,8 @@ int main(void)
             wall += o.wall_s;
             if (o.sim_s / o.wall_s < worst_factor) worst_factor = o.sim_s / o.wall_s;
         }
-        printf("goal set %d, %d seeded runs with delays and breakdowns: %d/%d robots home, %d collisions, "
+        printf("goal set %d, %d seeded runs with delays and breakdowns: %d/%d robots home, %d "
+               "collisions, "
                "%d re-plans, mean %.1f s simulated, %.0fx real time\n",
                set, runs, home, robots, coll, rep, sim / runs, sim / wall);
         total_home += home;
@@ -93,13 +97,17 @@ int main(void)
         total_sim += sim;
         total_wall += wall;
     }
-    int pass = failures == 0 && total_home == total_robots && total_collisions == 0 && worst_factor >= 20;
+    int pass =
+        failures == 0 && total_home == total_robots && total_collisions == 0 && worst_factor >= 20;
     printf("fleet execution: %d/%d robots home (%.1f %%), %d collisions, %d re-plans over %d runs; "
            "%.0fx real time overall, slowest run %.0fx (targets 100 %%, 0, >= 20x) %s\n",
-           total_home, total_robots, 100.0 * total_home / (total_robots ? total_robots : 1), total_collisions,
-           total_replans, 5 * runs, total_sim / total_wall, worst_factor, pass ? "PASS" : "FAIL");
-    bench_result("fleet_exec.home_pct", 100.0 * total_home / (total_robots ? total_robots : 1), "%", ">=", 100,
-                 "`bench_fleet_exec`: 32 robots, 5 goal sets × seeded runs with delays and breakdowns: robots home");
+           total_home, total_robots, 100.0 * total_home / (total_robots ? total_robots : 1),
+           total_collisions, total_replans, 5 * runs, total_sim / total_wall, worst_factor,
+           pass ? "PASS" : "FAIL");
+    bench_result("fleet_exec.home_pct", 100.0 * total_home / (total_robots ? total_robots : 1), "%",
+                 ">=", 100,
+                 "`bench_fleet_exec`: 32 robots, 5 goal sets × seeded runs with delays and "
+                 "breakdowns: robots home");
     bench_result("fleet_exec.collisions", total_collisions, "collisions", "<=", 0,
                  "`bench_fleet_exec`: collisions over every run");
     bench_result("fleet_exec.slowest_x", worst_factor, "x_real_time", ">=", 20,

@@ -67,7 +67,8 @@ static void rect(int x0, int y0, int x1, int y1, uint8_t v)
 static void open_door(int rx, int ry, int d)
 {
     int mid = ROOM / 2 - DOOR / 2;
-    if (d == 0) rect((rx + 1) * ROOM - 1, ry * ROOM + mid, (rx + 1) * ROOM, ry * ROOM + mid + DOOR - 1, 0);
+    if (d == 0)
+        rect((rx + 1) * ROOM - 1, ry * ROOM + mid, (rx + 1) * ROOM, ry * ROOM + mid + DOOR - 1, 0);
     else rect(rx * ROOM + mid, (ry + 1) * ROOM - 1, rx * ROOM + mid + DOOR - 1, (ry + 1) * ROOM, 0);
 }
 
@@ -109,14 +110,18 @@ static void drive(int rx, int ry)
     for (int k = 0; k < 4 && rooms_left > 0; k++) {
         int d = order[k], nx = rx + dx[d], ny = ry + dy[d];
         if (nx < 0 || ny < 0 || nx >= ROOMS || ny >= ROOMS || visited[nx][ny]) continue;
-        bool open = d == 0 ? door[rx][ry][0] : d == 1 ? door[rx][ry][1]
-                  : d == 2 ? door[nx][ny][0] : door[nx][ny][1];
+        bool open = d == 0   ? door[rx][ry][0]
+                    : d == 1 ? door[rx][ry][1]
+                    : d == 2 ? door[nx][ny][0]
+                             : door[nx][ny][1];
         if (!open) continue;
-        waypoint(d % 2 ? centre(rx) : (rx + (d == 0)) * ROOM, d % 2 ? (ry + (d == 1)) * ROOM : centre(ry));
+        waypoint(d % 2 ? centre(rx) : (rx + (d == 0)) * ROOM,
+                 d % 2 ? (ry + (d == 1)) * ROOM : centre(ry));
         waypoint(centre(nx), centre(ny));
         drive(nx, ny);
         if (rooms_left > 0) { /* come back through the same door */
-            waypoint(d % 2 ? centre(rx) : (rx + (d == 0)) * ROOM, d % 2 ? (ry + (d == 1)) * ROOM : centre(ry));
+            waypoint(d % 2 ? centre(rx) : (rx + (d == 0)) * ROOM,
+                     d % 2 ? (ry + (d == 1)) * ROOM : centre(ry));
             waypoint(centre(rx), centre(ry));
         }
     }
@@ -150,7 +155,8 @@ static void build_truth(void)
                 if (door[rx][ry][d]) open_door(rx, ry, d);
             /* furniture in the corners, clear of the centre lines */
             for (int f = 0; f < 3; f++) {
-                int qx = rnd() % 2, qy = rnd() % 2, w = 4 + (int)(rnd() % 8), h = 4 + (int)(rnd() % 8);
+                int qx = rnd() % 2, qy = rnd() % 2, w = 4 + (int)(rnd() % 8),
+                    h = 4 + (int)(rnd() % 8);
                 int x0 = rx * ROOM + 3 + (int)(rnd() % 6) + qx * (ROOM - 6 - w - 6);
                 int y0 = ry * ROOM + 3 + (int)(rnd() % 6) + qy * (ROOM - 6 - h - 6);
                 rect(x0, y0, x0 + w - 1, y0 + h - 1, 254);
@@ -244,9 +250,10 @@ int main(void)
     tycho_l_pushgrid(L, gc);
     lua_setglobal(L, "G");
     char code[256];
-    snprintf(code, sizeof code,
-             "local n, x, y = ... local r for i = 1, n do r = G:frontiers{robot = {x = x, y = y}} end "
-             "return #r");
+    snprintf(
+        code, sizeof code,
+        "local n, x, y = ... local r for i = 1, n do r = G:frontiers{robot = {x = x, y = y}} end "
+        "return #r");
     if (luaL_loadstring(L, code) != LUA_OK) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         return 1;
@@ -263,7 +270,8 @@ int main(void)
     cpu_ms = (cpu_now() - c0) / runs * 1e3;
     printf("frontiers rooms400 via Lua grid:frontiers (%d frontiers returned): %.3f ms/call mean "
            "(%.3f ms CPU) over %d calls (target <= %.0f ms) %s\n",
-           (int)lua_tointeger(L, -1), lua_ms, cpu_ms, runs, TARGET_MS, lua_ms <= TARGET_MS ? "PASS" : "FAIL");
+           (int)lua_tointeger(L, -1), lua_ms, cpu_ms, runs, TARGET_MS,
+           lua_ms <= TARGET_MS ? "PASS" : "FAIL");
     bench_result("frontiers.lua_ms", lua_ms, "ms", "<=", TARGET_MS,
                  "`bench_frontiers`: the same through Lua (`grid:frontiers`, result tables built)");
     lua_close(L);

@@ -65,7 +65,8 @@ static void bench_fusion(void)
     tycho_fusion_defaults(&p);
     tycho_fusion_result r;
     const int n = 200000;
-    for (int i = 0; i < 1000; i++) tycho_fusion_locate((tycho_pose2){0, 0, 0}, &scan, &cam, frame, &p, &r, NULL);
+    for (int i = 0; i < 1000; i++)
+        tycho_fusion_locate((tycho_pose2){0, 0, 0}, &scan, &cam, frame, &p, &r, NULL);
     double t0 = now();
     for (int i = 0; i < n; i++) {
         tycho_pose2 pose = {i * 1e-6, 0, 0.001 * (i % 100)};
@@ -84,7 +85,8 @@ static int make_path(double *xy, int cap)
     int n = 0;
     double x = 0, y = 0;
     for (int leg = 0; leg < 10 && n < cap; leg++) {
-        double dx = (leg % 2 == 0) ? 0.05 : 0, dy = (leg % 2 == 0) ? 0 : ((leg / 2) % 2 ? -0.05 : 0.05);
+        double dx = (leg % 2 == 0) ? 0.05 : 0,
+               dy = (leg % 2 == 0) ? 0 : ((leg / 2) % 2 ? -0.05 : 0.05);
         for (int k = 0; k < 50 && n < cap; k++, n++) {
             xy[2 * n] = x;
             xy[2 * n + 1] = y;
@@ -144,24 +146,23 @@ static void bench_follower_lua(void)
     lua_pushcfunction(L, luaopen_tycho);
     lua_call(L, 0, 1);
     lua_setglobal(L, "tycho");
-    const char *code =
-        "local path = {}\n"
-        "for i = 0, 499 do path[#path + 1] = { x = i * 0.05, y = 0 } end\n"
-        "local f = tycho.follower()\n"
-        "local step = tycho.diffdrive.step\n"
-        "local n = 0\n"
-        "local t0 = os.clock()\n"
-        "for rep = 1, 20 do\n"
-        "  f:set_path(path); f:reset()\n"
-        "  local pose = { x = 0, y = 0.02, yaw = 0 }\n"
-        "  for i = 1, 20000 do\n"
-        "    local v, w, st = f:step(pose, 0.02, 1.0)\n"
-        "    if st == 'arrived' then break end\n"
-        "    pose.x, pose.y, pose.yaw = step(pose, v, w, 0.02)\n"
-        "    n = n + 1\n"
-        "  end\n"
-        "end\n"
-        "return n\n";
+    const char *code = "local path = {}\n"
+                       "for i = 0, 499 do path[#path + 1] = { x = i * 0.05, y = 0 } end\n"
+                       "local f = tycho.follower()\n"
+                       "local step = tycho.diffdrive.step\n"
+                       "local n = 0\n"
+                       "local t0 = os.clock()\n"
+                       "for rep = 1, 20 do\n"
+                       "  f:set_path(path); f:reset()\n"
+                       "  local pose = { x = 0, y = 0.02, yaw = 0 }\n"
+                       "  for i = 1, 20000 do\n"
+                       "    local v, w, st = f:step(pose, 0.02, 1.0)\n"
+                       "    if st == 'arrived' then break end\n"
+                       "    pose.x, pose.y, pose.yaw = step(pose, v, w, 0.02)\n"
+                       "    n = n + 1\n"
+                       "  end\n"
+                       "end\n"
+                       "return n\n";
     double t0 = now();
     if (luaL_dostring(L, code) != 0) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
@@ -188,8 +189,8 @@ static void bench_pitch(void)
         tycho_pitch_push(d, i * 0.02, 0.01 * sin(i * 0.1), &st, NULL);
         sink += st.short_avg;
     }
-    report("pitch_push_50hz_ns", "pitch push", (now() - t0) / n * 1e9, "ns", "per sample at 50 Hz, 0.5 s window (25 samples)",
-           500);
+    report("pitch_push_50hz_ns", "pitch push", (now() - t0) / n * 1e9, "ns",
+           "per sample at 50 Hz, 0.5 s window (25 samples)", 500);
     tycho_pitch_free(d);
     tycho_pitch_params p;
     tycho_pitch_defaults(&p);
@@ -221,7 +222,8 @@ static void bench_kmeans(void)
     const int reps = 200;
     double t0 = now();
     for (int r = 0; r < reps; r++) tycho_kmeans_fit(km, xy, 600, 6, NULL, NULL);
-    report("kmeans_fit_ms", "kmeans fit", (now() - t0) / reps * 1e3, "ms", "600 points, k = 6, n_init 4", 5);
+    report("kmeans_fit_ms", "kmeans fit", (now() - t0) / reps * 1e3, "ms",
+           "600 points, k = 6, n_init 4", 5);
     t0 = now();
     for (int r = 0; r < reps; r++) tycho_kmeans_fit_auto(km, xy, 600, 10, 0.5, NULL, NULL);
     char cond[96];

@@ -1,8 +1,8 @@
 /* Inflation of a 1000x1000 grid (0.05 m, inflation_radius 0.5 m) with an
  * indoor-like obstacle layout: rooms with 2-cell walls and doors, furniture
  * blocks and scattered clutter. Target: <= 20 ms per full inflation. */
-#include "result.h"
 #include "check.h"
+#include "result.h"
 #include "tycho/edt.h"
 #include "tycho/image.h"
 #include "tycho/inflation.h"
@@ -52,7 +52,8 @@ static void indoor_map(uint8_t *c, int w, int h)
         }
     /* furniture */
     for (int i = 0; i < 400; i++)
-        rect(c, w, h, (int)(rnd() % w), (int)(rnd() % h), 4 + (int)(rnd() % 20), 4 + (int)(rnd() % 12), 254);
+        rect(c, w, h, (int)(rnd() % w), (int)(rnd() % h), 4 + (int)(rnd() % 20),
+             4 + (int)(rnd() % 12), 254);
     /* clutter */
     for (int i = 0; i < 4000; i++) rect(c, w, h, (int)(rnd() % w), (int)(rnd() % h), 1, 1, 254);
     /* an unexplored corner */
@@ -151,7 +152,8 @@ int main(void)
         tycho_edt_compute(e, src, w, h, sites, 0, out, NULL);
         total += now() - t0;
     }
-    printf("exact EDT %dx%d, unbounded: %.2f ms mean over %d runs\n", w, h, total / runs * 1e3, runs);
+    printf("exact EDT %dx%d, unbounded: %.2f ms mean over %d runs\n", w, h, total / runs * 1e3,
+           runs);
     free(out);
     tycho_edt_free(e);
     tycho_inflation_free(ws);

@@ -45,8 +45,10 @@ int main(void)
         sum += ms;
         if (ms < best) best = ms;
     }
-    printf("lidar3d sweep, 16 x 1800 beams on a 400 x 400 height field: %.2f ms mean, %.2f ms best, %d points "
-           "(target <= 10 ms) %s\n", sum / reps, best, n, sum / reps <= 10 ? "PASS" : "FAIL");
+    printf("lidar3d sweep, 16 x 1800 beams on a 400 x 400 height field: %.2f ms mean, %.2f ms "
+           "best, %d points "
+           "(target <= 10 ms) %s\n",
+           sum / reps, best, n, sum / reps <= 10 ? "PASS" : "FAIL");
     bench_result("lidar3d.sweep_ms", sum / reps, "ms", "<=", 10,
                  "`bench_lidar3d`: 16 × 1800 beams on a 400 × 400 height field (mean per sweep)");
     free(r);

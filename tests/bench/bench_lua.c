@@ -52,9 +52,11 @@ int main(void)
     double per_call = (tc - tb) / n * 1e9, per_field = (tf - tb) / n * 1e9;
     printf("lua grid:get(cx, cy): %.1f ns/call net of loop (%.1f ns gross) over %ld calls, %s "
            "(target <= 100 ns) %s\n",
-           per_call, tc / n * 1e9, n, LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", per_call <= 100 ? "PASS" : "FAIL");
+           per_call, tc / n * 1e9, n, LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT",
+           per_call <= 100 ? "PASS" : "FAIL");
     printf("lua grid.width field read: %.1f ns/read net of loop over %ld reads\n", per_field, n);
-    bench_result("lua.grid_get", per_call, "ns/call", "<=", 100, "`bench_lua`: `grid:get` from Lua");
+    bench_result("lua.grid_get", per_call, "ns/call", "<=", 100,
+                 "`bench_lua`: `grid:get` from Lua");
     lua_close(L);
     return 0;
 }

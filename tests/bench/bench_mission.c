@@ -121,8 +121,17 @@ int main(void)
         for (int rep = 0; rep < 2; rep++) {
             char out[PATH_MAX];
             snprintf(out, sizeof out, "%s/w%zu-r%d", root, w, rep);
-            char *args[] = {exe, "run", "behaviors/heat_seek.lua", "--world", (char *)worlds[w].world,
-                            "--out", out, "--quiet", "--seed", "1", NULL};
+            char *args[] = {exe,
+                            "run",
+                            "behaviors/heat_seek.lua",
+                            "--world",
+                            (char *)worlds[w].world,
+                            "--out",
+                            out,
+                            "--quiet",
+                            "--seed",
+                            "1",
+                            NULL};
             run_result r = {.exit_code = -1};
             if (run(args, src, &r) != 0 || r.exit_code != 0) {
                 printf("mission %-22s run %d: FAILED (exit %d)\n", worlds[w].world, rep + 1,
@@ -149,8 +158,9 @@ int main(void)
         char *dot = strrchr(world, '.');
         if (dot) *dot = 0;
         snprintf(key, sizeof key, "mission.%s.wall_s", world);
-        snprintf(what, sizeof what, "`bench_mission`: whole mission, %s (%.0f s simulated), slower of 2 runs",
-                 world, sim_s);
+        snprintf(what, sizeof what,
+                 "`bench_mission`: whole mission, %s (%.0f s simulated), slower of 2 runs", world,
+                 sim_s);
         bench_result(key, worst_wall, "s", "<=", worlds[w].target_s, what);
         snprintf(key, sizeof key, "mission.%s.rss_mb", world);
         snprintf(what, sizeof what, "`bench_mission`: peak RSS, %s", world);
@@ -160,7 +170,9 @@ int main(void)
                worlds[w].world, same ? "identical" : "DIFFERENT", same ? "PASS" : "FAIL");
         if (!same) failures++;
         snprintf(key, sizeof key, "mission.%s.deterministic", world);
-        snprintf(what, sizeof what, "`bench_mission`: same seed twice gives the same summary.json, %s (1 = yes)", world);
+        snprintf(what, sizeof what,
+                 "`bench_mission`: same seed twice gives the same summary.json, %s (1 = yes)",
+                 world);
         bench_result(key, same, "bool", ">=", 1, what);
         free(summaries[0]);
         free(summaries[1]);

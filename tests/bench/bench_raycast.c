@@ -115,16 +115,19 @@ static void bench_rays(tycho_grid *g)
         batch_mismatch += !(r_many[i] == r_one[i]);
     }
     double ns = t_one / n * 1e9, ns_many = t_many / n * 1e9;
-    printf("raycast basement_hallways_5cm %dx%d (%.1f%% occupied), ray map: %.1f ns/ray, best of %d "
-           "passes over %d rays (CPU %.1f ns), uniform start/angle, max range 500 cells, %.1f%% hits, "
-           "mean hit range %.2f m (target <= 100 ns CPU) %s\n",
-           w, h, 100.0 * st.lethal / ((double)w * h), ns, PASSES, n, c_one / n * 1e9, 100.0 * hits / n,
-           sum / (hits ? hits : 1), c_one / n * 1e9 <= 100 ? "PASS" : "FAIL");
-    printf("raycast ray map, the same rays in one tycho_raymap_cast_many call: %.1f ns/ray (CPU %.1f "
-           "ns); differences from one-ray calls: %ld of %d (target <= 100 ns CPU, 0 differences) %s\n",
-           ns_many, c_many / n * 1e9, batch_mismatch, n,
-           c_many / n * 1e9 <= 100 && batch_mismatch == 0 ? "PASS" : "FAIL");
-    printf("raycast ray map build (distance transform of %d cells): %.1f ms\n", w * h, t_build * 1e3);
+    printf(
+        "raycast basement_hallways_5cm %dx%d (%.1f%% occupied), ray map: %.1f ns/ray, best of %d "
+        "passes over %d rays (CPU %.1f ns), uniform start/angle, max range 500 cells, %.1f%% hits, "
+        "mean hit range %.2f m (target <= 100 ns CPU) %s\n",
+        w, h, 100.0 * st.lethal / ((double)w * h), ns, PASSES, n, c_one / n * 1e9, 100.0 * hits / n,
+        sum / (hits ? hits : 1), c_one / n * 1e9 <= 100 ? "PASS" : "FAIL");
+    printf(
+        "raycast ray map, the same rays in one tycho_raymap_cast_many call: %.1f ns/ray (CPU %.1f "
+        "ns); differences from one-ray calls: %ld of %d (target <= 100 ns CPU, 0 differences) %s\n",
+        ns_many, c_many / n * 1e9, batch_mismatch, n,
+        c_many / n * 1e9 <= 100 && batch_mismatch == 0 ? "PASS" : "FAIL");
+    printf("raycast ray map build (distance transform of %d cells): %.1f ms\n", w * h,
+           t_build * 1e3);
 
     /* The plain traversal over the first quarter of the rays, each answer
      * compared with the ray map's: bit-identical is the ray map's promise. */
@@ -253,7 +256,8 @@ static void bench_insert(void)
     }
     printf("scan insert 360 beams, range_max 3.5 m, into %dx%d @ 0.05 m (basement crop at %d,%d, "
            "robot driving 5 cm/scan; %.0f%% returns, mean %.2f m; %.0f cells updated/scan): "
-           "%.1f us/scan mean over %d scans, best of %d passes (CPU %.1f us) (target <= 50 us CPU) %s\n",
+           "%.1f us/scan mean over %d scans, best of %d passes (CPU %.1f us) (target <= 50 us CPU) "
+           "%s\n",
            W, W, bx, by, 100.0 * finite / (360.0 * scans), range_sum / (finite ? finite : 1),
            (double)upd_total / scans, t, scans, PASSES, c, c <= 50 ? "PASS" : "FAIL");
     printf("scan cast 360 beams (ray map, range_max 3.5 m): %.1f us/scan mean over %d scans\n",

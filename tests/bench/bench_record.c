@@ -51,8 +51,8 @@ static int run(char *const argv[], const char *cwd, run_result *r)
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) < 0) return -1;
     r->wall_s = now() - t0;
-    r->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-               (double)ru.ru_stime.tv_usec * 1e-6;
+    r->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
     r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
     return 0;
 }
@@ -115,13 +115,32 @@ int main(void)
             char out[PATH_MAX], file[PATH_MAX + 16];
             snprintf(out, sizeof out, "%s/r%d-%d", root, rec, rep);
             snprintf(file, sizeof file, "%s.mcap", out);
-            char *plain[] = {exe, "run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--out", out,
-                             "--quiet", "--no-socket", NULL};
-            char *recorded[] = {exe, "run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--out",
-                                out, "--quiet", "--no-socket", "--record", file, NULL};
+            char *plain[] = {exe,
+                             "run",
+                             "behaviors/heat_seek.lua",
+                             "--world",
+                             "maps/maze_small.lua",
+                             "--out",
+                             out,
+                             "--quiet",
+                             "--no-socket",
+                             NULL};
+            char *recorded[] = {exe,
+                                "run",
+                                "behaviors/heat_seek.lua",
+                                "--world",
+                                "maps/maze_small.lua",
+                                "--out",
+                                out,
+                                "--quiet",
+                                "--no-socket",
+                                "--record",
+                                file,
+                                NULL};
             run_result r = {.exit_code = -1};
             if (run(rec ? recorded : plain, src, &r) != 0 || r.exit_code != 0) {
-                printf("record: run %d %s FAILED (exit %d)\n", rep + 1, rec ? "with --record" : "without", r.exit_code);
+                printf("record: run %d %s FAILED (exit %d)\n", rep + 1,
+                       rec ? "with --record" : "without", r.exit_code);
                 failures++;
                 cpu[rec][rep] = wall[rec][rep] = 0;
                 continue;
@@ -141,17 +160,19 @@ int main(void)
     double wall0 = median3(wall[0]), wall1 = median3(wall[1]);
     double overhead = cpu0 > 0 ? (cpu1 / cpu0 - 1) * 100 : 0;
     double mb = (double)bytes / 1e6, mb300 = sim_s > 0 ? mb * 300 / sim_s : 0;
-    printf("record: small maze, median of %d: without %.2f s CPU (%.2f s wall), with --record %.2f s CPU "
+    printf("record: small maze, median of %d: without %.2f s CPU (%.2f s wall), with --record %.2f "
+           "s CPU "
            "(%.2f s wall): %+.1f %% CPU (target <= 5 %%) %s\n",
            REPS, cpu0, wall0, cpu1, wall1, overhead, overhead <= 5 ? "PASS" : "FAIL");
-    printf("record: file %.2f MB for %.0f s of mission = %.2f MB per 300 s (target <= 20 MB) %s\n", mb, sim_s, mb300,
-           mb300 <= 20 ? "PASS" : "FAIL");
+    printf("record: file %.2f MB for %.0f s of mission = %.2f MB per 300 s (target <= 20 MB) %s\n",
+           mb, sim_s, mb300, mb300 <= 20 ? "PASS" : "FAIL");
     bool same = summaries[0] && summaries[1] && strcmp(summaries[0], summaries[1]) == 0;
-    printf("record: decisions with and without --record: %s summary.json %s\n", same ? "identical" : "DIFFERENT",
-           same ? "PASS" : "FAIL");
+    printf("record: decisions with and without --record: %s summary.json %s\n",
+           same ? "identical" : "DIFFERENT", same ? "PASS" : "FAIL");
     bench_result("record.overhead_pct", overhead, "%", "<=", 5,
                  "`bench_record`: small-maze mission with `--record FILE.mcap`, extra CPU");
-    bench_result("record.mb_per_300s", mb300, "MB", "<=", 20, "`bench_record`: recording size per 300 s of mission");
+    bench_result("record.mb_per_300s", mb300, "MB", "<=", 20,
+                 "`bench_record`: recording size per 300 s of mission");
     bench_result("record.same_decisions", same ? 1 : 0, "bool", ">=", 1,
                  "`bench_record`: identical summary.json with and without `--record`");
     if (overhead > 5 || mb300 > 20 || !same) failures++;

@@ -5,8 +5,8 @@
  * degrees (several scans of odometry error). Prints the median and p99
  * time of a match (target <= 1 ms a 360-beam scan, one core), the field
  * rebuild, and the error against the true pose. */
-#include "result.h"
 #include "check.h"
+#include "result.h"
 #include "tycho/diffdrive.h"
 #include "tycho/image.h"
 #include "tycho/mapio.h"
@@ -86,8 +86,10 @@ int main(void)
         for (;;) { /* 5 cm a scan, turning when something is near ahead */
             bool ok = true;
             for (double d = 0; d <= 0.3 && ok; d += 0.05) {
-                tycho_grid_world_to_cell(truth, p.x + (0.05 + d) * cos(p.yaw), p.y + (0.05 + d) * sin(p.yaw), &cx, &cy);
-                ok = tycho_grid_get(truth, cx, cy) == 0 && cx >= 75 && cy >= 75 && cx < W - 75 && cy < W - 75;
+                tycho_grid_world_to_cell(truth, p.x + (0.05 + d) * cos(p.yaw),
+                                         p.y + (0.05 + d) * sin(p.yaw), &cx, &cy);
+                ok = tycho_grid_get(truth, cx, cy) == 0 && cx >= 75 && cy >= 75 && cx < W - 75 &&
+                     cy < W - 75;
             }
             if (ok) break;
             p.yaw = (rnd01() * 2 - 1) * M_PI;
@@ -112,7 +114,8 @@ int main(void)
     double *ms = malloc(N * sizeof *ms), err_sum = 0, err_max = 0, yaw_max = 0;
     int ok = 0, degenerate = 0;
     for (int k = 0; k < N; k++) {
-        tycho_pose2 guess = {poses[k].x + 0.08 * (2 * rnd01() - 1), poses[k].y + 0.08 * (2 * rnd01() - 1),
+        tycho_pose2 guess = {poses[k].x + 0.08 * (2 * rnd01() - 1),
+                             poses[k].y + 0.08 * (2 * rnd01() - 1),
                              poses[k].yaw + 3 * M_PI / 180 * (2 * rnd01() - 1)};
         tycho_match_result r;
         double t = now();
@@ -130,15 +133,18 @@ int main(void)
     }
     qsort(ms, N, sizeof *ms, cmp);
     int good = ok - degenerate;
-    printf("scan match 360 beams against a %dx%d map built from the robot's own scans (basement crop), guesses off "
+    printf("scan match 360 beams against a %dx%d map built from the robot's own scans (basement "
+           "crop), guesses off "
            "by <= 8 cm and 3 deg: median %.3f ms, p99 %.3f ms over %d scans (target <= 1 ms) %s\n",
            W, W, ms[N / 2], ms[N * 99 / 100], N, ms[N / 2] <= 1.0 ? "PASS" : "FAIL");
-    bench_result("scan_match.median_ms", ms[N / 2], "ms", "<=", 1,
-                 "`bench_scan_match`: a 360-beam scan matched against a 400×400 map the robot built "
-                 "itself, guess off by ≤ 8 cm and 3° (median)");
+    bench_result(
+        "scan_match.median_ms", ms[N / 2], "ms", "<=", 1,
+        "`bench_scan_match`: a 360-beam scan matched against a 400×400 map the robot built "
+        "itself, guess off by ≤ 8 cm and 3° (median)");
     bench_result("scan_match.p99_ms", ms[N * 99 / 100], "ms", NULL, 0,
                  "`bench_scan_match`: the same, 99th percentile");
-    printf("scan match accuracy: %d/%d matched (%d degenerate), position error mean %.1f mm, max %.1f mm, "
+    printf("scan match accuracy: %d/%d matched (%d degenerate), position error mean %.1f mm, max "
+           "%.1f mm, "
            "heading max %.2f deg\n",
            ok, N, degenerate, good ? 1e3 * err_sum / good : 0, 1e3 * err_max, yaw_max * 180 / M_PI);
     printf("likelihood field rebuild (%dx%d, distance transform): %.2f ms\n", W, W, t_field * 1e3);

@@ -58,8 +58,8 @@ static void bench_core(void)
     double dt = now() - t0, dc = cpu() - c0;
     double ns = dt / (double)steps * 1e9;
     printf("sched core: %.1f ns/dispatch mean over %lld dispatches of %d periodic C tasks "
-           "(cpu %.1f ns) (target <= 200 ns) %s\n", ns, steps, ntasks,
-           dc / (double)steps * 1e9, ns <= 200 ? "PASS" : "FAIL");
+           "(cpu %.1f ns) (target <= 200 ns) %s\n",
+           ns, steps, ntasks, dc / (double)steps * 1e9, ns <= 200 ? "PASS" : "FAIL");
     bench_result("sched.core_dispatch_ns", ns, "ns", "<=", 200,
                  "`bench_sched`: core scheduler, one dispatch of a periodic C task");
     tycho_sched_free(s);
@@ -111,7 +111,8 @@ int main(void)
         "return dt, n";
     double ns = run_lua(L, lua_tasks);
     printf("sched lua task: %.1f ns/dispatch mean over 1000000 dispatches of 100 Lua tasks, %s "
-           "(cpu %.1f ns) (target <= 1000 ns) %s\n", ns, LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", last_cpu_ns,
+           "(cpu %.1f ns) (target <= 1000 ns) %s\n",
+           ns, LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", last_cpu_ns,
            ns <= 1000 ? "PASS" : "FAIL");
     bench_result("sched.lua_task_ns", ns, "ns", "<=", 1000,
                  "`bench_sched`: one dispatch of a periodic Lua task (100 tasks)");
@@ -129,17 +130,22 @@ int main(void)
                  "local s = T.scheduler.new{}\n"
                  "local r = tasks.new(s, {rate = 100})\n"
                  "local n = 0\n"
-                 "for i = 1, %d do r:spawn('c' .. i, function() while true do n = n + 1; tasks.yield() end end) end\n"
+                 "for i = 1, %d do r:spawn('c' .. i, function() while true do n = n + 1; "
+                 "tasks.yield() end end) end\n"
                  "local t0 = M(); s:run{until_time = %.6f}; local dt = M() - t0\n"
                  "return dt, n",
                  n, sim_s);
         ns = run_lua(L, coros);
-        printf("tasks runner: %.1f ns/resume with %4d coroutines at 100 Hz (%.0f sim s, cpu %.1f ns) "
-               "(target <= 1000 ns) %s\n", ns, n, sim_s, last_cpu_ns, ns <= 1000 ? "PASS" : "FAIL");
+        printf(
+            "tasks runner: %.1f ns/resume with %4d coroutines at 100 Hz (%.0f sim s, cpu %.1f ns) "
+            "(target <= 1000 ns) %s\n",
+            ns, n, sim_s, last_cpu_ns, ns <= 1000 ? "PASS" : "FAIL");
         char key[64], what[200];
         snprintf(key, sizeof key, "sched.resume_%d_ns", n);
-        snprintf(what, sizeof what, "`bench_sched`: tasks runner, one resume of a behaviour coroutine "
-                 "with its CPU-time budget, 100 Hz, %d coroutines", n);
+        snprintf(what, sizeof what,
+                 "`bench_sched`: tasks runner, one resume of a behaviour coroutine "
+                 "with its CPU-time budget, 100 Hz, %d coroutines",
+                 n);
         bench_result(key, ns, "ns", "<=", 1000, what);
     }
 
@@ -158,8 +164,8 @@ int main(void)
         "return dt, 50 * 20 * 200";
     ns = run_lua(L, machines);
     printf("fsm decide: %.1f ns/machine/tick mean over %d decisions (3 guards each, 50 machines, "
-           "20 Hz, 200 sim s) (cpu %.1f ns) (target <= 2000 ns) %s\n", ns, 50 * 20 * 200, last_cpu_ns,
-           ns <= 2000 ? "PASS" : "FAIL");
+           "20 Hz, 200 sim s) (cpu %.1f ns) (target <= 2000 ns) %s\n",
+           ns, 50 * 20 * 200, last_cpu_ns, ns <= 2000 ? "PASS" : "FAIL");
     bench_result("sched.fsm_decide_ns", ns, "ns", "<=", 2000,
                  "`bench_sched`: fsm decision tick, 3 guards, per machine per tick");
     lua_close(L);

@@ -2,8 +2,8 @@
  * thermal frame, and whole-mission throughput (sim seconds per wall second)
  * from C and through the Lua binding, on the mission-size maze
  * (maps/maze_small.yaml) and a large map (the warehouse in tests/data, 40 x 40 m). */
-#include "result.h"
 #include "check.h"
+#include "result.h"
 #include "tycho/mapio.h"
 #include "tycho/sim.h"
 
@@ -176,11 +176,12 @@ static void bench_mission_c(const char *yaml)
     tycho_pose2 p = tycho_sim_pose(s);
     bench_result("sim.mission_c_x", sim_s / wall, "x_real_time", ">=", 100,
                  "`bench_sim`: simulator stepped from C, maze_small, all sensors");
-    printf("sim mission from C (maze_small, 4 sources, 1 ramp, all sensors, step 50 ms): %.0f sim s "
-           "in %.3f wall s = %.0fx real time (target >= 100x) %s  [%d scans, %d collisions, end "
-           "(%.2f, %.2f)]\n",
-           sim_s, wall, sim_s / wall, sim_s / wall >= 100 ? "PASS" : "FAIL", scans,
-           tycho_sim_collisions(s), p.x, p.y);
+    printf(
+        "sim mission from C (maze_small, 4 sources, 1 ramp, all sensors, step 50 ms): %.0f sim s "
+        "in %.3f wall s = %.0fx real time (target >= 100x) %s  [%d scans, %d collisions, end "
+        "(%.2f, %.2f)]\n",
+        sim_s, wall, sim_s / wall, sim_s / wall >= 100 ? "PASS" : "FAIL", scans,
+        tycho_sim_collisions(s), p.x, p.y);
     tycho_sim_free(s);
     tycho_grid_free(g);
 }

@@ -47,22 +47,26 @@ int main(void)
     tycho_slam *s = tycho_slam_new(&p, &err);
     tycho_scan scan;
     tycho_scan_init(&scan, 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, &err);
-    const double corners[4][2] = { { 1, 1 }, { 11, 1 }, { 11, 11 }, { 1, 11 } };
-    tycho_pose2 truth = { 1, 1, 0 }, odom = truth;
+    const double corners[4][2] = {{1, 1}, {11, 1}, {11, 11}, {1, 11}};
+    tycho_pose2 truth = {1, 1, 0}, odom = truth;
     int laps = 3, cap = 8000, n = 0;
     double *times = malloc((size_t)cap * sizeof *times);
     double sq = 0, worst = 0;
     rng_state = 4242;
     for (int leg = 0; leg < 4 * laps; leg++) {
         const double *to = corners[(leg + 1) % 4];
-        double heading = atan2(to[1] - truth.y, to[0] - truth.x), dist = hypot(to[0] - truth.x, to[1] - truth.y);
+        double heading = atan2(to[1] - truth.y, to[0] - truth.x),
+               dist = hypot(to[0] - truth.x, to[1] - truth.y);
         int turns = (int)ceil(fabs(tycho_angle_wrap(heading - truth.yaw)) / (5 * M_PI / 180));
         int steps = turns + (int)ceil(dist / 0.04);
-        double turn_step = turns ? tycho_angle_wrap(heading - truth.yaw) / turns : 0, move = dist / (steps - turns);
+        double turn_step = turns ? tycho_angle_wrap(heading - truth.yaw) / turns : 0,
+               move = dist / (steps - turns);
         for (int k = 0; k < steps && n < cap; k++) {
-            tycho_pose2 inc = k < turns ? (tycho_pose2){ 0, 0, turn_step } : (tycho_pose2){ move, 0, 0 };
+            tycho_pose2 inc =
+                k < turns ? (tycho_pose2){0, 0, turn_step} : (tycho_pose2){move, 0, 0};
             truth = tycho_pose2_compose(truth, inc);
-            odom = tycho_pose2_compose(odom, (tycho_pose2){ inc.x * 1.03, 0, inc.yaw * 1.02 + 0.05 * inc.x });
+            odom = tycho_pose2_compose(
+                odom, (tycho_pose2){inc.x * 1.03, 0, inc.yaw * 1.02 + 0.05 * inc.x});
             tycho_scan_cast(world, truth, &scan, NULL);
             for (int b = 0; b < scan.count; b++)
                 if (isfinite(scan.ranges[b])) scan.ranges[b] += (float)(0.01 * gauss());
@@ -89,28 +93,36 @@ int main(void)
     tycho_grid *map = tycho_slam_render(s, &err);
     double t_render = now_ms() - t0;
     qsort(times, (size_t)n, sizeof *times, cmp_double);
-    printf("slam add_scan (360 beams, submap match + insert + loop slice), %d scans over 3 laps of a 48 m loop: "
-           "median %.3f ms, p99 %.3f ms, worst %.1f ms (Pi budget: 200 ms a scan, 50 ms a control tick)\n",
+    printf("slam add_scan (360 beams, submap match + insert + loop slice), %d scans over 3 laps of "
+           "a 48 m loop: "
+           "median %.3f ms, p99 %.3f ms, worst %.1f ms (Pi budget: 200 ms a scan, 50 ms a control "
+           "tick)\n",
            n, times[n / 2], times[(int)(n * 0.99)], worst);
-    printf("slam loop closure: %d closures of %d candidates tried, %d optimisations, worst %.1f ms, last %.1f ms "
+    printf("slam loop closure: %d closures of %d candidates tried, %d optimisations, worst %.1f "
+           "ms, last %.1f ms "
            "(%d nodes); finish (queued search + optimisation) %.1f ms\n",
-           st.loop_closures, st.loop_candidates, st.optimizations, st.max_optimization_ms, st.last_optimization_ms,
-           st.nodes, t_finish);
-    printf("slam trajectory error (online poses) RMSE %.3f m; render of %d scans %.1f ms (%dx%d); memory held %.1f MB\n",
-           sqrt(sq / n), n, t_render, map ? tycho_grid_width(map) : 0, map ? tycho_grid_height(map) : 0,
-           st.bytes / 1048576.0);
+           st.loop_closures, st.loop_candidates, st.optimizations, st.max_optimization_ms,
+           st.last_optimization_ms, st.nodes, t_finish);
+    printf("slam trajectory error (online poses) RMSE %.3f m; render of %d scans %.1f ms (%dx%d); "
+           "memory held %.1f MB\n",
+           sqrt(sq / n), n, t_render, map ? tycho_grid_width(map) : 0,
+           map ? tycho_grid_height(map) : 0, st.bytes / 1048576.0);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("slam peak resident memory of the whole benchmark process: %.1f MB\n", ru.ru_maxrss / 1024.0);
-    bench_result("slam.add_scan_median_ms", times[n / 2], "ms", "<=", 1,
-                 "`bench_slam`: SLAM add_scan (360 beams), 3 laps of a 48 m square corridor, median");
+    printf("slam peak resident memory of the whole benchmark process: %.1f MB\n",
+           ru.ru_maxrss / 1024.0);
+    bench_result(
+        "slam.add_scan_median_ms", times[n / 2], "ms", "<=", 1,
+        "`bench_slam`: SLAM add_scan (360 beams), 3 laps of a 48 m square corridor, median");
     bench_result("slam.add_scan_p99_ms", times[(int)(n * 0.99)], "ms", NULL, 0,
                  "`bench_slam`: SLAM add_scan p99 (the scans that optimise the graph)");
     bench_result("slam.optimization_worst_ms", st.max_optimization_ms, "ms", "<=", 50,
                  "`bench_slam`: worst pose-graph optimisation (within a 50 ms control tick)");
-    bench_result("slam.rmse_m", sqrt(sq / n), "m", NULL, 0,
-                 "`bench_slam`: trajectory RMSE with loop closure (odometry 3 % long, heading bias)");
-    bench_result("slam.peak_rss_mb", ru.ru_maxrss / 1024.0, "MB", NULL, 0, "`bench_slam`: peak RSS");
+    bench_result(
+        "slam.rmse_m", sqrt(sq / n), "m", NULL, 0,
+        "`bench_slam`: trajectory RMSE with loop closure (odometry 3 % long, heading bias)");
+    bench_result("slam.peak_rss_mb", ru.ru_maxrss / 1024.0, "MB", NULL, 0,
+                 "`bench_slam`: peak RSS");
     tycho_grid_free(map);
     free(times);
     tycho_scan_free(&scan);

@@ -63,10 +63,12 @@ int main(void)
         if (ms < best) best = ms;
     }
     printf("terrain traversability 500x500 (step, slope, 0.3 m barrier): %.1f ms\n", trav_ms);
-    printf("terrain A* 500x500 corner to corner: %.1f ms (best of 5), path %d cells, cost %.1f m (target <= 20 ms) %s\n",
+    printf("terrain A* 500x500 corner to corner: %.1f ms (best of 5), path %d cells, cost %.1f m "
+           "(target <= 20 ms) %s\n",
            best, n, cost, n > 0 && best <= 20 ? "PASS" : "FAIL");
     bench_result("terrain.astar_ms", n > 0 ? best : INFINITY, "ms", "<=", 20,
-                 "`bench_terrain`: terrain A* 500×500, slope and roughness cost, corner to corner (best of 5)");
+                 "`bench_terrain`: terrain A* 500×500, slope and roughness cost, corner to corner "
+                 "(best of 5)");
     free(cells);
     free(pts);
     tycho_terrain_free(t);

@@ -20,8 +20,9 @@ typedef struct {
 static int run(const char *exe, const char *src, const char *world, const char *kind, outcome *o)
 {
     char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run behaviors/terrain_nav.lua --quiet --world maps/%s.lua --kind %s "
-                              "--out /tmp/tycho-bench-terrain-%d 2>&1",
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' run behaviors/terrain_nav.lua --quiet --world maps/%s.lua --kind %s "
+             "--out /tmp/tycho-bench-terrain-%d 2>&1",
              src, exe, world, kind, (int)getpid());
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
@@ -30,8 +31,8 @@ static int run(const char *exe, const char *src, const char *world, const char *
     *o = (outcome){0};
     while (fgets(line, sizeof line, p)) {
         double factor;
-        if (sscanf(line, "summary: %63[^,], %*s robot, %lf s sim / %lf s wall (%lfx real time)", what, &o->sim_s,
-                   &o->wall_s, &factor) == 4) {
+        if (sscanf(line, "summary: %63[^,], %*s robot, %lf s sim / %lf s wall (%lfx real time)",
+                   what, &o->sim_s, &o->wall_s, &factor) == 4) {
             o->reached = !strcmp(what, "goal reached");
             found++;
         }
@@ -65,21 +66,26 @@ int main(void)
             outcome o;
             for (int r = 0; r < 3; r++) {
                 if (run(exe, src, worlds[wi], kinds[ki], &o) != 0) {
-                    fprintf(stderr, "bench_terrain_nav: %s/%s: no summary (is %s built?)\n", worlds[wi], kinds[ki], exe);
+                    fprintf(stderr, "bench_terrain_nav: %s/%s: no summary (is %s built?)\n",
+                            worlds[wi], kinds[ki], exe);
                     return 1;
                 }
                 sim += o.sim_s, wall += o.wall_s;
                 if (o.sim_s / o.wall_s < worst) worst = o.sim_s / o.wall_s;
                 pass = pass && o.reached && o.entered == 0;
             }
-            printf("%-14s %-8s goal %s, %d plans, %.1f s simulated in %.3f s wall: %.0fx real time\n", worlds[wi],
-                   kinds[ki], o.reached ? "reached" : "NOT reached", o.plans, sim / 3, wall / 3, sim / wall);
+            printf(
+                "%-14s %-8s goal %s, %d plans, %.1f s simulated in %.3f s wall: %.0fx real time\n",
+                worlds[wi], kinds[ki], o.reached ? "reached" : "NOT reached", o.plans, sim / 3,
+                wall / 3, sim / wall);
         }
     pass = pass && worst >= 30;
-    printf("terrain mission: slowest run %.0fx real time (target >= 30x) %s\n", worst, pass ? "PASS" : "FAIL");
-    bench_result("terrain_nav.slowest_x", pass ? worst : 0, "x_real_time", ">=", 30,
-                 "`bench_terrain_nav`: terrain mission, both worlds × diff/mecanum, 3 runs each, slowest "
-                 "(0 when a goal was missed)");
+    printf("terrain mission: slowest run %.0fx real time (target >= 30x) %s\n", worst,
+           pass ? "PASS" : "FAIL");
+    bench_result(
+        "terrain_nav.slowest_x", pass ? worst : 0, "x_real_time", ">=", 30,
+        "`bench_terrain_nav`: terrain mission, both worlds × diff/mecanum, 3 runs each, slowest "
+        "(0 when a goal was missed)");
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf /tmp/tycho-bench-terrain-%d", (int)getpid());
     if (system(rm) != 0) fprintf(stderr, "could not clean up\n");

@@ -17,10 +17,8 @@
 static inline void bench_result(const char *name, double value, const char *unit, const char *cmp,
                                 double target, const char *description)
 {
-    if (cmp)
-        printf("RESULT %s %.6g %s %s%.6g %s\n", name, value, unit, cmp, target, description);
-    else
-        printf("RESULT %s %.6g %s - %s\n", name, value, unit, description);
+    if (cmp) printf("RESULT %s %.6g %s %s%.6g %s\n", name, value, unit, cmp, target, description);
+    else printf("RESULT %s %.6g %s - %s\n", name, value, unit, description);
     fflush(stdout);
 }
 

@@ -10,24 +10,24 @@
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (cond) check_passed++;                                                        \
-        else {                                                                           \
-            check_failed++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
-        }                                                                                \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (cond) check_passed++;                                                                  \
+        else {                                                                                     \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                             \
-    do {                                                                                 \
-        if (cond) check_passed++;                                                        \
-        else {                                                                           \
-            check_failed++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (cond) check_passed++;                                                                  \
+        else {                                                                                     \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* A check the caller can stop on: records like CHECK (with `detail`,
@@ -37,20 +37,22 @@ static int check_passed, check_failed;
  * empty result. */
 #define CHECKED(cond, detail) check_checked((cond) ? 1 : 0, __FILE__, __LINE__, #cond, (detail))
 
-static inline int check_checked(int ok, const char *file, int line, const char *what, const char *detail)
+static inline int check_checked(int ok, const char *file, int line, const char *what,
+                                const char *detail)
 {
     if (ok) {
         check_passed++;
         return 1;
     }
     check_failed++;
-    fprintf(stderr, "%s:%d: CHECK failed: %s%s%s\n", file, line, what, detail ? ": " : "", detail ? detail : "");
+    fprintf(stderr, "%s:%d: CHECK failed: %s%s%s\n", file, line, what, detail ? ": " : "",
+            detail ? detail : "");
     return 0;
 }
 
-#define CHECK_NEAR(a, b, tol)                                                            \
-    CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol), "%.9g vs %.9g (tol %g)",         \
-              (double)(a), (double)(b), (double)(tol))
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol), "%.9g vs %.9g (tol %g)", (double)(a),      \
+              (double)(b), (double)(tol))
 
 static inline int check_summary(const char *name)
 {

@@ -30,7 +30,7 @@ static tycho_grid *square_world(void)
 {
     double res = 0.05;
     int n = 12 / 0.05;
-    tycho_grid *g = tycho_grid_new(n + 2, n + 2, res, (tycho_pose2){ -0.05, -0.05, 0 }, 0, NULL);
+    tycho_grid *g = tycho_grid_new(n + 2, n + 2, res, (tycho_pose2){-0.05, -0.05, 0}, 0, NULL);
     for (int y = 0; y < n + 2; y++)
         for (int x = 0; x < n + 2; x++) {
             double wx = (x - 1 + 0.5) * res, wy = (y - 1 + 0.5) * res;
@@ -47,13 +47,22 @@ static tycho_grid *square_world(void)
         double size = 0.2 + 0.2 * rnd01();
         bool on_inner = rnd01() < 0.5;
         double cx, cy;
-        double d = on_inner ? 2 - size / 2 : size / 2; /* distance from the outer wall of the box centre */
-        if (u < 2.2 || u > 9.8) continue;           /* leave the corners clear */
+        double d =
+            on_inner ? 2 - size / 2 : size / 2; /* distance from the outer wall of the box centre */
+        if (u < 2.2 || u > 9.8) continue;       /* leave the corners clear */
         switch (side) {
-        case 0: cx = u, cy = d; break;
-        case 1: cx = 12 - d, cy = u; break;
-        case 2: cx = 12 - u, cy = 12 - d; break;
-        default: cx = d, cy = 12 - u; break;
+        case 0:
+            cx = u, cy = d;
+            break;
+        case 1:
+            cx = 12 - d, cy = u;
+            break;
+        case 2:
+            cx = 12 - u, cy = 12 - d;
+            break;
+        default:
+            cx = d, cy = 12 - u;
+            break;
         }
         for (double y = cy - size / 2; y <= cy + size / 2; y += res / 2)
             for (double x = cx - size / 2; x <= cx + size / 2; x += res / 2) {

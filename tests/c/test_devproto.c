@@ -24,7 +24,8 @@ int main(void)
     CHECK_NEAR(f[63], (0x50 + 63) * 0.25, 1e-6);
 
     /* MPU-6050: 1 g on z at +-2 g, 250 deg/s gyro */
-    uint8_t m[14] = {0, 0, 0, 0, 0x40, 0x00, 0xF1, 0x3C /* -3780 */, 0x00, 0x83 /* 131 */, 0, 0, 0xFF, 0x7D};
+    uint8_t m[14] = {0, 0, 0,    0,   0x40, 0x00, 0xF1, 0x3C /* -3780 */, 0x00, 0x83 /* 131 */,
+                     0, 0, 0xFF, 0x7D};
     tycho_mpu6050_sample s;
     tycho_err err = {0};
     CHECK(tycho_mpu6050_decode(m, 2, 250, &s, &err) == TYCHO_OK);

@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char WORLD[] =
-    "define floorplan model\n(\n  size [ 40 40 1 ]\n)\n"
-    "pioneer\n(\n  name \"robot_1\"\n  pose [ -10 19 0 -90 ]\n)\n"
-    "pioneer\n(\n  name \"robot_0\"\n  pose [ -14 19 0 90 ]\n)\n";
+static const char WORLD[] = "define floorplan model\n(\n  size [ 40 40 1 ]\n)\n"
+                            "pioneer\n(\n  name \"robot_1\"\n  pose [ -10 19 0 -90 ]\n)\n"
+                            "pioneer\n(\n  name \"robot_0\"\n  pose [ -14 19 0 90 ]\n)\n";
 static const char GOALS[] =
     "tuw_multi_robot_msgs::RobotGoalsArray @1970-01-01T00:01:42.400000\nframe_id: map\n"
     "robot_0\n   -18.5,  2.0,  0,  0,  0,  0.7071068,  0.7071068\n"
@@ -48,7 +47,8 @@ int main(void)
 
     /* the warehouse, 32 robots, goal set 0 */
     char path[4096];
-    tycho_grid *map = tycho_map_load(test_data(path, sizeof path, "warehouse/map.yaml"), NULL, &err);
+    tycho_grid *map =
+        tycho_map_load(test_data(path, sizeof path, "warehouse/map.yaml"), NULL, &err);
     if (!CHECKED(map != NULL, err.msg)) return check_summary("fleet_io");
     tycho_grid *cost = tycho_grid_copy(map, &err);
     tycho_inflation *ws = tycho_inflation_new();
@@ -60,16 +60,19 @@ int main(void)
     size_t len;
     tycho_fleet_pose *st = NULL, *gl = NULL;
     int ns = 0, ng = 0;
-    if (CHECKED(tycho_read_text_file(test_data(path, sizeof path, "warehouse/stage.world"), &text, &len, &err) ==
-                    TYCHO_OK,
+    if (CHECKED(tycho_read_text_file(test_data(path, sizeof path, "warehouse/stage.world"), &text,
+                                     &len, &err) == TYCHO_OK,
                 err.msg)) {
-        CHECK_MSG(tycho_stage_poses(text, len, "stage.world", &st, &ns, &err) == TYCHO_OK, "%s", err.msg);
+        CHECK_MSG(tycho_stage_poses(text, len, "stage.world", &st, &ns, &err) == TYCHO_OK, "%s",
+                  err.msg);
         free(text);
     }
-    if (CHECKED(tycho_read_text_file(test_data(path, sizeof path, "warehouse/goals032/goals000.txt"), &text, &len,
-                                     &err) == TYCHO_OK,
-                err.msg)) {
-        CHECK_MSG(tycho_goal_file(text, len, "goals000.txt", &gl, &ng, &err) == TYCHO_OK, "%s", err.msg);
+    if (CHECKED(
+            tycho_read_text_file(test_data(path, sizeof path, "warehouse/goals032/goals000.txt"),
+                                 &text, &len, &err) == TYCHO_OK,
+            err.msg)) {
+        CHECK_MSG(tycho_goal_file(text, len, "goals000.txt", &gl, &ng, &err) == TYCHO_OK, "%s",
+                  err.msg);
         free(text);
     }
     if (!CHECKED(ns == 32 && ng >= 32, NULL)) {
@@ -81,15 +84,18 @@ int main(void)
         return check_summary("fleet_io");
     }
     double s[64], g[64];
-    for (int i = 0; i < 32; i++) s[2 * i] = st[i].x, s[2 * i + 1] = st[i].y, g[2 * i] = gl[i].x, g[2 * i + 1] = gl[i].y;
+    for (int i = 0; i < 32; i++)
+        s[2 * i] = st[i].x, s[2 * i + 1] = st[i].y, g[2 * i] = gl[i].x, g[2 * i + 1] = gl[i].y;
     tycho_mapf *m = tycho_mapf_new(cost, NULL, &err);
     CHECK(m && tycho_mapf_plan(m, 32, s, g, &err) == TYCHO_OK);
     int bad = 0;
     for (int t = 0; t < 200; t++)
         for (int i = 0; i < 32; i++)
             for (int j = i + 1; j < 32; j++) {
-                int a0 = tycho_mapf_vertex_at_step(m, i, t), a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
-                int b0 = tycho_mapf_vertex_at_step(m, j, t), b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
+                int a0 = tycho_mapf_vertex_at_step(m, i, t),
+                    a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
+                int b0 = tycho_mapf_vertex_at_step(m, j, t),
+                    b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
                 if (a0 == b0 || (a0 == b1 && a1 == b0 && a0 != a1)) bad++;
             }
     CHECK(bad == 0);

@@ -31,7 +31,8 @@ static void test_holds_where_not_allowed(void)
     double x, y, yaw;
     tycho_fleet_pose(f, 0, &x, &y, &yaw);
     CHECK(tycho_fleet_reached(f, 0) == 2);
-    CHECK_MSG(fabs(x - 2) < 1e-9 && fabs(y) < 1e-9, "stopped at (%g, %g), not at the last allowed waypoint", x, y);
+    CHECK_MSG(fabs(x - 2) < 1e-9 && fabs(y) < 1e-9,
+              "stopped at (%g, %g), not at the last allowed waypoint", x, y);
     tycho_fleet_stats st = tycho_fleet_robot_stats(f, 0);
     CHECK(st.waits == 1 && st.wait_time > 5);
     CHECK(fabs(st.distance - 2) < 1e-6);
@@ -125,7 +126,8 @@ static void test_bad_input(void)
     CHECK(tycho_fleet_new(2, &p, &err) == NULL);
     tycho_fleet *f = line_fleet(2);
     const double nan_route[] = {0, 0, NAN, 1};
-    CHECK(tycho_fleet_set_route(f, 1, nan_route, 2, &err) == TYCHO_EINVAL && strstr(err.msg, "robot 1: waypoint 1"));
+    CHECK(tycho_fleet_set_route(f, 1, nan_route, 2, &err) == TYCHO_EINVAL &&
+          strstr(err.msg, "robot 1: waypoint 1"));
     CHECK(tycho_fleet_set_route(f, 5, nan_route, 2, &err) == TYCHO_EINVAL);
     tycho_fleet_free(f);
 }

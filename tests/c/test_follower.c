@@ -205,7 +205,7 @@ static void test_l_shape_with_goal_yaw(void)
     CHECK_MSG(hypot(r.pose.x - 2, r.pose.y - 2) <= p.xy_tolerance, "ended at %g %g", r.pose.x,
               r.pose.y);
     CHECK_MSG(fabs(tycho_angle_wrap(r.pose.yaw - M_PI)) <= p.yaw_tolerance, "yaw %g", r.pose.yaw);
-    CHECK(r.rotating_steps > 0); /* the final turn from +y to pi */
+    CHECK(r.rotating_steps > 0);                           /* the final turn from +y to pi */
     CHECK_MSG(r.max_dev < 0.3, "deviation %g", r.max_dev); /* pure pursuit cuts the corner a bit */
     CHECK(r.nearest_monotonic);
     check_limits(&r, &p);

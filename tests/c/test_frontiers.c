@@ -38,12 +38,8 @@ static bool frontier_has_cell(const tycho_frontier_search *s, const tycho_fronti
 static void test_one_frontier(void)
 {
     static const char *const rows[] = {
-        "############",
-        "#.........??",
-        "#.........??",
-        "#.........??",
-        "#.........??",
-        "############",
+        "############", "#.........??", "#.........??",
+        "#.........??", "#.........??", "############",
     };
     tycho_grid *g = from_text(rows, 6);
     tycho_frontier_search *s = tycho_frontier_search_new();
@@ -80,16 +76,8 @@ static void test_split_and_unreachable(void)
      * frontiers. Room B (bottom right) is sealed off; its frontier must not
      * be reported. */
     static const char *const rows[] = {
-        "#############",
-        "#..........??",
-        "#..........??",
-        "#...........#",
-        "#..........??",
-        "#..........??",
-        "#..........??",
-        "#############",
-        "#...#....?###",
-        "#############",
+        "#############", "#..........??", "#..........??", "#...........#", "#..........??",
+        "#..........??", "#..........??", "#############", "#...#....?###", "#############",
     };
     tycho_grid *g = from_text(rows, 10);
     tycho_frontier_search *s = tycho_frontier_search_new();
@@ -118,14 +106,9 @@ static void test_min_size_and_ranking(void)
 {
     /* a 2-cell frontier close to the robot (left) and a 6-cell one far away */
     static const char *const rows[] = {
-        "#####################",
-        "#...................?",
-        "#...................?",
-        "#...................?",
-        "?...................?",
-        "?...................?",
-        "#...................?",
-        "#####################",
+        "#####################", "#...................?", "#...................?",
+        "#...................?", "?...................?", "?...................?",
+        "#...................?", "#####################",
     };
     tycho_grid *g = from_text(rows, 8);
     tycho_frontier_search *s = tycho_frontier_search_new();
@@ -166,11 +149,7 @@ static void test_min_size_and_ranking(void)
 static void test_start_and_errors(void)
 {
     static const char *const rows[] = {
-        "#######",
-        "#iiii.?",
-        "#i###.?",
-        "#iiii.?",
-        "#######",
+        "#######", "#iiii.?", "#i###.?", "#iiii.?", "#######",
     };
     tycho_grid *g = from_text(rows, 5);
     tycho_frontier_search *s = tycho_frontier_search_new();
@@ -285,9 +264,8 @@ static void test_random_against_reference(void)
         static int stack[W * H];
         for (int i = 0; i < W * H; i++) {
             int x = i % W, y = i / W;
-            bool fr = c[i] == 255 &&
-                      ((x > 0 && c[i - 1] < 253) || (x < W - 1 && c[i + 1] < 253) ||
-                       (y > 0 && c[i - W] < 253) || (y < H - 1 && c[i + W] < 253));
+            bool fr = c[i] == 255 && ((x > 0 && c[i - 1] < 253) || (x < W - 1 && c[i + 1] < 253) ||
+                                      (y > 0 && c[i - W] < 253) || (y < H - 1 && c[i + W] < 253));
             comp[i] = fr ? -1 : 0;
         }
         for (int i = 0; i < W * H; i++) {
@@ -326,8 +304,8 @@ static void test_random_against_reference(void)
                 found = true;
                 if (fr->size != size || fabs(fr->distance - best / 70.0 * 0.1) > 1e-9) {
                     mismatches++;
-                    fprintf(stderr, "trial %d: size %d vs %d, distance %g vs %g\n", trial,
-                            fr->size, size, fr->distance, best / 70.0 * 0.1);
+                    fprintf(stderr, "trial %d: size %d vs %d, distance %g vs %g\n", trial, fr->size,
+                            size, fr->distance, best / 70.0 * 0.1);
                 }
                 /* goal: free, reached at that distance, 4-adjacent to nearest */
                 int gi = fr->goal.y * W + fr->goal.x;

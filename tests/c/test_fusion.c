@@ -60,8 +60,7 @@ static void test_known_geometry(void)
      * deg), and a far wall behind it at 3.2 m */
     tycho_pose2 pose = {2, -1, 100 * DEG};
     double axis = pose.yaw - 30 * DEG;
-    seg w[2] = {facing(pose.x, pose.y, axis, 1.25, 0.25),
-                facing(pose.x, pose.y, axis, 3.2, 5.0)};
+    seg w[2] = {facing(pose.x, pose.y, axis, 1.25, 0.25), facing(pose.x, pose.y, axis, 3.2, 5.0)};
     float ranges[360];
     tycho_scan_ref scan;
     make_scan(pose, 0, 360, w, 2, ranges, &scan);
@@ -257,7 +256,7 @@ static void test_ties_and_reasons(void)
     tycho_scan_ref sc3 = {-1 * DEG, DEG, 3, few}; /* -1..1 deg: columns 3 and 4 */
     CHECK(tycho_fusion_locate(pose, &sc3, &cam, frame, &p, &r, NULL) == TYCHO_OK);
     CHECK(r.outcome == TYCHO_FUSION_NO_BEAMS_IN_FOV); /* hot pixel 10 is column 2 */
-    frame[4] = 35; /* column 4 */
+    frame[4] = 35;                                    /* column 4 */
     CHECK(tycho_fusion_locate(pose, &sc3, &cam, frame, &p, &r, NULL) == TYCHO_OK);
     /* column 4 spans -7.5..0 deg (0 is its edge, inclusive) */
     CHECK(r.outcome == TYCHO_FUSION_FOUND && r.beams_in_view == 2);
@@ -354,8 +353,8 @@ static void reference(tycho_pose2 pose, const tycho_scan_ref *s, const tycho_the
             }
         }
         if (pass == 0 && (r->beams_in_view == 0 || r->returns == 0)) {
-            r->outcome = r->beams_in_view ? TYCHO_FUSION_NO_RETURN_IN_RANGE
-                                          : TYCHO_FUSION_NO_BEAMS_IN_FOV;
+            r->outcome =
+                r->beams_in_view ? TYCHO_FUSION_NO_RETURN_IN_RANGE : TYCHO_FUSION_NO_BEAMS_IN_FOV;
             return;
         }
         if (pass == 1) {

@@ -3,11 +3,11 @@
  * dead ends, even spacing, lengths and widths), crossing diagonals refused
  * on 8-connected grids, and a warehouse goal set on the sparse graph. */
 #include "check.h"
+#include "tycho/fleet_io.h"
 #include "tycho/graph.h"
+#include "tycho/inflation.h"
 #include "tycho/mapf.h"
 #include "tycho/mapio.h"
-#include "tycho/fleet_io.h"
-#include "tycho/inflation.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,8 +73,8 @@ static void test_sparse_plus(void)
     CHECK_MSG(junctions == 1 && ends == 4 && other == 0, "%d junctions, %d ends", junctions, ends);
     if (centre >= 0) {
         CHECK(degree(s, centre) == 4);
-        CHECK_MSG(fabs(s->x[centre] - 3.5) < 0.15 && fabs(s->y[centre] - 3.5) < 0.15, "junction at (%g, %g)",
-                  s->x[centre], s->y[centre]);
+        CHECK_MSG(fabs(s->x[centre] - 3.5) < 0.15 && fabs(s->y[centre] - 3.5) < 0.15,
+                  "junction at (%g, %g)", s->x[centre], s->y[centre]);
     }
     /* edges about a metre long; each arm (about 3 m) in about three edges */
     double total = 0;
@@ -84,7 +84,8 @@ static void test_sparse_plus(void)
         CHECK_MSG(s->width[k] > 0.9 && s->width[k] < 1.3, "width %g m", s->width[k]);
         total += s->length[k];
     }
-    /* arms of 3 m of free space; the skeleton stops half a corridor width (0.55 m) short of each end */
+    /* arms of 3 m of free space; the skeleton stops half a corridor width (0.55 m) short of each
+     * end */
     CHECK_MSG(fabs(total / 2 - 4 * (3.0 - 0.55)) < 1.0, "total length %g m", total / 2);
     tycho_graph_free(s);
     tycho_grid_free(g);
@@ -93,18 +94,21 @@ static void test_sparse_plus(void)
 static void test_sparse_ring(void)
 {
     /* a 1 m corridor round a 3 m island: one loop, no junction */
-    const char *ring[] = {"#######", "#.....#", "#.###.#", "#.###.#", "#.###.#", "#.....#", "#######"};
+    const char *ring[] = {"#######", "#.....#", "#.###.#", "#.###.#",
+                          "#.###.#", "#.....#", "#######"};
     tycho_grid *coarse = ascii(ring, 7, 1.0);
     /* resample at 0.1 m so the thinning has cells to work with */
     tycho_grid *g = tycho_grid_new(70, 70, 0.1, (tycho_pose2){-0.5, -0.5, 0}, 0, NULL);
     for (int y = 0; y < 70; y++)
-        for (int x = 0; x < 70; x++) tycho_grid_set(g, x, y, tycho_grid_get(coarse, x / 10, y / 10));
+        for (int x = 0; x < 70; x++)
+            tycho_grid_set(g, x, y, tycho_grid_get(coarse, x / 10, y / 10));
     tycho_graph *s = tycho_graph_sparse(g, 1.0, NULL);
     CHECK(s != NULL);
     if (s) {
         int bad = 0;
         for (int v = 0; v < s->V; v++) bad += degree(s, v) != 2;
-        CHECK_MSG(bad == 0 && s->V >= 12 && s->V <= 20, "%d vertices, %d not on the ring", s->V, bad);
+        CHECK_MSG(bad == 0 && s->V >= 12 && s->V <= 20, "%d vertices, %d not on the ring", s->V,
+                  bad);
         tycho_graph_free(s);
     }
     tycho_grid_free(g);
@@ -123,8 +127,10 @@ static void test_no_crossing_diagonals(void)
     CHECK(m && tycho_mapf_plan(m, 2, s, goal, NULL) == TYCHO_OK);
     if (m) {
         for (int t = 0; t < 6; t++) {
-            int a0 = tycho_mapf_vertex_at_step(m, 0, t), a1 = tycho_mapf_vertex_at_step(m, 0, t + 1);
-            int b0 = tycho_mapf_vertex_at_step(m, 1, t), b1 = tycho_mapf_vertex_at_step(m, 1, t + 1);
+            int a0 = tycho_mapf_vertex_at_step(m, 0, t),
+                a1 = tycho_mapf_vertex_at_step(m, 0, t + 1);
+            int b0 = tycho_mapf_vertex_at_step(m, 1, t),
+                b1 = tycho_mapf_vertex_at_step(m, 1, t + 1);
             double ax0, ay0, ax1, ay1, bx0, by0, bx1, by1;
             tycho_mapf_vertex_xy(m, a0, &ax0, &ay0);
             tycho_mapf_vertex_xy(m, a1, &ax1, &ay1);
@@ -132,7 +138,8 @@ static void test_no_crossing_diagonals(void)
             tycho_mapf_vertex_xy(m, b1, &bx1, &by1);
             /* both diagonal and with the same midpoint: they would meet */
             bool cross = ax0 != ax1 && ay0 != ay1 && bx0 != bx1 && by0 != by1 &&
-                         fabs((ax0 + ax1) - (bx0 + bx1)) < 1e-9 && fabs((ay0 + ay1) - (by0 + by1)) < 1e-9;
+                         fabs((ax0 + ax1) - (bx0 + bx1)) < 1e-9 &&
+                         fabs((ay0 + ay1) - (by0 + by1)) < 1e-9;
             CHECK_MSG(!cross, "robots cross diagonals at step %d", t);
         }
         CHECK(tycho_mapf_arrival(m, 0) >= 1 && tycho_mapf_arrival(m, 1) >= 1);
@@ -148,8 +155,8 @@ static void test_warehouse_on_sparse_graph(void)
     tycho_err err = {0};
     tycho_grid *map = tycho_map_load(path, NULL, &err);
     if (!CHECKED(map != NULL, err.msg)) return;
-    tycho_grid *cost = tycho_grid_new(tycho_grid_width(map), tycho_grid_height(map), tycho_grid_resolution(map),
-                                      tycho_grid_origin(map), 0, NULL);
+    tycho_grid *cost = tycho_grid_new(tycho_grid_width(map), tycho_grid_height(map),
+                                      tycho_grid_resolution(map), tycho_grid_origin(map), 0, NULL);
     tycho_inflation_params ip;
     tycho_inflation_defaults(&ip);
     ip.inscribed_radius = ip.inflation_radius = 0.3;
@@ -195,10 +202,12 @@ static void test_warehouse_on_sparse_graph(void)
     int bad = 0;
     for (int t = 0; m && t < 200; t++)
         for (int i = 0; i < 32; i++) {
-            int a0 = tycho_mapf_vertex_at_step(m, i, t), a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
+            int a0 = tycho_mapf_vertex_at_step(m, i, t),
+                a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
             if (a0 != a1 && !tycho_mapf_adjacent(m, a0, a1)) bad++;
             for (int j = i + 1; j < 32; j++) {
-                int b0 = tycho_mapf_vertex_at_step(m, j, t), b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
+                int b0 = tycho_mapf_vertex_at_step(m, j, t),
+                    b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
                 if (a0 == b0 || (a0 == b1 && a1 == b0 && a0 != a1)) bad++;
             }
         }

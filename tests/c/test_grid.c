@@ -90,7 +90,7 @@ static void test_copy_crop_grow(void)
         CHECK(tycho_grid_paste(dst, src, 1, 1) == 9);
         CHECK(tycho_grid_get(dst, 3, 3) == 254 && tycho_grid_get(dst, 1, 1) == 0);
         CHECK(tycho_grid_get(dst, 0, 0) == 7 && tycho_grid_get(dst, 4, 4) == 7);
-        CHECK(tycho_grid_paste(dst, src, 4, 3) == 4);  /* 2x2 fits */
+        CHECK(tycho_grid_paste(dst, src, 4, 3) == 4); /* 2x2 fits */
         CHECK(tycho_grid_get(dst, 5, 4) == 0);
         CHECK(tycho_grid_paste(dst, src, -2, -2) == 1); /* only src (2,2) */
         CHECK(tycho_grid_get(dst, 0, 0) == 254);

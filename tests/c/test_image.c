@@ -90,8 +90,7 @@ static void test_pgm_p2(void)
     CHECK(LOAD("P2\n# plain\n3 2\n255\n0 128 255\n 1\t2 # inline comment\n3", &img, &err) ==
           TYCHO_OK);
     CHECK(img.width == 3 && img.height == 2);
-    CHECK(img.pixels[1] == 128 && img.pixels[2] == 255 && img.pixels[4] == 2 &&
-          img.pixels[5] == 3);
+    CHECK(img.pixels[1] == 128 && img.pixels[2] == 255 && img.pixels[4] == 2 && img.pixels[5] == 3);
     tycho_image_free(&img);
     CHECK(LOAD("P2 2 1 65535 65535 32767", &img, &err) == TYCHO_OK);
     CHECK(img.pixels[0] == 255 && img.pixels[1] == 127);
@@ -195,8 +194,8 @@ static void test_png_flavours(void)
     uint8_t g1[1] = {0xa0}; /* 1 0 1 0 */
     m = encode_png(4, 1, PNG_COLOR_TYPE_GRAY, 1, g1, 1, NULL, 0, NULL, 0, NULL, 0);
     CHECK(tycho_image_load_mem(m.d, m.n, "g1.png", &img, &err) == TYCHO_OK);
-    CHECK(img.channels == 1 && img.pixels[0] == 255 && img.pixels[1] == 0 &&
-          img.pixels[2] == 255 && img.pixels[3] == 0);
+    CHECK(img.channels == 1 && img.pixels[0] == 255 && img.pixels[1] == 0 && img.pixels[2] == 255 &&
+          img.pixels[3] == 0);
     tycho_image_free(&img);
     free(m.d);
 
@@ -204,8 +203,7 @@ static void test_png_flavours(void)
     uint8_t g16[6] = {0xff, 0xff, 0x80, 0x00, 0x01, 0x01};
     m = encode_png(3, 1, PNG_COLOR_TYPE_GRAY, 16, g16, 6, NULL, 0, NULL, 0, NULL, 0);
     CHECK(tycho_image_load_mem(m.d, m.n, "g16.png", &img, &err) == TYCHO_OK);
-    CHECK(img.channels == 1 && img.pixels[0] == 255 && img.pixels[1] == 128 &&
-          img.pixels[2] == 1);
+    CHECK(img.channels == 1 && img.pixels[0] == 255 && img.pixels[1] == 128 && img.pixels[2] == 1);
     tycho_image_free(&img);
     free(m.d);
 
@@ -222,8 +220,7 @@ static void test_png_flavours(void)
     uint8_t trns[1] = {0};
     m = encode_png(3, 1, PNG_COLOR_TYPE_PALETTE, 8, idx, 3, pal, 3, trns, 1, NULL, 0);
     CHECK(tycho_image_load_mem(m.d, m.n, "pa.png", &img, &err) == TYCHO_OK);
-    CHECK(img.channels == 4 && img.pixels[3] == 255 && img.pixels[7] == 0 &&
-          img.pixels[11] == 255);
+    CHECK(img.channels == 4 && img.pixels[3] == 255 && img.pixels[7] == 0 && img.pixels[11] == 255);
     tycho_image_free(&img);
     free(m.d);
 
@@ -254,8 +251,7 @@ static void test_png_flavours(void)
     uint8_t rgb16[6] = {0xff, 0xff, 0, 0, 0x80, 0x00};
     m = encode_png(1, 1, PNG_COLOR_TYPE_RGB, 16, rgb16, 6, NULL, 0, NULL, 0, NULL, 0);
     CHECK(tycho_image_load_mem(m.d, m.n, "rgb16.png", &img, &err) == TYCHO_OK);
-    CHECK(img.channels == 3 && img.pixels[0] == 255 && img.pixels[1] == 0 &&
-          img.pixels[2] == 128);
+    CHECK(img.channels == 3 && img.pixels[0] == 255 && img.pixels[1] == 0 && img.pixels[2] == 128);
     tycho_image_free(&img);
     free(m.d);
 
@@ -296,7 +292,11 @@ static size_t png_header(uint8_t *b, uint32_t w, uint32_t h)
     memcpy(b + 12, "IHDR", 4);
     put32(b + 16, w);
     put32(b + 20, h);
-    b[24] = 8; b[25] = 0; b[26] = 0; b[27] = 0; b[28] = 0;
+    b[24] = 8;
+    b[25] = 0;
+    b[26] = 0;
+    b[27] = 0;
+    b[28] = 0;
     put32(b + 29, crc32_of(b + 12, 17));
     return 33;
 }
@@ -456,8 +456,8 @@ static void test_raycast_pngs(void)
         return;
     CHECK(img.width == 1200 && img.height == 1200 && img.channels == 1);
     tycho_image_free(&img);
-    if (!CHECKED(tycho_image_load(test_data(p, sizeof p, "raycast/synthetic.map.png"), &img, &err) ==
-                     TYCHO_OK,
+    if (!CHECKED(tycho_image_load(test_data(p, sizeof p, "raycast/synthetic.map.png"), &img,
+                                  &err) == TYCHO_OK,
                  err.msg))
         return;
     if (!CHECKED(img.width == 1024 && img.height == 1024 && img.channels == 1, NULL)) {

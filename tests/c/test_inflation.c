@@ -60,8 +60,10 @@ static void test_edt_brute(void)
                         int64_t want = (b < 0 || b > lim) ? TYCHO_EDT_FAR : b;
                         if (out[(size_t)y * w + x] != want) {
                             if (bad < 5)
-                                fprintf(stderr, "edt %dx%d dens %.3f max %d at (%d,%d): %d want %lld\n",
-                                        w, h, dens[di], md, x, y, out[(size_t)y * w + x], (long long)want);
+                                fprintf(stderr,
+                                        "edt %dx%d dens %.3f max %d at (%d,%d): %d want %lld\n", w,
+                                        h, dens[di], md, x, y, out[(size_t)y * w + x],
+                                        (long long)want);
                             bad++;
                         }
                     }
@@ -142,12 +144,13 @@ static void test_inflation_brute(void)
         for (size_t i = 0; i < n; i++)
             if (dst[i] != want[i] || inplace[i] != want[i]) {
                 if (bad < 5)
-                    fprintf(stderr,
-                            "inflate %dx%d res %.3f ins %.2f rad %.2f csf %.1f iu %d iau %d cell %zu: "
-                            "src %d got %d/%d want %d\n",
-                            w, h, res, p.inscribed_radius, p.inflation_radius,
-                            p.cost_scaling_factor, p.inflate_unknown, p.inflate_around_unknown, i,
-                            src[i], dst[i], inplace[i], want[i]);
+                    fprintf(
+                        stderr,
+                        "inflate %dx%d res %.3f ins %.2f rad %.2f csf %.1f iu %d iau %d cell %zu: "
+                        "src %d got %d/%d want %d\n",
+                        w, h, res, p.inscribed_radius, p.inflation_radius, p.cost_scaling_factor,
+                        p.inflate_unknown, p.inflate_around_unknown, i, src[i], dst[i], inplace[i],
+                        want[i]);
                 bad++;
             }
         cases++;

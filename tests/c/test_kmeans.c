@@ -11,10 +11,7 @@ static double urand(void)
     lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
     return ((lcg >> 11) + 0.5) * 0x1p-53;
 }
-static double gauss(void)
-{
-    return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
-}
+static double gauss(void) { return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand()); }
 
 /* n points per centre, sigma noise, in centre order */
 static int blobs(double *xy, const double *centres, int nc, int per, double sigma)
@@ -32,7 +29,8 @@ static int nearest(const double *cent, int k, double x, double y)
 {
     int b = 0;
     for (int c = 1; c < k; c++)
-        if (hypot(cent[2 * c] - x, cent[2 * c + 1] - y) < hypot(cent[2 * b] - x, cent[2 * b + 1] - y))
+        if (hypot(cent[2 * c] - x, cent[2 * c + 1] - y) <
+            hypot(cent[2 * b] - x, cent[2 * b + 1] - y))
             b = c;
     return b;
 }

@@ -39,7 +39,7 @@ static void test_sequence(void)
     tycho_launcher l = fresh();
     tycho_launcher_outputs o;
     tycho_launcher_step(&l, 0, &o);
-    CHECK(!o.arm && o.esc_us == 1000 && o.feeder_us == 1000); /* safe until armed */
+    CHECK(!o.arm && o.esc_us == 1000 && o.feeder_us == 1000);   /* safe until armed */
     CHECK(tycho_launcher_fire(&l, 1, 0, NULL) == TYCHO_EINVAL); /* not armed */
     CHECK(tycho_launcher_arm(&l, 0, NULL) == TYCHO_OK);
     CHECK(tycho_launcher_fire(&l, 2, 10.0, NULL) == TYCHO_OK);
@@ -53,7 +53,7 @@ static void test_sequence(void)
     tycho_launcher_step(&l, 11.21, &o); /* gap */
     CHECK(o.feeder_us == 1000 && o.esc_us == 1600 && l.fired == 1);
     CHECK(tycho_launcher_step(&l, 11.51, &o) && o.feeder_us == 2000); /* second ball */
-    tycho_launcher_step(&l, 11.72, &o); /* spin-down */
+    tycho_launcher_step(&l, 11.72, &o);                               /* spin-down */
     CHECK(l.state == TYCHO_LAUNCHER_SPIN_DOWN && o.esc_us == 1600 && l.fired == 2);
     tycho_launcher_step(&l, 12.23, &o);
     CHECK(l.state == TYCHO_LAUNCHER_ARMED && o.esc_us == 1000 && o.arm);

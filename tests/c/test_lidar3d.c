@@ -24,8 +24,12 @@ static void test_rotation(void)
     srand(7);
     double worst = 0;
     for (int k = 0; k < 1000; k++) {
-        tycho_pose3 robot = {rand() % 100 - 50, rand() % 100 - 50, rand() % 10, (rand() % 628) / 100.0 - 3.14,
-                             (rand() % 300) / 100.0 - 1.5, (rand() % 628) / 100.0 - 3.14};
+        tycho_pose3 robot = {rand() % 100 - 50,
+                             rand() % 100 - 50,
+                             rand() % 10,
+                             (rand() % 628) / 100.0 - 3.14,
+                             (rand() % 300) / 100.0 - 1.5,
+                             (rand() % 628) / 100.0 - 3.14};
         tycho_pose3 mount = {0.1, -0.05, 0.4, 0.05, -0.1, 0.3};
         double q[3] = {rand() % 20 - 10.0, rand() % 20 - 10.0, rand() % 5 - 2.0}, w[3], back[3];
         tycho_lidar3d_to_world(robot, mount, q, w);
@@ -74,7 +78,8 @@ static void test_box_and_self(void)
 {
     tycho_heightfield *f = flat();
     tycho_heightfield_box(f, 15, 5, 16, 15, 3.0f); /* a wall: cells from x = 15.0 */
-    tycho_heightfield_box(f, 10.15, 9.9, 10.25, 10.1, 2.0f); /* a post just in front, inside its body box */
+    tycho_heightfield_box(f, 10.15, 9.9, 10.25, 10.1,
+                          2.0f); /* a post just in front, inside its body box */
     tycho_lidar3d_model m = {0};
     m.lines = 1;
     m.vangle[0] = 0;

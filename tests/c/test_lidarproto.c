@@ -13,7 +13,8 @@ static void ranges_for(float *r, double base)
     for (int i = 0; i < TYCHO_LDS01_BEAMS; i++) r[i] = (float)(base + 0.01 * i);
 }
 
-static int feed_all(tycho_lds01_parser *p, const uint8_t *data, size_t len, tycho_lds01_scan *scans, int cap, size_t chunk)
+static int feed_all(tycho_lds01_parser *p, const uint8_t *data, size_t len, tycho_lds01_scan *scans,
+                    int cap, size_t chunk)
 {
     int n = 0;
     size_t off = 0;
@@ -51,7 +52,8 @@ static void test_round_trip(void)
         int bad = 0;
         for (int i = 0; i < 360; i++) bad += fabsf(scans[0].ranges[i] - r[i]) > 0.0006f;
         CHECK_MSG(bad == 0, "%d beams differ", bad);
-        CHECK(scans[2].packets == 60 && fabs(scans[2].rpm - 300) < 1e-9 && scans[1].intensities[5] == 200);
+        CHECK(scans[2].packets == 60 && fabs(scans[2].rpm - 300) < 1e-9 &&
+              scans[1].intensities[5] == 200);
         CHECK(p.bad_checksum == 0 && p.skipped >= 9);
     }
 }
@@ -83,8 +85,8 @@ static void test_bad_checksum_and_truncation(void)
     len += REV;
     tycho_lds01_init(&p, TYCHO_CHECKSUM_CHECK);
     n = feed_all(&p, cut, len, s, 3, 5);
-    CHECK_MSG(n == 2 && s[0].packets >= 57 && s[1].packets == 60, "%d revolutions, %d + %d packets", n,
-              s[0].packets, n > 1 ? s[1].packets : -1);
+    CHECK_MSG(n == 2 && s[0].packets >= 57 && s[1].packets == 60, "%d revolutions, %d + %d packets",
+              n, s[0].packets, n > 1 ? s[1].packets : -1);
 }
 
 static void test_checksum_modes(void)

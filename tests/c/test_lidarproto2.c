@@ -26,9 +26,13 @@ static size_t lds02_stream(uint8_t *out, int revolutions)
         for (int k = 0; k < 30; k++) {
             uint16_t mm[12];
             for (int i = 0; i < 12; i++) mm[i] = (uint16_t)(1000 + 2 * (12 * k + i));
-            tycho_lds02_encode(k * 1200, k * 1200 + 1100, 3600, mm, (uint16_t)(r * 100 + k), out + len);
+            tycho_lds02_encode(k * 1200, k * 1200 + 1100, 3600, mm, (uint16_t)(r * 100 + k),
+                               out + len);
             len += TYCHO_LDS02_FRAME;
-            if (k == 7) { memcpy(out + len, "\x54\x00junk", 6); len += 6; } /* a false start */
+            if (k == 7) {
+                memcpy(out + len, "\x54\x00junk", 6);
+                len += 6;
+            } /* a false start */
         }
     return len;
 }
@@ -56,7 +60,8 @@ static void test_lds02(void)
         CHECK(p.bad_crc == 1);
         /* clockwise degree 90 is counter-clockwise bin 270 */
         CHECK_MSG(fabsf(revs[0].ranges[270] - 1.180f) < 1e-4, "bin 270: %f", revs[0].ranges[270]);
-        CHECK(fabsf(revs[0].ranges[0] - 1.0f) < 1e-4 && revs[0].points == 360 && revs[0].speed == 3600);
+        CHECK(fabsf(revs[0].ranges[0] - 1.0f) < 1e-4 && revs[0].points == 360 &&
+              revs[0].speed == 3600);
         CHECK(revs[1].points == 348); /* the corrupted frame's 12 points are missing */
     }
 }
@@ -73,7 +78,8 @@ static void test_rplidar(void)
         for (int d = 0; d < 360; d++) {
             tycho_rplidar_encode_node(d == 0, 47, d + 0.25, d == 200 ? 0 : 500 + d, s + len);
             len += TYCHO_RPLIDAR_NODE;
-            if (r == 1 && d == 100) s[len++] = 0xFF; /* one stray byte: the next nodes are out of step */
+            if (r == 1 && d == 100)
+                s[len++] = 0xFF; /* one stray byte: the next nodes are out of step */
         }
     tycho_rplidar_parser p;
     tycho_rplidar_init(&p);

@@ -31,10 +31,12 @@ static int conflicts(const tycho_mapf *m, int n, const double *goals)
     }
     for (int t = 0; t <= tmax + 1; t++)
         for (int i = 0; i < n; i++) {
-            int a0 = tycho_mapf_vertex_at_step(m, i, t), a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
+            int a0 = tycho_mapf_vertex_at_step(m, i, t),
+                a1 = tycho_mapf_vertex_at_step(m, i, t + 1);
             if (a0 != a1 && !tycho_mapf_adjacent(m, a0, a1)) bad++;
             for (int j = i + 1; j < n; j++) {
-                int b0 = tycho_mapf_vertex_at_step(m, j, t), b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
+                int b0 = tycho_mapf_vertex_at_step(m, j, t),
+                    b1 = tycho_mapf_vertex_at_step(m, j, t + 1);
                 if (a0 == b0) bad++;
                 if (a0 == b1 && a1 == b0 && a0 != a1) bad++;
             }
@@ -42,7 +44,8 @@ static int conflicts(const tycho_mapf *m, int n, const double *goals)
     return bad;
 }
 
-static tycho_mapf *plan(tycho_grid *g, int n, const double *s, const double *goal, tycho_status *st, tycho_err *err)
+static tycho_mapf *plan(tycho_grid *g, int n, const double *s, const double *goal, tycho_status *st,
+                        tycho_err *err)
 {
     tycho_mapf *m = tycho_mapf_new(g, NULL, err);
     *st = m ? tycho_mapf_plan(m, n, s, goal, err) : TYCHO_EINVAL;
@@ -66,7 +69,8 @@ int main(void)
     bool bay_used = false;
     for (int r = 0; r < 2; r++)
         for (int t = 0; t <= tycho_mapf_arrival(m, r); t++)
-            if (tycho_mapf_vertex_at_step(m, r, t) == tycho_mapf_vertex_at(m, 6, 2)) bay_used = true;
+            if (tycho_mapf_vertex_at_step(m, r, t) == tycho_mapf_vertex_at(m, 6, 2))
+                bay_used = true;
     CHECK(bay_used);
     /* preconditions: the later robot's entry into a shared vertex names the
      * earlier robot's segment */
@@ -98,7 +102,8 @@ int main(void)
     double s2[] = {0, 2, 2, 4}, g2[] = {4, 2, 2, 0};
     m = plan(g, 2, s2, g2, &st, &err);
     CHECK(st == TYCHO_OK && conflicts(m, 2, g2) == 0);
-    CHECK(tycho_mapf_arrival(m, 0) + tycho_mapf_arrival(m, 1) >= 9); /* 4 + 4 plus at least one wait */
+    CHECK(tycho_mapf_arrival(m, 0) + tycho_mapf_arrival(m, 1) >=
+          9); /* 4 + 4 plus at least one wait */
     tycho_mapf_free(m);
     /* 3. four robots crossing at the junction */
     double s3[] = {0, 2, 4, 2, 2, 0, 2, 4}, g3[] = {4, 2, 0, 2, 2, 4, 2, 0};

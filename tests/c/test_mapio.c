@@ -212,9 +212,8 @@ static void test_flip_and_origin(void)
 }
 
 /* --- YAML ---------------------------------------------------------------- */
-static const char *GOOD =
-    "image: tiny.pgm\nresolution: 0.1\norigin: [-0.4, -0.3, 0.0]\nnegate: 0\n"
-    "occupied_thresh: 0.65\nfree_thresh: 0.196\n";
+static const char *GOOD = "image: tiny.pgm\nresolution: 0.1\norigin: [-0.4, -0.3, 0.0]\nnegate: 0\n"
+                          "occupied_thresh: 0.65\nfree_thresh: 0.196\n";
 
 static void yaml_fails(const char *text, const char *want)
 {
@@ -251,8 +250,9 @@ static void test_yaml_parse(void)
     yaml_fails("image: 'unterminated\n", "maps/x.yaml:");
     yaml_fails("image: a\n\tresolution: 1\n", "YAML error");
     char buf[512];
-    snprintf(buf, sizeof buf, "image: tiny.pgm\nresolution: [0.1]\norigin: [0, 0, 0]\nnegate: 0\n"
-                              "occupied_thresh: 0.65\nfree_thresh: 0.196\n");
+    snprintf(buf, sizeof buf,
+             "image: tiny.pgm\nresolution: [0.1]\norigin: [0, 0, 0]\nnegate: 0\n"
+             "occupied_thresh: 0.65\nfree_thresh: 0.196\n");
     yaml_fails(buf, "maps/x.yaml:2: resolution must be a number, not a list");
     yaml_fails("image: tiny.pgm\norigin: [0, 0, 0]\nnegate: 0\noccupied_thresh: 0.65\n"
                "free_thresh: 0.196\n",
@@ -342,8 +342,8 @@ static void test_load_paths(void)
     char p[512], q[1024];
     tycho_err err = {0};
     tycho_map_meta m;
-    tycho_grid *ref = tycho_map_load(source_path(p, sizeof p, "tests/data/maps/tiny.yaml"), &m,
-                                     &err);
+    tycho_grid *ref =
+        tycho_map_load(source_path(p, sizeof p, "tests/data/maps/tiny.yaml"), &m, &err);
     CHECK_MSG(ref != NULL, "%s", err.msg);
     if (!ref) return;
     CHECK(tycho_grid_width(ref) == 8 && tycho_grid_height(ref) == 6);
@@ -404,8 +404,10 @@ static void test_load_paths(void)
     CHECK(system(q) == 0);
     write_file("rel.yaml", "image: img/t.pgm\nresolution: 0.1\norigin: [-0.4, -0.3, 0]\n"
                            "negate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n");
-    snprintf(q, sizeof q, "image: %s/img/t.pgm\nresolution: 0.1\norigin: [-0.4, -0.3, 0]\n"
-                          "negate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n", tmpdir);
+    snprintf(q, sizeof q,
+             "image: %s/img/t.pgm\nresolution: 0.1\norigin: [-0.4, -0.3, 0]\n"
+             "negate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n",
+             tmpdir);
     write_file("img/abs.yaml", q);
     g = tycho_map_load(tmp_path(p, sizeof p, "rel.yaml"), NULL, &err);
     CHECK_MSG(g && !memcmp(tycho_grid_cells(g), tycho_grid_cells(ref), 48), "%s", err.msg);
@@ -475,7 +477,8 @@ static void test_save_round_trip(void)
     if (fp) fclose(fp);
     CHECK_MSG(!strcmp(text, "image: rt.png\nmode: trinary\nresolution: 0.05\n"
                             "origin: [-3.25, 7.1, 0.3]\nnegate: 0\noccupied_thresh: 0.65\n"
-                            "free_thresh: 0.196\n"), "%s", text);
+                            "free_thresh: 0.196\n"),
+              "%s", text);
     /* the image pixels are map_saver's 254 / 0 / 205 */
     tycho_image img;
     CHECK(tycho_image_load(tmp_path(p, sizeof p, "rt.pgm"), &img, &err) == TYCHO_OK);

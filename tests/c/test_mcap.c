@@ -14,7 +14,8 @@ typedef struct {
 } seen;
 
 /* Message k carries "{\"k\":K}" on channel 1 + k % 3, at time 1000 + 10 k ns. */
-static int on_message(void *ud, const tycho_mcap_channel_info *ch, uint64_t t, const uint8_t *data, size_t len)
+static int on_message(void *ud, const tycho_mcap_channel_info *ch, uint64_t t, const uint8_t *data,
+                      size_t len)
 {
     seen *s = ud;
     char want[32];
@@ -76,11 +77,14 @@ static void round_trip(int compress)
     CHECK(info.nchannels == 3 && info.schemas == 1);
     CHECK(!strcmp(info.channels[0].topic, "/a") && !strcmp(info.channels[0].schema_name, "test.K"));
     CHECK(info.channels[2].schema_name[0] == 0);
-    CHECK(info.channels[0].messages + info.channels[1].messages + info.channels[2].messages == (uint64_t)nmsg);
+    CHECK(info.channels[0].messages + info.channels[1].messages + info.channels[2].messages ==
+          (uint64_t)nmsg);
     CHECK(info.start_time == 1000 && info.end_time == 1000 + 10 * (uint64_t)(nmsg - 1));
     CHECK(!strncmp(info.library, "tycho", 5));
-    if (compress) CHECK_MSG(info.compressed_bytes * 3 < info.uncompressed_bytes, "%llu of %llu",
-                            (unsigned long long)info.compressed_bytes, (unsigned long long)info.uncompressed_bytes);
+    if (compress)
+        CHECK_MSG(info.compressed_bytes * 3 < info.uncompressed_bytes, "%llu of %llu",
+                  (unsigned long long)info.compressed_bytes,
+                  (unsigned long long)info.uncompressed_bytes);
     else CHECK(info.compressed_bytes == info.uncompressed_bytes);
 
     /* corruptions the reader must catch, each on a fresh copy */
@@ -90,11 +94,14 @@ static void round_trip(int compress)
     size_t size = fread(orig, 1, sizeof orig, fp);
     fclose(fp);
     CHECK(size > 100 && size < sizeof orig);
-    struct { size_t at; const char *expect; } cases[] = {
+    struct {
+        size_t at;
+        const char *expect;
+    } cases[] = {
         {0, "no MCAP magic"},
         {size - 1, "closing magic"},
-        {size - 8 - 4, "summary section CRC"},     /* the footer's CRC itself */
-        {200, compress ? "chunk" : "CRC"},          /* inside the first chunk's records */
+        {size - 8 - 4, "summary section CRC"}, /* the footer's CRC itself */
+        {200, compress ? "chunk" : "CRC"},     /* inside the first chunk's records */
     };
     char bad[600];
     snprintf(bad, sizeof bad, "%s.bad", path);
@@ -114,7 +121,7 @@ static void round_trip(int compress)
     /* a chunk that claims a terabyte: refused before anything is allocated */
     {
         size_t hdr = 8 + 9 + (size_t)(orig[9] | orig[10] << 8); /* magic, header record */
-        size_t field = hdr + 9 + 16;                            /* chunk: start, end, uncompressed size */
+        size_t field = hdr + 9 + 16; /* chunk: start, end, uncompressed size */
         unsigned char saved[8];
         memcpy(saved, orig + field, 8);
         memset(orig + field, 0, 8);
@@ -158,7 +165,8 @@ static void empty_recording(void)
 static void misuse(void)
 {
     tycho_err err = {0};
-    CHECK(tycho_mcap_open("/nonexistent-dir/x.mcap", NULL, NULL, &err) == NULL && err.code == TYCHO_EIO);
+    CHECK(tycho_mcap_open("/nonexistent-dir/x.mcap", NULL, NULL, &err) == NULL &&
+          err.code == TYCHO_EIO);
     CHECK(strstr(err.msg, "/nonexistent-dir/x.mcap.part") != NULL);
     tycho_mcap_info info;
     CHECK(tycho_mcap_read("/nonexistent-dir/x.mcap", &info, NULL, NULL, &err) == TYCHO_EIO);

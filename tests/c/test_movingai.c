@@ -50,9 +50,8 @@ static void check_map(const char *name, size_t step)
                 if (a) bad_jps++;
                 else bad_astar++;
                 if (bad_astar + bad_jps <= 5)
-                    fprintf(stderr, "%s line %zu %s: status %d cost %.6f optimal %.6f (%s)\n",
-                            name, i + 2, a ? "jps" : "astar", st, path.cost, q->optimal,
-                            err.msg);
+                    fprintf(stderr, "%s line %zu %s: status %d cost %.6f optimal %.6f (%s)\n", name,
+                            i + 2, a ? "jps" : "astar", st, path.cost, q->optimal, err.msg);
                 continue;
             }
             /* the path is a real walk: starts, ends, unit steps, passable, no
@@ -147,8 +146,7 @@ static void test_errors(void)
                      "t.map:6: bad map character 'x' at column 2");
     expect_map_error("type octile\nheight 1\nwidth 2\nmap\n.\001\n",
                      "t.map:5: bad map character 0x01 at column 2");
-    expect_map_error("type octile\nheight 3\nwidth 1\nmap\n.\n.\n",
-                     "expected 3 map rows, found 2");
+    expect_map_error("type octile\nheight 3\nwidth 1\nmap\n.\n.\n", "expected 3 map rows, found 2");
     expect_map_error("type octile\nheight 1\nwidth 1\nmap\n.\n.\n",
                      "t.map:6: unexpected data after 1 map rows");
     expect_map_error("", "incomplete header");

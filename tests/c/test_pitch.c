@@ -11,10 +11,7 @@ static double urand(void)
     lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
     return ((lcg >> 11) + 0.5) * 0x1p-53;
 }
-static double gauss(void)
-{
-    return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
-}
+static double gauss(void) { return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand()); }
 
 /* Pushes a flat noisy trace from t0 for `secs` at `hz`; returns the number
  * of anomalous samples. *t ends at the next sample time. */

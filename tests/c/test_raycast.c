@@ -17,7 +17,8 @@ static uint32_t rnd(void)
 static double rnd01(void) { return rnd() / 2097152.0 / 1024.0; }
 static double rnd_in(double a, double b) { return a + (b - a) * rnd01(); }
 
-static tycho_grid *random_grid(int w, int h, double res, tycho_pose2 o, double lethal, double unknown)
+static tycho_grid *random_grid(int w, int h, double res, tycho_pose2 o, double lethal,
+                               double unknown)
 {
     tycho_grid *g = tycho_grid_new(w, h, res, o, 0, NULL);
     uint8_t *c = tycho_grid_cells(g);
@@ -84,7 +85,7 @@ static void test_hand_cases(void)
     tycho_pose2 o = {0, 0, 0};
     tycho_grid *g = tycho_grid_new(10, 10, 0.1, o, 0, NULL);
     for (int y = 0; y < 10; y++) tycho_grid_set(g, 5, y, 254); /* wall x in [0.5, 0.6) */
-    tycho_grid_set(g, 5, 9, 0);                                  /* a gap at the top */
+    tycho_grid_set(g, 5, 9, 0);                                /* a gap at the top */
     tycho_grid_set(g, 2, 2, 100);
     tycho_grid_set(g, 3, 7, 255);
     tycho_ray_opts ro;
@@ -114,14 +115,14 @@ static void test_hand_cases(void)
     ro.unknown_blocked = true;
     CHECK_NEAR(tycho_raycast(g, 0.35, 0.05, M_PI / 2, 5, &ro), 0.65, 1e-12);
     CHECK_NEAR(tycho_raycast(g, 0.25, 0.55, M_PI, 5, &ro), 0.25, 1e-12); /* hits the edge */
-    CHECK(tycho_raycast(g, -1, 0.55, 0, 5, &ro) == 0);                    /* starts outside */
+    CHECK(tycho_raycast(g, -1, 0.55, 0, 5, &ro) == 0);                   /* starts outside */
     ro.unknown_blocked = false;
-    CHECK_NEAR(tycho_raycast(g, -1, 0.55, 0, 5, NULL), 1.5, 1e-12);       /* enters, then hits */
+    CHECK_NEAR(tycho_raycast(g, -1, 0.55, 0, 5, NULL), 1.5, 1e-12); /* enters, then hits */
     CHECK(isinf(tycho_raycast(g, -1, 0.55, 0, 1.4, NULL)));
-    CHECK(isinf(tycho_raycast(g, -1, 0.55, M_PI, 50, NULL)));             /* never enters */
-    CHECK(isinf(tycho_raycast(g, -1, 2, 0, 50, NULL)));                   /* passes by */
+    CHECK(isinf(tycho_raycast(g, -1, 0.55, M_PI, 50, NULL))); /* never enters */
+    CHECK(isinf(tycho_raycast(g, -1, 2, 0, 50, NULL)));       /* passes by */
     tycho_grid_set(g, 0, 5, 254);
-    CHECK_NEAR(tycho_raycast(g, -1, 0.55, 0, 5, NULL), 1.0, 1e-12);       /* edge cell blocked */
+    CHECK_NEAR(tycho_raycast(g, -1, 0.55, 0, 5, NULL), 1.0, 1e-12); /* edge cell blocked */
     tycho_grid_set(g, 0, 5, 0);
 
     /* exact corner crossing: the diagonal from (0.3, 0.3) through the
@@ -186,7 +187,9 @@ static void test_against_reference(void)
             }
             if (!ok) {
                 if (bad < 5)
-                    fprintf(stderr, "grid %d ray %d: from (%.6f, %.6f) angle %.6f max %.3f: got %.9g want %.9g\n",
+                    fprintf(stderr,
+                            "grid %d ray %d: from (%.6f, %.6f) angle %.6f max %.3f: got %.9g want "
+                            "%.9g\n",
                             gi, k, mx, my, ang, max_cells, got, want);
                 bad++;
             }
@@ -195,9 +198,9 @@ static void test_against_reference(void)
     }
     printf("reference: %d rays, %d hits, %d grazing\n", n, hits, grazing);
     CHECK_MSG(bad == 0, "%d of %d rays disagree with the reference", bad, n);
-    CHECK(hits > n / 4);        /* the test exercises hits ... */
-    CHECK(hits < n - n / 10);   /* ... and misses */
-    CHECK(grazing <= n / 100);  /* grazing is rare */
+    CHECK(hits > n / 4);       /* the test exercises hits ... */
+    CHECK(hits < n - n / 10);  /* ... and misses */
+    CHECK(grazing <= n / 100); /* grazing is rare */
 }
 
 /* The ray map must give exactly what the plain traversal gives. */
@@ -254,8 +257,10 @@ static void test_raymap_exact(void)
             hits += isfinite(a);
             if (!(a == b || (isnan(a) && isnan(b)))) {
                 if (bad < 5)
-                    fprintf(stderr, "raymap grid %d ray %d (%.17g, %.17g, %.17g) max %.17g: %.17g vs %.17g\n",
-                            gi, k, mx, my, ang, maxr, a, b);
+                    fprintf(
+                        stderr,
+                        "raymap grid %d ray %d (%.17g, %.17g, %.17g) max %.17g: %.17g vs %.17g\n",
+                        gi, k, mx, my, ang, maxr, a, b);
                 bad++;
             }
         }
@@ -360,8 +365,8 @@ static void test_insert_against_reference(void)
     tycho_grid_world_to_cell(truth, pose.x, pose.y, &pcx, &pcy);
     tycho_grid_set(truth, pcx, pcy, 0);
     tycho_scan_cast(truth, pose, &s, NULL);
-    s.ranges[5] = NAN;   /* ignored */
-    s.ranges[6] = -1;    /* ignored (< range_min) */
+    s.ranges[5] = NAN; /* ignored */
+    s.ranges[6] = -1;  /* ignored (< range_min) */
 
     tycho_grid *g = tycho_grid_new(80, 80, 0.05, o, 255, NULL);
     tycho_inserter *ws = tycho_inserter_new();
@@ -408,7 +413,8 @@ static void test_insert_against_reference(void)
                 graze = L > 0 && L < 2e-3;
             }
             if (!graze && bad++ < 5)
-                fprintf(stderr, "insert cell (%d,%d): got %d want %d (lo %f)\n", cx, cy, got, want[i], lo[i]);
+                fprintf(stderr, "insert cell (%d,%d): got %d want %d (lo %f)\n", cx, cy, got,
+                        want[i], lo[i]);
         }
     }
     CHECK_MSG(bad == 0, "%d cells differ from the sampled reference", bad);

@@ -68,10 +68,10 @@ static void test_components(void)
 {
     /* three blobs; two of them touch only at a corner */
     tycho_grid *g = grid(8, 6, 254);
-    int blobs[][2] = {{0, 0}, {1, 0}, {0, 1},          /* A: 3 cells */
-                      {2, 2}, {3, 2}, {3, 3},          /* B: touches A? no */
-                      {4, 4},                          /* C: diagonal to B (3,3) */
-                      {7, 5}, {6, 5}};                 /* D */
+    int blobs[][2] = {{0, 0}, {1, 0}, {0, 1}, /* A: 3 cells */
+                      {2, 2}, {3, 2}, {3, 3}, /* B: touches A? no */
+                      {4, 4},                 /* C: diagonal to B (3,3) */
+                      {7, 5}, {6, 5}};        /* D */
     for (size_t i = 0; i < sizeof blobs / sizeof blobs[0]; i++)
         tycho_grid_set(g, blobs[i][0], blobs[i][1], 0);
     tycho_labels *l = tycho_labels_new();
@@ -165,14 +165,16 @@ static void test_supercover(void)
     for (int t = 0; t < 2000; t++) {
         double x0 = urand() * 30, y0 = urand() * 30, x1 = urand() * 30, y1 = urand() * 30;
         if (t % 4 == 0) x1 = x0 + (urand() < 0.5 ? 1 : -1) * fabs(y1 - y0); /* 45 degrees */
-        if (t % 8 == 1) x0 = floor(x0) + 0.5, y0 = floor(y0) + 0.5, x1 = floor(x1) + 0.5,
-                        y1 = floor(y1) + 0.5; /* cell centres */
+        if (t % 8 == 1)
+            x0 = floor(x0) + 0.5, y0 = floor(y0) + 0.5, x1 = floor(x1) + 0.5,
+            y1 = floor(y1) + 0.5; /* cell centres */
         l.n = 0;
         tycho_supercover(x0, y0, x1, y1, 30, 30, collect, &l);
         for (int i = 1; i < l.n; i++)
             if (abs(l.c[i].x - l.c[i - 1].x) + abs(l.c[i].y - l.c[i - 1].y) != 1) {
                 /* corner crossings emit (x+sx, y), (x, y+sy), then (x+sx, y+sy) */
-                bool corner = i >= 2 && abs(l.c[i].x - l.c[i - 2].x) + abs(l.c[i].y - l.c[i - 2].y) == 1;
+                bool corner =
+                    i >= 2 && abs(l.c[i].x - l.c[i - 2].x) + abs(l.c[i].y - l.c[i - 2].y) == 1;
                 if (!corner) bad_conn++;
             }
         for (int i = 0; i < l.n; i++)

@@ -35,8 +35,8 @@ static void test_cells_and_orientation(void)
     CHECK(block);
     CHECK(is(p, 11, 0, 128, 128, 128)); /* top-right: unknown grey */
     CHECK(is(p, 9, 2, 128, 128, 128));
-    CHECK(is(p, 4, 1, 139, 0, 0));      /* inscribed, top row */
-    CHECK(is(p, 0, 0, 255, 255, 255));  /* free, top-left */
+    CHECK(is(p, 4, 1, 139, 0, 0));     /* inscribed, top row */
+    CHECK(is(p, 0, 0, 255, 255, 255)); /* free, top-left */
     CHECK(is_rgb(p, 7, 4, tycho_render_cost_color(100)));
     CHECK(!is(p, 7, 4, 255, 255, 255));
     tycho_rgb c;
@@ -48,7 +48,8 @@ static void test_cells_and_orientation(void)
     CHECK(hi.r == 120 && hi.g == 40 && hi.b == 160);
     int mono = 1;
     for (int k = 2; k <= 252; k++) {
-        tycho_rgb a = tycho_render_cost_color((uint8_t)(k - 1)), b = tycho_render_cost_color((uint8_t)k);
+        tycho_rgb a = tycho_render_cost_color((uint8_t)(k - 1)),
+                  b = tycho_render_cost_color((uint8_t)k);
         if (b.r + b.g + b.b > a.r + a.g + a.b) mono = 0;
     }
     CHECK(mono);

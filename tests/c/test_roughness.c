@@ -46,7 +46,8 @@ static void test_seed_blur_class(void)
 {
     tycho_roughness_params p;
     tycho_roughness_defaults(&p);
-    tycho_heightfield *a = tycho_heightfield_new(100, 100, 0.1, 0, 0, NULL), *b = tycho_heightfield_new(100, 100, 0.1, 0, 0, NULL);
+    tycho_heightfield *a = tycho_heightfield_new(100, 100, 0.1, 0, 0, NULL),
+                      *b = tycho_heightfield_new(100, 100, 0.1, 0, 0, NULL);
     tycho_roughness_apply(a, &p, NULL);
     tycho_roughness_apply(b, &p, NULL);
     CHECK(memcmp(a->z, b->z, sizeof(float) * 100 * 100) == 0); /* same seed, same ground */
@@ -71,15 +72,18 @@ static void test_obstacles(void)
 {
     tycho_heightfield *f = tycho_heightfield_new(200, 100, 0.1, 0, 0, NULL); /* 20 x 10 m */
     tycho_ground_stairs(f, 2, 2, 8, 4, 0.5, 0.1); /* x 2..4: 0.1, 0.2, 0.3, 0.4 */
-    CHECK(fabsf(tycho_heightfield_at(f, 2.25, 5) - 0.1f) < 1e-6 && fabsf(tycho_heightfield_at(f, 3.85, 5) - 0.4f) < 1e-6);
+    CHECK(fabsf(tycho_heightfield_at(f, 2.25, 5) - 0.1f) < 1e-6 &&
+          fabsf(tycho_heightfield_at(f, 3.85, 5) - 0.4f) < 1e-6);
     CHECK(tycho_heightfield_at(f, 1.95, 5) == 0 && tycho_heightfield_at(f, 4.05, 5) == 0);
     tycho_ground_prisms(f, 6, 2, 8, 8, 1.0, 0.2); /* ridges at x = 6.5, 7.5 */
-    CHECK(fabsf(tycho_heightfield_at(f, 6.45, 5) - 0.18f) < 1e-5 && tycho_heightfield_at(f, 6.05, 5) < 0.03f);
+    CHECK(fabsf(tycho_heightfield_at(f, 6.45, 5) - 0.18f) < 1e-5 &&
+          tycho_heightfield_at(f, 6.05, 5) < 0.03f);
     tycho_ground_bump(f, 10, 2, 8, 0.3, 0.05);
     CHECK(fabsf(tycho_heightfield_at(f, 10.05, 5) - (0.05f + sqrtf(0.09f - 0.0025f))) < 1e-5);
     tycho_ground_bell(f, 14, 5, 1.0, -0.3); /* a pit */
     tycho_ground_bell(f, 17, 5, 1.0, 0.4);  /* a mound */
-    CHECK(tycho_heightfield_at(f, 14.05, 5.05) < -0.29f && tycho_heightfield_at(f, 17.05, 5.05) > 0.39f);
+    CHECK(tycho_heightfield_at(f, 14.05, 5.05) < -0.29f &&
+          tycho_heightfield_at(f, 17.05, 5.05) > 0.39f);
     CHECK(tycho_heightfield_at(f, 15.2, 5.05) == 0); /* outside the pit */
     tycho_ground_gravel(f, 0, 8.5, 20, 10, 50, 0.1, 0.05, 3);
     int stones = 0;

@@ -14,11 +14,11 @@ typedef struct {
     runlog *log;
     const char *name;
     tycho_sched *s;
-    int fail_at;        /* fail on this run number (1-based), 0 = never */
+    int fail_at; /* fail on this run number (1-based), 0 = never */
     int runs;
     tycho_task_id other; /* cancelled from inside the run, if set */
     bool cancel_self, stop, pause, nested_run;
-    double advance;     /* advance the sim clock inside the run */
+    double advance; /* advance the sim clock inside the run */
     tycho_run_reason nested;
     int released;
     tycho_task_end why;
@@ -106,9 +106,9 @@ static void test_order_and_ties(void)
     probe fast = {.log = &log, .name = "fast", .s = s};
     probe slow = {.log = &log, .name = "slow", .s = s};
     probe once = {.log = &log, .name = "once", .s = s};
-    add(s, &slow, 0.5, 0);  /* registered first: wins ties */
+    add(s, &slow, 0.5, 0); /* registered first: wins ties */
     add(s, &fast, 0.25, 0);
-    add(s, &once, 0, 0.5);  /* ties with slow and fast at 0.5, registered last */
+    add(s, &once, 0, 0.5); /* ties with slow and fast at 0.5, registered last */
     long long steps = 0;
     CHECK(run_until(s, 1.0, &steps) == TYCHO_RUN_UNTIL_TIME);
     const char *want[] = {"slow", "fast", "fast", "slow", "fast", "once", "fast", "slow", "fast"};
@@ -149,7 +149,7 @@ static void test_phase_and_eps(void)
     add(s, &b, 0.1, 0.0);
     long long steps;
     run_until(s, 12.0, &steps);
-    CHECK(a.runs == 2); /* 10.5, 11.5 */
+    CHECK(a.runs == 2);  /* 10.5, 11.5 */
     CHECK(b.runs == 21); /* 10.0 .. 12.0 inclusive */
     CHECK_NEAR(log.t[0], 10.0, 1e-12);
     tycho_task_info info;

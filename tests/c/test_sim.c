@@ -67,12 +67,12 @@ static void test_lidar(void)
     CHECK(tycho_sim_take_scan(s, &sc)); /* sample 0 exists at t = 0 */
     CHECK(sc.seq == 0 && sc.stamp == 0 && sc.scan->count == 360);
     CHECK_NEAR(sc.scan->angle_increment, 1.0 * DEG, 1e-12);
-    CHECK_NEAR(sc.scan->ranges[0], 3.0, 1e-5);   /* ahead: wall face at x = 4.0 */
+    CHECK_NEAR(sc.scan->ranges[0], 3.0, 1e-5);    /* ahead: wall face at x = 4.0 */
     CHECK_NEAR(sc.scan->ranges[180], 0.95, 1e-5); /* behind: x = 0.05 */
     CHECK_NEAR(sc.scan->ranges[90], 2.45, 1e-5);  /* left: y = 4.95 */
     CHECK_NEAR(sc.scan->ranges[270], 2.45, 1e-5);
     CHECK_NEAR(sc.scan->ranges[45], 2.45 * sqrt(2.0), 1e-4); /* corner at (3.45, 4.95) */
-    CHECK(!tycho_sim_take_scan(s, &sc)); /* consumed */
+    CHECK(!tycho_sim_take_scan(s, &sc));                     /* consumed */
     CHECK(tycho_sim_last_scan(s, &sc) && sc.seq == 0);
 
     /* 5 Hz: nothing new at 0.1 s, sample 1 at 0.2 s; odd dt takes the first
@@ -94,10 +94,10 @@ static void test_lidar(void)
     const tycho_raymap *rm = tycho_sim_raymap(s);
     float r[360];
     tycho_sim_lidar_cast(rm, (tycho_pose2){0.3, 2.5, 0}, &c.lidar, NULL, r);
-    CHECK(isinf(r[0]) && r[0] > 0);                /* 3.7 m */
+    CHECK(isinf(r[0]) && r[0] > 0); /* 3.7 m */
     CHECK_NEAR(r[180], 0.25, 1e-5);
     tycho_sim_lidar_cast(rm, (tycho_pose2){0.15, 2.5, 0}, &c.lidar, NULL, r);
-    CHECK(isinf(r[180]) && r[180] < 0);            /* 0.10 m < 0.12 */
+    CHECK(isinf(r[180]) && r[180] < 0); /* 0.10 m < 0.12 */
     /* noise: unbiased with about the configured sigma */
     tycho_sim_lidar lp = c.lidar;
     lp.noise = 0.01;
@@ -190,7 +190,7 @@ static void test_thermal(void)
     tycho_sim_config_defaults(&c);
     tycho_sim_thermal_render(rm, 0.05, robot, &c.cameras[0], &src, 1, 22.0, NULL, t);
     CHECK(t[3 * 8 + 3] >= 40.0 && t[3 * 8 + 4] >= 40.0); /* straddles columns 3 and 4 */
-    CHECK_NEAR(fmod(t[3 * 8 + 3], 0.25), 0.0, 1e-6);      /* quantised */
+    CHECK_NEAR(fmod(t[3 * 8 + 3], 0.25), 0.0, 1e-6);     /* quantised */
     tycho_sim_thermal_render(rm, 0.05, robot, &c.cameras[1], &src, 1, 22.0, NULL, t);
     for (int i = 0; i < 64; i++) CHECK_NEAR(t[i], 22.0, 1e-9);
     tycho_raymap_free(rm);
@@ -487,10 +487,10 @@ static uint64_t run_hash(tycho_grid *g, uint64_t seed, double noise)
     c.n_ramps = 1;
     tycho_sim *s = make(g, &c);
     uint64_t h = 1469598103934665603ull;
-#define MIX(ptr, len)                                                                    \
-    do {                                                                                 \
-        const unsigned char *b_ = (const unsigned char *)(ptr);                          \
-        for (size_t i_ = 0; i_ < (len); i_++) h = (h ^ b_[i_]) * 1099511628211ull;       \
+#define MIX(ptr, len)                                                                              \
+    do {                                                                                           \
+        const unsigned char *b_ = (const unsigned char *)(ptr);                                    \
+        for (size_t i_ = 0; i_ < (len); i_++) h = (h ^ b_[i_]) * 1099511628211ull;                 \
     } while (0)
     for (int i = 0; i < 200; i++) {
         tycho_sim_set_cmd(s, 0.2 * sin(i * 0.05), 0.8 * cos(i * 0.07));

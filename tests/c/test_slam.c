@@ -3,10 +3,10 @@
  * with drifting odometry (wheels 3 % long, a heading bias), judged against
  * the truth with and without loop closure. */
 #include "check.h"
+#include "slam_world.h"
 #include "tycho/pose_graph.h"
 #include "tycho/raycast.h"
 #include "tycho/slam.h"
-#include "slam_world.h"
 
 #include <string.h>
 
@@ -17,18 +17,19 @@ static void test_graph_square(void)
 {
     tycho_pose_graph *g = tycho_pose_graph_new();
     tycho_err err;
-    tycho_pose2 p = { 0, 0, 0 };
+    tycho_pose2 p = {0, 0, 0};
     tycho_pose_graph_add_node(g, p);
-    tycho_pose2 step = { 1.1, 0, M_PI / 2 };
+    tycho_pose2 step = {1.1, 0, M_PI / 2};
     for (int i = 1; i <= 4; i++) {
         p = tycho_pose2_compose(p, step);
         tycho_pose_graph_add_node(g, p);
         CHECK(tycho_pose_graph_add_edge(g, i - 1, i, step, 100, 100, 0, &err) == TYCHO_OK);
     }
     /* node 4 is node 0 (the loop): measured as identity, much more sure */
-    CHECK(tycho_pose_graph_add_edge(g, 0, 4, (tycho_pose2){ 0, 0, 0 }, 1e4, 1e4, 0, &err) == TYCHO_OK);
+    CHECK(tycho_pose_graph_add_edge(g, 0, 4, (tycho_pose2){0, 0, 0}, 1e4, 1e4, 0, &err) ==
+          TYCHO_OK);
     /* disturb the start so the optimiser has work */
-    tycho_pose_graph_set_node(g, 2, (tycho_pose2){ 1.5, 0.8, 2.0 });
+    tycho_pose_graph_set_node(g, 2, (tycho_pose2){1.5, 0.8, 2.0});
     tycho_graph_result r;
     CHECK(tycho_pose_graph_optimize(g, 20, &r, &err) == TYCHO_OK);
     CHECK(r.chi2_after < r.chi2_before);
@@ -48,7 +49,7 @@ static void test_graph_heading_drift(void)
 {
     tycho_pose_graph *g = tycho_pose_graph_new();
     tycho_err err;
-    tycho_pose2 p = { 0, 0, 0 }, step = { 1, 0, 95 * M_PI / 180 };
+    tycho_pose2 p = {0, 0, 0}, step = {1, 0, 95 * M_PI / 180};
     tycho_pose_graph_add_node(g, p);
     for (int i = 1; i <= 4; i++) {
         p = tycho_pose2_compose(p, step);
@@ -57,7 +58,8 @@ static void test_graph_heading_drift(void)
     }
     double before = hypot(p.x, p.y);
     CHECK(before > 0.1);
-    CHECK(tycho_pose_graph_add_edge(g, 0, 4, (tycho_pose2){ 0, 0, 0 }, 1e4, 1e4, 0, &err) == TYCHO_OK);
+    CHECK(tycho_pose_graph_add_edge(g, 0, 4, (tycho_pose2){0, 0, 0}, 1e4, 1e4, 0, &err) ==
+          TYCHO_OK);
     tycho_graph_result r;
     CHECK(tycho_pose_graph_optimize(g, 20, &r, &err) == TYCHO_OK);
     tycho_pose2 n4 = tycho_pose_graph_node(g, 4);
@@ -70,16 +72,20 @@ static void test_graph_bad_input(void)
 {
     tycho_pose_graph *g = tycho_pose_graph_new();
     tycho_err err;
-    tycho_pose_graph_add_node(g, (tycho_pose2){ 0, 0, 0 });
-    tycho_pose_graph_add_node(g, (tycho_pose2){ 1, 0, 0 });
-    tycho_pose_graph_add_node(g, (tycho_pose2){ 2, 0, 0 });
-    CHECK(tycho_pose_graph_add_edge(g, 0, 5, (tycho_pose2){ 1, 0, 0 }, 1, 1, 0, &err) == TYCHO_EINVAL);
+    tycho_pose_graph_add_node(g, (tycho_pose2){0, 0, 0});
+    tycho_pose_graph_add_node(g, (tycho_pose2){1, 0, 0});
+    tycho_pose_graph_add_node(g, (tycho_pose2){2, 0, 0});
+    CHECK(tycho_pose_graph_add_edge(g, 0, 5, (tycho_pose2){1, 0, 0}, 1, 1, 0, &err) ==
+          TYCHO_EINVAL);
     CHECK(strstr(err.msg, "0 -> 5") != NULL);
-    CHECK(tycho_pose_graph_add_edge(g, 1, 1, (tycho_pose2){ 1, 0, 0 }, 1, 1, 0, &err) == TYCHO_EINVAL);
-    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){ 1, 0, 0 }, 0, 1, 0, &err) == TYCHO_EINVAL);
-    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){ NAN, 0, 0 }, 1, 1, 0, &err) == TYCHO_EINVAL);
+    CHECK(tycho_pose_graph_add_edge(g, 1, 1, (tycho_pose2){1, 0, 0}, 1, 1, 0, &err) ==
+          TYCHO_EINVAL);
+    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){1, 0, 0}, 0, 1, 0, &err) ==
+          TYCHO_EINVAL);
+    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){NAN, 0, 0}, 1, 1, 0, &err) ==
+          TYCHO_EINVAL);
     /* node 2 is joined to nothing: the system is singular, said so */
-    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){ 1, 0, 0 }, 1, 1, 0, &err) == TYCHO_OK);
+    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){1, 0, 0}, 1, 1, 0, &err) == TYCHO_OK);
     CHECK(tycho_pose_graph_optimize(g, 5, NULL, &err) == TYCHO_EINVAL);
     CHECK(strstr(err.msg, "singular") != NULL);
     tycho_pose_graph_free(g);
@@ -129,9 +135,9 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps)
     tycho_scan scan;
     tycho_scan_init(&scan, 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, &err);
     rng_state = 777;
-    const double corners[4][2] = { { 1, 1 }, { 11, 1 }, { 11, 11 }, { 1, 11 } };
-    tycho_pose2 truth = { 1, 1, 0 }, odom = truth;
-    loop_run out = { 0, 0, 0, 0, 0 };
+    const double corners[4][2] = {{1, 1}, {11, 1}, {11, 11}, {1, 11}};
+    tycho_pose2 truth = {1, 1, 0}, odom = truth;
+    loop_run out = {0, 0, 0, 0, 0};
     double sq = 0;
     int n = 0;
     static tycho_pose2 truths[4000];
@@ -146,14 +152,16 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps)
         double turn_step = turns ? tycho_angle_wrap(heading - truth.yaw) / turns : 0;
         double move_step = dist / (steps - turns);
         for (int k = 0; k < steps; k++) {
-            tycho_pose2 inc = k < turns ? (tycho_pose2){ 0, 0, turn_step } : (tycho_pose2){ move_step, 0, 0 };
+            tycho_pose2 inc =
+                k < turns ? (tycho_pose2){0, 0, turn_step} : (tycho_pose2){move_step, 0, 0};
             truth = tycho_pose2_compose(truth, inc);
-            tycho_pose2 oinc = { inc.x * 1.03, 0, inc.yaw * 1.02 + 0.002 * (inc.x / 0.04) };
+            tycho_pose2 oinc = {inc.x * 1.03, 0, inc.yaw * 1.02 + 0.002 * (inc.x / 0.04)};
             if (getenv("SLAM_EXACT")) oinc = inc;
             odom = tycho_pose2_compose(odom, oinc);
             tycho_scan_cast(world, truth, &scan, NULL);
             for (int b = 0; b < scan.count; b++)
-                if (isfinite(scan.ranges[b]) && !getenv("SLAM_EXACT")) scan.ranges[b] += (float)(0.01 * gauss());
+                if (isfinite(scan.ranges[b]) && !getenv("SLAM_EXACT"))
+                    scan.ranges[b] += (float)(0.01 * gauss());
             tycho_slam_step st;
             if (tycho_slam_add_scan(s, &scan, odom, &st, &err) != TYCHO_OK) {
                 CHECK_MSG(0, "%s", err.msg);
@@ -182,11 +190,14 @@ done:;
     out.nodes = stats.nodes;
     out.ate_rmse = n ? sqrt(sq / n) : 0;
     double odom_err = hypot(odom.x - truth.x, odom.y - truth.y);
-    printf("loop closure %s: %d nodes, %d submaps, %d matched, %d degenerate, %d poor, %d closures of %d tried, "
-           "%d optimisations (max %.1f ms); end error %.3f m, ATE rmse %.3f max %.3f (odometry alone %.2f m)\n",
-           closure ? "on" : "off", stats.nodes, stats.submaps, stats.scans_matched, stats.scans_degenerate,
-           stats.scans_poor, stats.loop_closures, stats.loop_candidates, stats.optimizations,
-           stats.max_optimization_ms, out.end_error, out.ate_rmse, out.ate_max, odom_err);
+    printf("loop closure %s: %d nodes, %d submaps, %d matched, %d degenerate, %d poor, %d closures "
+           "of %d tried, "
+           "%d optimisations (max %.1f ms); end error %.3f m, ATE rmse %.3f max %.3f (odometry "
+           "alone %.2f m)\n",
+           closure ? "on" : "off", stats.nodes, stats.submaps, stats.scans_matched,
+           stats.scans_degenerate, stats.scans_poor, stats.loop_closures, stats.loop_candidates,
+           stats.optimizations, stats.max_optimization_ms, out.end_error, out.ate_rmse, out.ate_max,
+           odom_err);
     tycho_scan_free(&scan);
     tycho_slam_free(s);
     return out;
@@ -205,7 +216,8 @@ static void test_square_loop(void)
      * the test holds what is reached with a margin, and that closing the
      * loop cuts the end error at least threefold (28 cm without) */
     CHECK_MSG(on.end_error <= 0.06, "end error with loop closure %.3f m", on.end_error);
-    CHECK_MSG(on.end_error * 3 < off.end_error, "%.3f vs %.3f without", on.end_error, off.end_error);
+    CHECK_MSG(on.end_error * 3 < off.end_error, "%.3f vs %.3f without", on.end_error,
+              off.end_error);
     CHECK_MSG(on.ate_rmse < off.ate_rmse, "ATE %.3f vs %.3f without", on.ate_rmse, off.ate_rmse);
     tycho_grid_free(world);
 }

@@ -13,7 +13,8 @@ static double run_head_on(const tycho_swarm_params *p, bool *both_arrived, doubl
     bool arrived[2] = {false, false};
     for (; t < 300 && !(arrived[0] && arrived[1]); t += dt) {
         tycho_swarm_cmd c[2];
-        for (int i = 0; i < 2; i++) tycho_swarm_command(p, &st[i], t, pos[i], goal[i], &pos[1 - i], 1, &c[i]);
+        for (int i = 0; i < 2; i++)
+            tycho_swarm_command(p, &st[i], t, pos[i], goal[i], &pos[1 - i], 1, &c[i]);
         for (int i = 0; i < 2; i++) {
             pos[i].x += c[i].velocity.x * dt;
             pos[i].y += c[i].velocity.y * dt;

@@ -21,9 +21,22 @@ static tycho_terrain *field(int w, int h, double res, double (*z)(double, double
     return t;
 }
 
-static double slope_under(double x, double y) { (void)y; return 0.29 * x; }
-static double slope_over(double x, double y) { (void)y; return 0.31 * x; }
-static double flat(double x, double y) { (void)x; (void)y; return 0; }
+static double slope_under(double x, double y)
+{
+    (void)y;
+    return 0.29 * x;
+}
+static double slope_over(double x, double y)
+{
+    (void)y;
+    return 0.31 * x;
+}
+static double flat(double x, double y)
+{
+    (void)x;
+    (void)y;
+    return 0;
+}
 
 static void test_plane_fit(void)
 {
@@ -31,14 +44,17 @@ static void test_plane_fit(void)
     /* a tilted plane z = 0.1 x + 0.05 y, one point per cell centre */
     for (int cy = 0; cy < 20; cy++)
         for (int cx = 0; cx < 20; cx++) {
-            double p[3] = {(cx + 0.5) * 0.1, (cy + 0.5) * 0.1, 0.1 * (cx + 0.5) * 0.1 + 0.05 * (cy + 0.5) * 0.1};
+            double p[3] = {(cx + 0.5) * 0.1, (cy + 0.5) * 0.1,
+                           0.1 * (cx + 0.5) * 0.1 + 0.05 * (cy + 0.5) * 0.1};
             tycho_terrain_add_points(t, p, 1);
         }
     double slope, rough;
     CHECK(tycho_terrain_plane_fit(t, 10, 10, 1, &slope, &rough));
-    CHECK_MSG(fabs(slope - atan(hypot(0.1, 0.05))) < 1e-6 && rough < 1e-6, "slope %g rough %g", slope, rough);
+    CHECK_MSG(fabs(slope - atan(hypot(0.1, 0.05))) < 1e-6 && rough < 1e-6, "slope %g rough %g",
+              slope, rough);
     /* at the corner only four cells are there: still a plane */
-    CHECK(tycho_terrain_plane_fit(t, 0, 0, 1, &slope, &rough) && fabs(slope - atan(hypot(0.1, 0.05))) < 1e-6);
+    CHECK(tycho_terrain_plane_fit(t, 0, 0, 1, &slope, &rough) &&
+          fabs(slope - atan(hypot(0.1, 0.05))) < 1e-6);
     tycho_terrain_free(t);
     /* a checkerboard of +-2 cm: flat on average, rough */
     t = tycho_terrain_new(20, 20, 0.1, 0, 0, NULL);

@@ -31,7 +31,8 @@ static void check_on_plane(const tycho_pose3 *p, double gx, double gy, const cha
     double n[3] = {-gx, -gy, 1};
     double ax = R[0] * n[0] + R[3] * n[1] + R[6] * n[2]; /* (R e_x) . n */
     double ay = R[1] * n[0] + R[4] * n[1] + R[7] * n[2]; /* (R e_y) . n */
-    CHECK_MSG(fabs(ax) < 0.01 && fabs(ay) < 0.01, "%s: body axes off the ground plane by %.4f, %.4f", what, ax, ay);
+    CHECK_MSG(fabs(ax) < 0.01 && fabs(ay) < 0.01,
+              "%s: body axes off the ground plane by %.4f, %.4f", what, ax, ay);
 }
 
 static void test_rests_on_slopes(void)
@@ -75,7 +76,8 @@ static void test_steps(void)
         tycho_terrain_robot_step(&r, f, &s, 0.4, 0, 0, 0.05);
         if (s.pose.z > top) top = s.pose.z;
     }
-    CHECK_MSG(s.pose.x > 2.5 && s.pose.x + r.half_length < 3.0 + 0.05, "stopped at the step: x = %.3f", s.pose.x);
+    CHECK_MSG(s.pose.x > 2.5 && s.pose.x + r.half_length < 3.0 + 0.05,
+              "stopped at the step: x = %.3f", s.pose.x);
     CHECK(top > r.wheel_radius + 0.02); /* it did go over the sill */
     CHECK(s.bumps > 0 && s.vx == 0);
     tycho_heightfield_free(f);
@@ -93,7 +95,8 @@ static void test_mecanum_and_limits(void)
     CHECK_NEAR(s.vy, r.max_accel * 0.05, 1e-9);
     for (int i = 0; i < 40; i++) tycho_terrain_robot_step(&r, f, &s, 0, 0.3, 0, 0.05);
     CHECK_NEAR(s.vy, 0.3, 1e-9);
-    CHECK(s.pose.y > 0.5 && fabs(s.pose.x) < 1e-9 && fabs(s.pose.yaw) < 1e-9); /* straight sideways */
+    CHECK(s.pose.y > 0.5 && fabs(s.pose.x) < 1e-9 &&
+          fabs(s.pose.yaw) < 1e-9); /* straight sideways */
     CHECK(s.wheel[0] < 0 && s.wheel[1] > 0 && s.wheel[2] > 0 && s.wheel[3] < 0);
     /* a command beyond the wheels' speed: all wheels scaled, direction kept */
     for (int i = 0; i < 100; i++) tycho_terrain_robot_step(&r, f, &s, 2.0, 1.0, 0, 0.05);
@@ -158,18 +161,21 @@ static void test_plan_through_unknown(void)
     tycho_err err = {0};
     CHECK(tycho_terrain_traversability(t, &tp, &err) == TYCHO_OK);
     CHECK(!tycho_terrain_traversable(t, 20, 5) && !tycho_terrain_blocked(t, 20, 5)); /* unknown */
-    CHECK(tycho_terrain_blocked(t, 5, 2) && tycho_terrain_blocked(t, 4, 2));         /* wall and its climb */
+    CHECK(tycho_terrain_blocked(t, 5, 2) &&
+          tycho_terrain_blocked(t, 4, 2)); /* wall and its climb */
     int cells[2 * 400];
     double cost = 0;
     tycho_terrain_plan_opts o;
     tycho_terrain_plan_defaults(&o);
-    CHECK(tycho_terrain_plan_opt(t, 1, 1, 35, 1, &o, cells, 400, &cost) == 0); /* unknown is a wall by default */
+    CHECK(tycho_terrain_plan_opt(t, 1, 1, 35, 1, &o, cells, 400, &cost) ==
+          0); /* unknown is a wall by default */
     o.unknown_cost = 1.5;
     int n = tycho_terrain_plan_opt(t, 1, 1, 35, 1, &o, cells, 400, &cost);
     CHECK(n > 0);
     CHECK(tycho_terrain_first_blocked(t, cells, n) == -1);
     bool through_gap = false;
-    for (int i = 0; i < n; i++) through_gap = through_gap || (cells[2 * i] == 5 && cells[2 * i + 1] >= 8);
+    for (int i = 0; i < n; i++)
+        through_gap = through_gap || (cells[2 * i] == 5 && cells[2 * i + 1] >= 8);
     CHECK(through_gap);
     /* now the unknown part turns out to hold a wall across the whole map at column 20 */
     for (int cy = 0; cy < 10; cy++)
@@ -192,7 +198,8 @@ static void test_roughness_cost(void)
     for (int cy = 0; cy < 20; cy++)
         for (int cx = 0; cx < 40; cx++) {
             bool rough = cx >= 18 && cx <= 21 && cy < 16;
-            double p[6] = {(cx + 0.3) * 0.1, (cy + 0.5) * 0.1, 0, (cx + 0.7) * 0.1, (cy + 0.5) * 0.1, rough ? 0.06 : 0};
+            double p[6] = {(cx + 0.3) * 0.1, (cy + 0.5) * 0.1, 0,
+                           (cx + 0.7) * 0.1, (cy + 0.5) * 0.1, rough ? 0.06 : 0};
             tycho_terrain_add_points(t, p, 2);
         }
     tycho_trav_params tp;
@@ -223,7 +230,7 @@ static void test_refresh(void)
     tycho_terrain *t = tycho_terrain_new(4, 1, 0.1, 0, 0, NULL);
     double box[6] = {0.05, 0.05, 0.5, 0.15, 0.05, 0.5}; /* a box top in cells 0 and 1 */
     tycho_terrain_add_batch(t, box, 2, true);
-    double floor[3] = {0.05, 0.05, 0.0};                /* the floor seen again in cell 0 only */
+    double floor[3] = {0.05, 0.05, 0.0}; /* the floor seen again in cell 0 only */
     tycho_terrain_add_batch(t, floor, 1, true);
     double lo, hi;
     int n;
@@ -231,7 +238,7 @@ static void test_refresh(void)
     CHECK(n == 1 && hi == 0 && lo == 0);
     tycho_terrain_cell(t, 1, 0, &lo, &hi, &n);
     CHECK(n == 1 && fabs(hi - 0.5) < 1e-6);
-    tycho_terrain_add_batch(t, floor, 1, false);        /* without refresh: accumulate */
+    tycho_terrain_add_batch(t, floor, 1, false); /* without refresh: accumulate */
     tycho_terrain_add_batch(t, box, 1, false);
     tycho_terrain_cell(t, 0, 0, &lo, &hi, &n);
     CHECK(n == 3 && lo == 0 && fabs(hi - 0.5) < 1e-6);

@@ -57,11 +57,13 @@ static void test_ros2_layout(void)
     if (!CHECKED(leaves(text, &c, &err) == TYCHO_OK, err.msg)) return;
     CHECK(c.n == 5);
     CHECK(!strcmp(c.path[0], "heat_seek.ros__parameters.max_speed"));
-    CHECK(!strcmp(c.value[0], "0.2") && c.line[0] == 4 && !c.quoted[0] && c.kind[0] == TYCHO_YAML_SCALAR);
+    CHECK(!strcmp(c.value[0], "0.2") && c.line[0] == 4 && !c.quoted[0] &&
+          c.kind[0] == TYCHO_YAML_SCALAR);
     CHECK(!strcmp(c.value[1], "scan_matching") && c.quoted[1] && c.line[1] == 5);
     CHECK(!strcmp(c.value[2], "false") && !c.quoted[2]);
     CHECK(c.kind[3] == TYCHO_YAML_LIST && c.line[3] == 7 && !strcmp(c.value[3], "(none)"));
-    CHECK(c.kind[4] == TYCHO_YAML_EMPTY_MAP && !strcmp(c.path[4], "heat_seek.ros__parameters.nested"));
+    CHECK(c.kind[4] == TYCHO_YAML_EMPTY_MAP &&
+          !strcmp(c.path[4], "heat_seek.ros__parameters.nested"));
 }
 
 static void test_empty_and_scalar_documents(void)
@@ -79,11 +81,14 @@ static void test_refusals_name_the_line(void)
     collected c;
     tycho_err err;
     CHECK(leaves("a:\n  b: 1\n  b: 2\n", &c, &err) == TYCHO_EPARSE);
-    CHECK_MSG(strstr(err.msg, "p.yaml:3: duplicate key 'b' (first on line 2)") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "p.yaml:3: duplicate key 'b' (first on line 2)") != NULL, "%s",
+              err.msg);
     CHECK(leaves("a:\n  b: [1\n", &c, &err) == TYCHO_EPARSE);
-    CHECK_MSG(strncmp(err.msg, "p.yaml:", 7) == 0 && strstr(err.msg, "YAML error") != NULL, "%s", err.msg);
+    CHECK_MSG(strncmp(err.msg, "p.yaml:", 7) == 0 && strstr(err.msg, "YAML error") != NULL, "%s",
+              err.msg);
     CHECK(leaves("? [1, 2]\n: x\n", &c, &err) == TYCHO_EPARSE);
-    CHECK_MSG(strstr(err.msg, "p.yaml:1: a mapping key must be a plain name") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "p.yaml:1: a mapping key must be a plain name") != NULL, "%s",
+              err.msg);
     CHECK(leaves("a: 1\n---\nb: 2\n", &c, &err) == TYCHO_EPARSE);
     CHECK_MSG(strstr(err.msg, "a second YAML document") != NULL, "%s", err.msg);
     char deep[512] = "";
@@ -99,7 +104,8 @@ static void test_refusals_name_the_line(void)
     memset(&c, 0, sizeof c);
     c.stop_after = 1;
     tycho_err_clear(&err);
-    CHECK(tycho_yaml_leaves("a: 1\nb: 2\n", 10, "p.yaml", collect, &c, &err) == TYCHO_EINVAL && c.n == 1);
+    CHECK(tycho_yaml_leaves("a: 1\nb: 2\n", 10, "p.yaml", collect, &c, &err) == TYCHO_EINVAL &&
+          c.n == 1);
     CHECK(tycho_yaml_leaves(NULL, 0, "p.yaml", collect, &c, &err) == TYCHO_EINVAL);
 }
 

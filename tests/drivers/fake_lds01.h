@@ -24,8 +24,8 @@ typedef struct {
     int master;
     double period;
     volatile int stop, paused, spinning, got_b, got_e;
-    volatile int written;          /* revolutions written */
-    double sent_at[4096];          /* when revolution k's last byte was written */
+    volatile int written; /* revolutions written */
+    double sent_at[4096]; /* when revolution k's last byte was written */
     pthread_t thread;
 } fake_lds01;
 

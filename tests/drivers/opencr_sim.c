@@ -19,10 +19,21 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-
-int32_t get_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
-static void put_i32(uint8_t *p, int32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)((uint32_t)v >> (8 * i)); }
-static void put_f32(uint8_t *p, float f) { uint32_t u; memcpy(&u, &f, 4); put_i32(p, (int32_t)u); }
+int32_t get_i32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+static void put_i32(uint8_t *p, int32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)((uint32_t)v >> (8 * i));
+}
+static void put_f32(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_i32(p, (int32_t)u);
+}
 
 static void reply(opencr *o, const uint8_t *data, size_t n)
 {
@@ -75,15 +86,23 @@ static void *board(void *arg)
                 unsigned a = pk.params[0] | pk.params[1] << 8;
                 if (a + pk.n - 2 <= sizeof o->table) memcpy(o->table + a, pk.params + 2, pk.n - 2);
                 o->writes_seen++;
-                if (a == 150 && get_i32(o->table + 150) == 0 && get_i32(o->table + 170) == 0) o->zero_cmds++;
+                if (a == 150 && get_i32(o->table + 150) == 0 && get_i32(o->table + 170) == 0)
+                    o->zero_cmds++;
             }
             uint8_t data[300];
             size_t dn = 0;
             if (pk.instruction == 0x02 && pk.n == 4) { /* READ */
-                unsigned a = pk.params[0] | pk.params[1] << 8, len = pk.params[2] | pk.params[3] << 8;
-                if (a + len <= sizeof o->table && len <= sizeof data) memcpy(data, o->table + a, dn = len);
+                unsigned a = pk.params[0] | pk.params[1] << 8,
+                         len = pk.params[2] | pk.params[3] << 8;
+                if (a + len <= sizeof o->table && len <= sizeof data)
+                    memcpy(data, o->table + a, dn = len);
             }
-            if (pk.instruction == 0x01) { data[0] = 0x06; data[1] = 0x04; data[2] = 0x26; dn = 3; } /* PING: model, fw */
+            if (pk.instruction == 0x01) {
+                data[0] = 0x06;
+                data[1] = 0x04;
+                data[2] = 0x26;
+                dn = 3;
+            } /* PING: model, fw */
             pthread_mutex_unlock(&o->mu);
             if (!silent) reply(o, data, dn);
         }
@@ -114,7 +133,6 @@ void stop_board(opencr *o)
     pthread_join(o->thread, NULL);
     close(o->master);
 }
-
 
 void opencr_command(opencr *o, double *v, double *w, bool *torque)
 {

@@ -17,12 +17,13 @@ static void test_amg8833_datasheet_values(void)
     fake_i2c_reset();
     fake_i2c_dev *left = fake_i2c_add(BUS, 0x68, FAKE_I2C_AMG8833);
     fake_i2c_dev *right = fake_i2c_add(BUS, 0x69, FAKE_I2C_AMG8833);
-    fake_i2c_amg_pixel(left, 0, 0x064);   /* +25.0 degC */
-    fake_i2c_amg_pixel(left, 1, 0xFFF);   /* -0.25 degC */
-    fake_i2c_amg_pixel(left, 63, 0x1F4);  /* +125 degC, the sensor's top */
-    fake_i2c_amg_thermistor(left, 0x190); /* +25.0 degC */
+    fake_i2c_amg_pixel(left, 0, 0x064);    /* +25.0 degC */
+    fake_i2c_amg_pixel(left, 1, 0xFFF);    /* -0.25 degC */
+    fake_i2c_amg_pixel(left, 63, 0x1F4);   /* +125 degC, the sensor's top */
+    fake_i2c_amg_thermistor(left, 0x190);  /* +25.0 degC */
     fake_i2c_amg_thermistor(right, 0x804); /* -0.25 degC */
-    for (int i = 0; i < 64; i++) fake_i2c_amg_pixel(right, i, (uint16_t)(4 * (20 + i % 8))); /* 20..27 degC */
+    for (int i = 0; i < 64; i++)
+        fake_i2c_amg_pixel(right, i, (uint16_t)(4 * (20 + i % 8))); /* 20..27 degC */
     tycho_amg8833 a, b;
     tycho_err err = {0};
     CHECK_MSG(tycho_amg8833_open(&a, BUS, 0x68, NULL, &err) == TYCHO_OK, "%s", err.msg);
@@ -80,12 +81,14 @@ static void test_mpu6050(void)
     fake_i2c_mpu_word(imu, 0x41, 0);     /* temperature raw 0: 36.53 degC */
     tycho_mpu6050 m;
     tycho_err err = {0};
-    CHECK_MSG(tycho_mpu6050_open(&m, "/dev/i2c-fake2", 0x68, 4, 500, &err) == TYCHO_OK, "%s", err.msg);
-    CHECK(imu->regs[0x6B] == 0x01);              /* awake, PLL clock */
+    CHECK_MSG(tycho_mpu6050_open(&m, "/dev/i2c-fake2", 0x68, 4, 500, &err) == TYCHO_OK, "%s",
+              err.msg);
+    CHECK(imu->regs[0x6B] == 0x01);                                    /* awake, PLL clock */
     CHECK(imu->regs[0x1C] == (1 << 3) && imu->regs[0x1B] == (1 << 3)); /* +-4 g, +-500 deg/s */
     tycho_mpu6050_sample s;
     CHECK(tycho_mpu6050_read(&m, &s, &err) == TYCHO_OK);
-    CHECK_MSG(fabs(s.az - 9.80665) < 1e-3 && fabs(s.ax + 4.903) < 1e-2, "a = (%g, %g, %g)", s.ax, s.ay, s.az);
+    CHECK_MSG(fabs(s.az - 9.80665) < 1e-3 && fabs(s.ax + 4.903) < 1e-2, "a = (%g, %g, %g)", s.ax,
+              s.ay, s.az);
     CHECK_MSG(fabs(s.gx - 10 * M_PI / 180) < 1e-3, "gx %g", s.gx);
     CHECK(fabs(s.temp_c - 36.53) < 1e-6);
     tycho_mpu6050_close(&m);

@@ -41,7 +41,8 @@ typedef struct {
 } pulse;
 
 /* Pulses (rising edge time, width) of one line within [t0, t1). */
-static int pulses(const fake_gpiod_event *ev, size_t n, unsigned line, double t0, double t1, pulse *out, int cap)
+static int pulses(const fake_gpiod_event *ev, size_t n, unsigned line, double t0, double t1,
+                  pulse *out, int cap)
 {
     int k = 0;
     double rise = -1;
@@ -96,7 +97,8 @@ static void test_sequence_and_timings(void)
     /* before arming: idle ESC pulses at 50 Hz, feeder at rest */
     int k = pulses(ev, n, ESC, 0, t_arm, p, 4096);
     CHECK(k >= 3);
-    CHECK_MSG(fabs(median_width(p, k) - 0.0010) < 0.0003, "idle ESC pulse %.0f us", median_width(p, k) * 1e6);
+    CHECK_MSG(fabs(median_width(p, k) - 0.0010) < 0.0003, "idle ESC pulse %.0f us",
+              median_width(p, k) * 1e6);
     /* frames 20 ms apart */
     k = pulses(ev, n, ESC, t_fire, t_fire + 0.6, p, 4096);
     /* ~30 frames; a loaded machine drops some (never bunches them) */
@@ -132,10 +134,12 @@ static void test_sequence_and_timings(void)
             run_wide = 0;
         }
     }
-    CHECK_MSG(first_push - t_fire >= 0.19, "first push %.3f s after fire (spin-up 0.2 s)", first_push - t_fire);
+    CHECK_MSG(first_push - t_fire >= 0.19, "first push %.3f s after fire (spin-up 0.2 s)",
+              first_push - t_fire);
     CHECK_MSG(groups == 2, "%d groups of feeder pushes (2 balls)", groups);
     if (groups != 2)
-        for (int i = 0; i < k; i++) fprintf(stderr, "  feeder %.4f s %.0f us\n", p[i].t - t_fire, p[i].width * 1e6);
+        for (int i = 0; i < k; i++)
+            fprintf(stderr, "  feeder %.4f s %.0f us\n", p[i].t - t_fire, p[i].width * 1e6);
     CHECK_MSG(pushes >= 6 && pushes <= 14, "%d push frames (2 x 0.1 s at 50 Hz)", pushes);
     /* the ESC runs while feeding */
     k = pulses(ev, n, ESC, first_push, last_push, p, 4096);
@@ -144,7 +148,8 @@ static void test_sequence_and_timings(void)
     /* every line ends low */
     for (unsigned line = ARM; line <= FEEDER; line++) {
         int last = -1;
-        for (size_t i = 0; i < n; i++) if (ev[i].offset == line) last = ev[i].value;
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].offset == line) last = ev[i].value;
         CHECK(last == 0);
     }
     free(ev);
@@ -159,7 +164,7 @@ static void test_gpio_error_leaves_it_safe(void)
     if (!l) return;
     tycho_launcher_gpio_arm(l, NULL);
     tycho_launcher_gpio_fire(l, 3, NULL);
-    usleep(250000); /* feeding */
+    usleep(250000);           /* feeding */
     fake_gpiod_fail_after(2); /* the line driver dies mid-frame */
     usleep(100000);
     tycho_launcher_gpio_status st = tycho_launcher_gpio_status_get(l);
@@ -176,7 +181,8 @@ static void test_gpio_error_leaves_it_safe(void)
     fake_gpiod_event *ev = fake_gpiod_events(&n);
     for (unsigned line = ARM; line <= FEEDER; line++) {
         int last = -1;
-        for (size_t i = 0; i < n; i++) if (ev[i].offset == line) last = ev[i].value;
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].offset == line) last = ev[i].value;
         CHECK_MSG(last == 0, "line %u last %d", line, last);
     }
     free(ev);
@@ -201,7 +207,8 @@ static void test_safe_stop_and_bad_config(void)
 
     tycho_err err = {0};
     snprintf(c.chip, sizeof c.chip, "/dev/gpiochip-missing");
-    CHECK(tycho_launcher_gpio_open(&c, &err) == NULL && strstr(err.msg, "cannot open /dev/gpiochip-missing"));
+    CHECK(tycho_launcher_gpio_open(&c, &err) == NULL &&
+          strstr(err.msg, "cannot open /dev/gpiochip-missing"));
     c = config();
     c.feeder_line = 40; /* beyond the chip's 16 lines */
     CHECK(tycho_launcher_gpio_open(&c, &err) == NULL && strstr(err.msg, "cannot request"));

@@ -123,7 +123,8 @@ static int values(const char *attr, double t0, long *out, double *when, int cap)
     int k = 0;
     pthread_mutex_lock(&mu);
     for (int i = 0; i < nrecs && k < cap; i++)
-        if (!strcmp(recs[i].attr, attr) && recs[i].t >= t0 && !(k > 0 && out[k - 1] == recs[i].value)) {
+        if (!strcmp(recs[i].attr, attr) && recs[i].t >= t0 &&
+            !(k > 0 && out[k - 1] == recs[i].value)) {
             out[k] = recs[i].value;
             if (when) when[k] = recs[i].t;
             k++;
@@ -178,14 +179,19 @@ static void test_sequence(void)
     /* ESC: idle, run from the fire command, idle after the spin-down, then off */
     int k = values("pwm0/duty_cycle", t_fire, v, when, 64);
     CHECK_MSG(k == 3 && v[0] == 1600000 && v[1] == 1000000 && v[2] == 0, "%d ESC writes", k);
-    if (k == 3) CHECK_MSG(fabs(when[1] - t_fire - 0.6) < 0.1, "spin-down ended %.3f s after fire", when[1] - t_fire);
+    if (k == 3)
+        CHECK_MSG(fabs(when[1] - t_fire - 0.6) < 0.1, "spin-down ended %.3f s after fire",
+                  when[1] - t_fire);
     /* feeder: push, rest, push, rest, then off; the first push after the spin-up */
     k = values("pwm1/duty_cycle", t_fire, v, when, 64);
-    for (int i = 0; i < k && check_failed; i++) fprintf(stderr, "  feeder %.3f %ld\n", when[i] - t_fire, v[i]);
-    CHECK_MSG(k == 5 && v[0] == 2000000 && v[1] == 1000000 && v[2] == 2000000 && v[3] == 1000000 && v[4] == 0,
+    for (int i = 0; i < k && check_failed; i++)
+        fprintf(stderr, "  feeder %.3f %ld\n", when[i] - t_fire, v[i]);
+    CHECK_MSG(k == 5 && v[0] == 2000000 && v[1] == 1000000 && v[2] == 2000000 && v[3] == 1000000 &&
+                  v[4] == 0,
               "%d feeder writes", k);
     if (k == 5) {
-        CHECK_MSG(when[0] - t_fire >= 0.19 && when[0] - t_fire < 0.32, "first push %.3f s after fire", when[0] - t_fire);
+        CHECK_MSG(when[0] - t_fire >= 0.19 && when[0] - t_fire < 0.32,
+                  "first push %.3f s after fire", when[0] - t_fire);
         CHECK_MSG(fabs(when[1] - when[0] - 0.1) < 0.06, "push held %.3f s", when[1] - when[0]);
         CHECK_MSG(fabs(when[2] - when[1] - 0.1) < 0.06, "gap %.3f s", when[2] - when[1]);
     }

@@ -35,7 +35,8 @@ int main(void)
         if (tycho_device_read(d, &s, &err) == 1) {
             scans++;
             CHECK(s.kind == TYCHO_DEVICE_RANGE_SCANNER && s.u.scan.count == 360);
-            CHECK(fabsf(s.u.scan.ranges[0] - 0.5f) < 1e-3 && fabsf(s.u.scan.ranges[359] - (0.5f + 0.005f * 359)) < 1e-3);
+            CHECK(fabsf(s.u.scan.ranges[0] - 0.5f) < 1e-3 &&
+                  fabsf(s.u.scan.ranges[359] - (0.5f + 0.005f * 359)) < 1e-3);
             CHECK(fabsf(s.u.scan.angle_increment - (float)(2 * M_PI / 360)) < 1e-6);
         }
         usleep(1000);
@@ -56,7 +57,8 @@ int main(void)
     fake_lds01_stop(&f);
     CHECK(open_on("/dev/ttyNOPE9", &err) == NULL && strstr(err.msg, "cannot open /dev/ttyNOPE9"));
     tycho_setting bad[] = {{"port", "/dev/null"}, {"checksum", "sometimes"}};
-    CHECK(tycho_device_open(TYCHO_DRIVER_DIR, "lds01", TYCHO_DEVICE_RANGE_SCANNER, bad, 2, &err) == NULL &&
+    CHECK(tycho_device_open(TYCHO_DRIVER_DIR, "lds01", TYCHO_DEVICE_RANGE_SCANNER, bad, 2, &err) ==
+              NULL &&
           strstr(err.msg, "check, ignore or auto"));
     return check_summary("lds01 driver");
 }

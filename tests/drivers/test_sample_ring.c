@@ -29,7 +29,8 @@ static void test_order_and_overrun(void)
     }
     for (int i = 1; i <= 3; i++) {
         CHECK(tycho_ring_get(&r, &out, &seq, err, sizeof err) == 1);
-        CHECK(out.seq == (uint64_t)i && out.u.base.x == i && out.kind == TYCHO_DEVICE_DIFF_BASE && out.t > 0);
+        CHECK(out.seq == (uint64_t)i && out.u.base.x == i && out.kind == TYCHO_DEVICE_DIFF_BASE &&
+              out.t > 0);
     }
     CHECK(tycho_ring_get(&r, &out, &seq, err, sizeof err) == 0);
     /* 20 more while nobody reads: the first 12 are gone */
@@ -83,7 +84,8 @@ static void test_two_threads(void)
     pthread_join(w, NULL);
     CHECK(torn == 0 && backwards == 0);
     CHECK(got > 0);
-    printf("two threads: %d samples written, %ld read in order (the rest overrun), none torn\n", PUTS, got);
+    printf("two threads: %d samples written, %ld read in order (the rest overrun), none torn\n",
+           PUTS, got);
 }
 
 int main(void)

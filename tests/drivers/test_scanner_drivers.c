@@ -33,7 +33,8 @@ static void *run(void *arg)
             uint8_t b[8];
             ssize_t n = read(s->master, b, sizeof b);
             for (ssize_t i = 0; i < n && s->ncmd < 8; i++) s->got_cmd[s->ncmd++] = b[i];
-            if (s->rplidar && s->ncmd >= 2 && s->got_cmd[0] == 0xA5 && s->got_cmd[1] == 0x20 && !scanning) {
+            if (s->rplidar && s->ncmd >= 2 && s->got_cmd[0] == 0xA5 && s->got_cmd[1] == 0x20 &&
+                !scanning) {
                 scanning = true;
                 if (write(s->master, TYCHO_RPLIDAR_SCAN_DESCRIPTOR, 7) < 0) break;
             }
@@ -75,7 +76,8 @@ static void check_driver(const char *driver, int rplidar)
     pthread_create(&t, NULL, run, &s);
     tycho_setting set[] = {{"port", ptsname(s.master)}};
     tycho_err err = {0};
-    tycho_device *d = tycho_device_open(TYCHO_DRIVER_DIR, driver, TYCHO_DEVICE_RANGE_SCANNER, set, 1, &err);
+    tycho_device *d =
+        tycho_device_open(TYCHO_DRIVER_DIR, driver, TYCHO_DEVICE_RANGE_SCANNER, set, 1, &err);
     CHECK_MSG(d != NULL, "%s: %s", driver, err.msg);
     if (d) {
         static tycho_sample sm;
@@ -85,7 +87,8 @@ static void check_driver(const char *driver, int rplidar)
             if (r == 1) {
                 scans++;
                 /* clockwise 90 degrees is counter-clockwise bin 270 */
-                CHECK_MSG(fabsf(sm.u.scan.ranges[270] - 0.790f) < 1e-3, "%s: bin 270 = %f", driver, sm.u.scan.ranges[270]);
+                CHECK_MSG(fabsf(sm.u.scan.ranges[270] - 0.790f) < 1e-3, "%s: bin 270 = %f", driver,
+                          sm.u.scan.ranges[270]);
                 CHECK(sm.u.scan.count == 360);
             }
             usleep(10000);
@@ -96,7 +99,8 @@ static void check_driver(const char *driver, int rplidar)
     usleep(50000);
     s.stop = 1;
     pthread_join(t, NULL);
-    if (rplidar) CHECK(s.ncmd >= 4 && s.got_cmd[2] == 0xA5 && s.got_cmd[3] == 0x25); /* SCAN, then STOP */
+    if (rplidar)
+        CHECK(s.ncmd >= 4 && s.got_cmd[2] == 0xA5 && s.got_cmd[3] == 0x25); /* SCAN, then STOP */
     close(s.master);
 }
 

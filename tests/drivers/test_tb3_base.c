@@ -52,8 +52,10 @@ static void test_drive_and_odometry(void)
     tycho_tb3_command(b, 0, 0);
     usleep(150000);
     tycho_tb3_state s = tycho_tb3_state_get(b);
-    CHECK_MSG(fabs(s.x - 0.1) < 0.03 && fabs(s.y) < 0.005 && fabs(s.yaw) < 0.02, "odometry (%.3f, %.3f, %.3f)", s.x, s.y, s.yaw);
-    CHECK_MSG(fabs(s.pitch - 0.2) < 1e-3 && fabs(s.roll) < 1e-3, "roll %.4f pitch %.4f", s.roll, s.pitch);
+    CHECK_MSG(fabs(s.x - 0.1) < 0.03 && fabs(s.y) < 0.005 && fabs(s.yaw) < 0.02,
+              "odometry (%.3f, %.3f, %.3f)", s.x, s.y, s.yaw);
+    CHECK_MSG(fabs(s.pitch - 0.2) < 1e-3 && fabs(s.roll) < 1e-3, "roll %.4f pitch %.4f", s.roll,
+              s.pitch);
     CHECK(fabs(s.gyro_z - 0.25) < 1e-6);
     CHECK(s.ok && s.samples > 20);
     /* turning on the spot: 0.5 rad/s for 1 s */
@@ -86,7 +88,8 @@ static void test_watchdog_and_faults(void)
     pthread_mutex_unlock(&o.mu);
     usleep(600000); /* past cmd_timeout (0.5 s) */
     pthread_mutex_lock(&o.mu);
-    CHECK_MSG(get_i32(o.table + 150) == 0 && get_i32(o.table + 170) == 0, "the watchdog did not stop the wheels");
+    CHECK_MSG(get_i32(o.table + 150) == 0 && get_i32(o.table + 170) == 0,
+              "the watchdog did not stop the wheels");
     pthread_mutex_unlock(&o.mu);
     CHECK(tycho_tb3_state_get(b).watchdog_stops >= 1);
     /* garbage and bad CRCs: dropped and counted, the driver carries on */
@@ -107,7 +110,8 @@ static void test_watchdog_and_faults(void)
     pthread_mutex_unlock(&o.mu);
     usleep(800000);
     s = tycho_tb3_state_get(b);
-    CHECK_MSG(!s.ok && strstr(s.error, "no answer from the OpenCR") != NULL, "ok %d error '%s'", s.ok, s.error);
+    CHECK_MSG(!s.ok && strstr(s.error, "no answer from the OpenCR") != NULL, "ok %d error '%s'",
+              s.ok, s.error);
     CHECK(s.timeouts > 0);
     pthread_mutex_lock(&o.mu);
     o.silent = false;
@@ -126,7 +130,8 @@ static void test_open_errors(void)
     opencr o;
     c = config(start_board(&o));
     o.silent = true;
-    CHECK(tycho_tb3_open(&c, &err) == NULL && strstr(err.msg, "no OpenCR answering as DYNAMIXEL id 200"));
+    CHECK(tycho_tb3_open(&c, &err) == NULL &&
+          strstr(err.msg, "no OpenCR answering as DYNAMIXEL id 200"));
     stop_board(&o);
     c.rate_hz = 0;
     CHECK(tycho_tb3_open(&c, &err) == NULL && strstr(err.msg, "rate"));

@@ -203,7 +203,10 @@ struct gpiod_line_request {
     int n;
 };
 
-struct gpiod_line_settings *gpiod_line_settings_new(void) { return calloc(1, sizeof(struct gpiod_line_settings)); }
+struct gpiod_line_settings *gpiod_line_settings_new(void)
+{
+    return calloc(1, sizeof(struct gpiod_line_settings));
+}
 void gpiod_line_settings_free(struct gpiod_line_settings *s) { free(s); }
 int gpiod_line_settings_set_direction(struct gpiod_line_settings *s, enum gpiod_line_direction d)
 {
@@ -215,7 +218,10 @@ int gpiod_line_settings_set_output_value(struct gpiod_line_settings *s, enum gpi
     s->value = (int)v;
     return 0;
 }
-struct gpiod_line_config *gpiod_line_config_new(void) { return calloc(1, sizeof(struct gpiod_line_config)); }
+struct gpiod_line_config *gpiod_line_config_new(void)
+{
+    return calloc(1, sizeof(struct gpiod_line_config));
+}
 void gpiod_line_config_free(struct gpiod_line_config *c) { free(c); }
 int gpiod_line_config_add_line_settings(struct gpiod_line_config *c, const unsigned int *offsets,
                                         size_t n, struct gpiod_line_settings *s)
@@ -228,14 +234,18 @@ int gpiod_line_config_add_line_settings(struct gpiod_line_config *c, const unsig
     c->value = s->value;
     return 0;
 }
-struct gpiod_request_config *gpiod_request_config_new(void) { return calloc(1, sizeof(struct gpiod_request_config)); }
+struct gpiod_request_config *gpiod_request_config_new(void)
+{
+    return calloc(1, sizeof(struct gpiod_request_config));
+}
 void gpiod_request_config_free(struct gpiod_request_config *c) { free(c); }
 void gpiod_request_config_set_consumer(struct gpiod_request_config *c, const char *consumer)
 {
     (void)c;
     (void)consumer;
 }
-struct gpiod_line_request *gpiod_chip_request_lines(struct gpiod_chip *chip, struct gpiod_request_config *rc,
+struct gpiod_line_request *gpiod_chip_request_lines(struct gpiod_chip *chip,
+                                                    struct gpiod_request_config *rc,
                                                     struct gpiod_line_config *lc)
 {
     (void)rc;
@@ -252,7 +262,8 @@ struct gpiod_line_request *gpiod_chip_request_lines(struct gpiod_chip *chip, str
     }
     return r;
 }
-int gpiod_line_request_set_value(struct gpiod_line_request *r, unsigned int offset, enum gpiod_line_value v)
+int gpiod_line_request_set_value(struct gpiod_line_request *r, unsigned int offset,
+                                 enum gpiod_line_value v)
 {
     for (int i = 0; i < r->n; i++)
         if (r->offsets[i] == offset) return set_level(offset, v == GPIOD_LINE_VALUE_ACTIVE);

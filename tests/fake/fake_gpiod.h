@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 typedef struct {
-    double t;         /* CLOCK_MONOTONIC seconds */
+    double t; /* CLOCK_MONOTONIC seconds */
     unsigned offset;
     int value;
 } fake_gpiod_event;

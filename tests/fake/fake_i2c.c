@@ -3,11 +3,11 @@
 #include "fake_i2c.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,7 +25,8 @@ typedef struct {
 
 static slot devs[MAX_DEVS];
 /* drivers read from their own threads (two cameras, two threads) */
-static pthread_mutex_t mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* the read hook may open and close files */
+static pthread_mutex_t mu =
+    PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP; /* the read hook may open and close files */
 static void (*read_hook)(fake_i2c_dev *d, int address, uint8_t reg);
 
 void fake_i2c_on_read(void (*hook)(fake_i2c_dev *d, int address, uint8_t reg)) { read_hook = hook; }

@@ -14,7 +14,7 @@ typedef enum { FAKE_I2C_AMG8833, FAKE_I2C_MPU6050, FAKE_I2C_PLAIN } fake_i2c_kin
 typedef struct {
     fake_i2c_kind kind;
     uint8_t regs[256];
-    bool nack;       /* stops answering */
+    bool nack; /* stops answering */
     long reads, writes;
 } fake_i2c_dev;
 

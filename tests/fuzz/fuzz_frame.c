@@ -23,7 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const uint8_t *p;
             size_t len;
             int rc = tycho_frame_next(&r, &t, &p, &len, NULL);
-            if (rc < 0) { failed = 1; break; }
+            if (rc < 0) {
+                failed = 1;
+                break;
+            }
             if (rc == 0) break;
             if (len > 512 || t < 'A' || t > 'Z') abort();
             uint8_t h[TYCHO_FRAME_HEADER];

@@ -5,7 +5,8 @@
 
 #include <stdlib.h>
 
-static int count(void *ud, const tycho_mcap_channel_info *ch, uint64_t t, const uint8_t *data, size_t len)
+static int count(void *ud, const tycho_mcap_channel_info *ch, uint64_t t, const uint8_t *data,
+                 size_t len)
 {
     (void)ch;
     (void)t;

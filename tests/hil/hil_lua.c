@@ -76,8 +76,8 @@ static int l_board_wheels(lua_State *L)
 
 static int l_board_imu(lua_State *L)
 {
-    opencr_set_imu(&check_board(L)->o, luaL_checknumber(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
-                   luaL_checknumber(L, 5));
+    opencr_set_imu(&check_board(L)->o, luaL_checknumber(L, 2), luaL_checknumber(L, 3),
+                   luaL_checknumber(L, 4), luaL_checknumber(L, 5));
     return 0;
 }
 
@@ -191,7 +191,8 @@ static int l_lds_index(lua_State *L)
     return 1;
 }
 
-static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction index, lua_CFunction gc)
+static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction index,
+                      lua_CFunction gc)
 {
     luaL_newmetatable(L, name);
     lua_newtable(L);
@@ -206,8 +207,11 @@ static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, l
 
 int luaopen_tycho_hil(lua_State *L)
 {
-    static const luaL_Reg board[] = {{"command", l_board_command}, {"wheels", l_board_wheels},
-                                     {"imu", l_board_imu},         {"close", l_board_close}, {NULL, NULL}};
+    static const luaL_Reg board[] = {{"command", l_board_command},
+                                     {"wheels", l_board_wheels},
+                                     {"imu", l_board_imu},
+                                     {"close", l_board_close},
+                                     {NULL, NULL}};
     new_class(L, BOARD_MT, board, l_board_index, l_board_close);
     static const luaL_Reg lds[] = {{"send", l_lds_send}, {"close", l_lds_close}, {NULL, NULL}};
     new_class(L, LDS_MT, lds, l_lds_index, l_lds_close);

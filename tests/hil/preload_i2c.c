@@ -47,11 +47,13 @@ __attribute__((constructor)) static void from_env(void)
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", spec);
     char *save = NULL;
-    for (char *e = strtok_r(copy, ";", &save); e && ncams < MAX_CAMS; e = strtok_r(NULL, ";", &save)) {
+    for (char *e = strtok_r(copy, ";", &save); e && ncams < MAX_CAMS;
+         e = strtok_r(NULL, ";", &save)) {
         char bus[64], feed[256];
         int address;
         if (sscanf(e, "%63[^,],%i,%255s", bus, &address, feed) != 3) {
-            fprintf(stderr, "preload_i2c: bad TYCHO_FAKE_I2C_AMG entry '%s' (BUS,ADDRESS,FEED)\n", e);
+            fprintf(stderr, "preload_i2c: bad TYCHO_FAKE_I2C_AMG entry '%s' (BUS,ADDRESS,FEED)\n",
+                    e);
             continue;
         }
         cams[ncams].dev = fake_i2c_add(bus, address, FAKE_I2C_AMG8833);

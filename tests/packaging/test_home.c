@@ -47,8 +47,9 @@ static const char *at(const char *rel)
     return b;
 }
 
-static const tycho_install_dirs dirs = {"bin", "lib/x86_64-linux-gnu/lua/5.4", "share/lua/5.4/tycho",
-                                        "lib/x86_64-linux-gnu/tycho/plugins", "share/tycho"};
+static const tycho_install_dirs dirs = {"bin", "lib/x86_64-linux-gnu/lua/5.4",
+                                        "share/lua/5.4/tycho", "lib/x86_64-linux-gnu/tycho/plugins",
+                                        "share/tycho"};
 
 static void test_installed(void)
 {
@@ -64,13 +65,15 @@ static void test_installed(void)
     CHECK(strcmp(h.plugin_dir, at("prefix/lib/x86_64-linux-gnu/tycho/plugins")) == 0);
     CHECK(strcmp(h.data_dir, at("prefix/share/tycho")) == 0);
     /* tycho.so where stock Lua loads it from finds the same prefix */
-    CHECK(tycho_home_resolve(&h, &dirs, NULL, at("prefix/lib/x86_64-linux-gnu/lua/5.4/tycho.so")) == 0);
+    CHECK(tycho_home_resolve(&h, &dirs, NULL, at("prefix/lib/x86_64-linux-gnu/lua/5.4/tycho.so")) ==
+          0);
     CHECK(strcmp(h.lua_dir, at("prefix/share/lua/5.4/tycho")) == 0);
     /* a bin/ without the Lua files is no installation */
     mkdirs("bare/bin");
     CHECK(tycho_home_resolve(&h, &dirs, NULL, at("bare/bin/tycho")) == -1);
     CHECK(strcmp(h.layout, "none") == 0 && h.lua_dir[0] == '\0');
-    CHECK_MSG(strstr(h.problem, "bare/bin/tycho") && strstr(h.problem, "TYCHO_HOME"), "%s", h.problem);
+    CHECK_MSG(strstr(h.problem, "bare/bin/tycho") && strstr(h.problem, "TYCHO_HOME"), "%s",
+              h.problem);
     /* an absolute install folder (a rock's) names no prefix */
     tycho_install_dirs absolute = dirs;
     absolute.bindir = "/bin";
@@ -80,7 +83,8 @@ static void test_installed(void)
     mkdirs("prefixbin");
     CHECK(tycho_home_resolve(&h, &dirs, NULL, at("prefixbin/tycho")) == -1);
     /* a relative path says so rather than guessing */
-    CHECK(tycho_home_resolve(&h, &dirs, NULL, "tycho") == -1 && strstr(h.problem, "not an absolute path"));
+    CHECK(tycho_home_resolve(&h, &dirs, NULL, "tycho") == -1 &&
+          strstr(h.problem, "not an absolute path"));
     CHECK(tycho_home_resolve(&h, &dirs, NULL, NULL) == -1 && strstr(h.problem, "TYCHO_HOME"));
 }
 
@@ -103,7 +107,8 @@ static void test_build_tree(void)
     mkdirs("orphan");
     write_file("orphan/tycho-source-tree", "/nonexistent/tycho-src\n");
     CHECK(tycho_home_resolve(&h, &dirs, NULL, at("orphan/tycho")) == -1);
-    CHECK_MSG(strstr(h.problem, "/nonexistent/tycho-src") && strstr(h.problem, "gone"), "%s", h.problem);
+    CHECK_MSG(strstr(h.problem, "/nonexistent/tycho-src") && strstr(h.problem, "gone"), "%s",
+              h.problem);
     /* an empty marker is no marker */
     mkdirs("empty");
     write_file("empty/tycho-source-tree", "\n");
@@ -126,7 +131,8 @@ static void test_env_home(void)
     CHECK(tycho_home_resolve(&h, &dirs, at("src"), at("src/build-luajit/tycho")) == 0);
     CHECK(strcmp(h.plugin_dir, at("src/build-luajit/drivers")) == 0);
     CHECK(tycho_home_resolve(&h, &dirs, at("prefix"), at("src/build/tycho")) == 0);
-    CHECK(strcmp(h.layout, "installed") == 0 && strcmp(h.lua_dir, at("prefix/share/lua/5.4/tycho")) == 0);
+    CHECK(strcmp(h.layout, "installed") == 0 &&
+          strcmp(h.lua_dir, at("prefix/share/lua/5.4/tycho")) == 0);
     CHECK(tycho_home_resolve(&h, &dirs, at("bare"), at("prefix/bin/tycho")) == -1);
     CHECK_MSG(strstr(h.problem, "TYCHO_HOME=") && strstr(h.problem, "bare"), "%s", h.problem);
 }
@@ -136,7 +142,8 @@ static void test_env_home(void)
 static void test_searchers(void)
 {
     mkdirs("prefix/share/lua/5.4/tycho/sub");
-    write_file("prefix/share/lua/5.4/tycho/alpha.lua", "loads = (loads or 0) + 1\nreturn { name = ... }\n");
+    write_file("prefix/share/lua/5.4/tycho/alpha.lua",
+               "loads = (loads or 0) + 1\nreturn { name = ... }\n");
     write_file("prefix/share/lua/5.4/tycho/sub/beta.lua", "return { beta = true }\n");
     mkdirs("user/tycho");
     write_file("user/tycho/mine.lua", "return { mine = true }\n");
@@ -150,21 +157,22 @@ static void test_searchers(void)
     tycho_home_install_searchers(L);
     tycho_home_install_searchers(L); /* twice: still one pair */
     char code[2048];
-    snprintf(code, sizeof code,
-             "package.path = '%s/?.lua;' .. package.path\n"
-             "local n = #(package.searchers or package.loaders)\n"
-             "local a = require 'tycho.alpha'\n"
-             "assert(a == require 'alpha', 'two instances')\n"
-             "assert(loads == 1, 'loaded ' .. tostring(loads) .. ' times')\n"
-             "assert(a.name == 'alpha', 'the module is told its short name: ' .. tostring(a.name))\n"
-             "assert(require('tycho.sub.beta') == require('sub.beta') and require('sub.beta').beta)\n"
-             "assert(require('tycho.mine').mine, 'a user module under tycho. is not taken away')\n"
-             "local ok, err = pcall(require, 'tycho.nosuch')\n"
-             "assert(not ok and err:find(\"module 'tycho.nosuch' not found\", 1, true), err)\n"
-             "ok, err = pcall(require, 'nosuch')\n"
-             "assert(not ok and err:find(\"no runtime module 'tycho.nosuch'\", 1, true), err)\n"
-             "return n\n",
-             at("user"));
+    snprintf(
+        code, sizeof code,
+        "package.path = '%s/?.lua;' .. package.path\n"
+        "local n = #(package.searchers or package.loaders)\n"
+        "local a = require 'tycho.alpha'\n"
+        "assert(a == require 'alpha', 'two instances')\n"
+        "assert(loads == 1, 'loaded ' .. tostring(loads) .. ' times')\n"
+        "assert(a.name == 'alpha', 'the module is told its short name: ' .. tostring(a.name))\n"
+        "assert(require('tycho.sub.beta') == require('sub.beta') and require('sub.beta').beta)\n"
+        "assert(require('tycho.mine').mine, 'a user module under tycho. is not taken away')\n"
+        "local ok, err = pcall(require, 'tycho.nosuch')\n"
+        "assert(not ok and err:find(\"module 'tycho.nosuch' not found\", 1, true), err)\n"
+        "ok, err = pcall(require, 'nosuch')\n"
+        "assert(not ok and err:find(\"no runtime module 'tycho.nosuch'\", 1, true), err)\n"
+        "return n\n",
+        at("user"));
     int rc = luaL_dostring(L, code);
     CHECK_MSG(rc == 0, "%s", rc ? lua_tostring(L, -1) : "");
     if (rc == 0) {

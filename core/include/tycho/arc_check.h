@@ -20,7 +20,7 @@
  * stands outside the inscribed band (do not enter it), 254 when it already
  * stands in it (a robot pushed into the band may move, but not onto a wall
  * cell, so it can always get out). */
-double tycho_arc_first_hit(const tycho_grid *g, tycho_pose2 p, double v, double w,
-                           double horizon, double dt, int limit);
+double tycho_arc_first_hit(const tycho_grid *g, tycho_pose2 p, double v, double w, double horizon,
+                           double dt, int limit);
 
 #endif

@@ -17,9 +17,9 @@
 #include "tycho/common.h"
 
 typedef struct {
-    FILE *fp;         /* write the content here */
-    char path[4096];  /* final destination */
-    char tmp[4096];   /* temporary file beside it */
+    FILE *fp;        /* write the content here */
+    char path[4096]; /* final destination */
+    char tmp[4096];  /* temporary file beside it */
 } tycho_atomic_file;
 
 /* Creates the temporary file (the destination's mode, else 0644) and opens af->fp for writing. */

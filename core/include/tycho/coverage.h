@@ -9,7 +9,7 @@
  * under world point (x, y); each reached cell counts as mapped when `map`
  * holds a known value (not 255) at the cell's centre. The grids may differ
  * in resolution and origin. Fails if (x, y) is not on a free truth cell. */
-tycho_status tycho_grid_coverage(const tycho_grid *truth, const tycho_grid *map, double x,
-                                 double y, size_t *reachable, size_t *mapped, tycho_err *err);
+tycho_status tycho_grid_coverage(const tycho_grid *truth, const tycho_grid *map, double x, double y,
+                                 size_t *reachable, size_t *mapped, tycho_err *err);
 
 #endif

@@ -32,8 +32,8 @@ void tycho_amg8833_frame(const uint8_t raw[128], float out[TYCHO_AMG8833_PIXELS]
 
 /* --- MPU-6050 --- */
 typedef struct {
-    double ax, ay, az;   /* m/s^2 */
-    double gx, gy, gz;   /* rad/s */
+    double ax, ay, az; /* m/s^2 */
+    double gx, gy, gz; /* rad/s */
     double temp_c;
 } tycho_mpu6050_sample;
 /* accel_range_g: 2, 4, 8 or 16; gyro_range_dps: 250, 500, 1000 or 2000.
@@ -46,7 +46,7 @@ tycho_status tycho_mpu6050_decode(const uint8_t raw[14], int accel_range_g, int 
  * (1 - alpha) per update; alpha = tau / (tau + dt). */
 typedef struct {
     double roll, pitch;
-    double tau;          /* s, default 0.5 */
+    double tau; /* s, default 0.5 */
     bool started;
 } tycho_attitude;
 void tycho_attitude_init(tycho_attitude *a, double tau);
@@ -61,8 +61,8 @@ size_t tycho_dxl_encode(uint8_t id, uint8_t instruction, const uint8_t *params, 
 
 typedef struct {
     uint8_t id, instruction;
-    uint8_t error;          /* status packets (instruction 0x55): the error byte */
-    uint8_t params[1024];   /* unstuffed (status: without the error byte) */
+    uint8_t error;        /* status packets (instruction 0x55): the error byte */
+    uint8_t params[1024]; /* unstuffed (status: without the error byte) */
     size_t n;
 } tycho_dxl_packet;
 

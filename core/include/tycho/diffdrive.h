@@ -29,10 +29,10 @@ double tycho_angle_wrap(double a);
 tycho_pose2 tycho_unicycle_step(tycho_pose2 p, double v, double w, double dt);
 
 /* Twist -> wheel angular speeds (left, right), and back. No limits applied. */
-void tycho_diffdrive_to_wheels(const tycho_diffdrive_params *p, double v, double w,
-                               double *wl, double *wr);
-void tycho_diffdrive_from_wheels(const tycho_diffdrive_params *p, double wl, double wr,
-                                 double *v, double *w);
+void tycho_diffdrive_to_wheels(const tycho_diffdrive_params *p, double v, double w, double *wl,
+                               double *wr);
+void tycho_diffdrive_from_wheels(const tycho_diffdrive_params *p, double wl, double wr, double *v,
+                                 double *w);
 
 /* Brings (v, w) inside |v| <= max_v, |w| <= max_w. With keep_curvature both
  * are scaled by the same factor, so the robot still drives the same arc

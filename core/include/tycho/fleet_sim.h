@@ -17,19 +17,19 @@
 #include "tycho/common.h"
 
 typedef struct {
-    double radius;     /* disc for contact checks, m (default 0.22: a Pioneer 2DX's half length) */
-    double v_max;      /* m/s (default 0.6) */
-    double w_max;      /* rad/s (default 1.5) */
-    double accel;      /* m/s^2 (default 0.8) */
-    double tolerance;  /* a waypoint is reached within this distance, m (default 0.03) */
-    double dt;         /* step, s (default 0.05) */
+    double radius;    /* disc for contact checks, m (default 0.22: a Pioneer 2DX's half length) */
+    double v_max;     /* m/s (default 0.6) */
+    double w_max;     /* rad/s (default 1.5) */
+    double accel;     /* m/s^2 (default 0.8) */
+    double tolerance; /* a waypoint is reached within this distance, m (default 0.03) */
+    double dt;        /* step, s (default 0.05) */
 } tycho_fleet_params;
 
 typedef struct {
-    double distance;   /* driven, m */
-    double wait_time;  /* held at a waypoint it was not allowed to leave, s */
-    double stop_time;  /* stopped by an injected stop, s */
-    int waits;         /* times it had to hold */
+    double distance;  /* driven, m */
+    double wait_time; /* held at a waypoint it was not allowed to leave, s */
+    double stop_time; /* stopped by an injected stop, s */
+    int waits;        /* times it had to hold */
 } tycho_fleet_stats;
 
 typedef struct tycho_fleet tycho_fleet;
@@ -39,10 +39,12 @@ tycho_fleet *tycho_fleet_new(int n, const tycho_fleet_params *p, tycho_err *err)
 void tycho_fleet_free(tycho_fleet *f);
 int tycho_fleet_count(const tycho_fleet *f);
 
-tycho_status tycho_fleet_set_pose(tycho_fleet *f, int robot, double x, double y, double yaw, tycho_err *err);
+tycho_status tycho_fleet_set_pose(tycho_fleet *f, int robot, double x, double y, double yaw,
+                                  tycho_err *err);
 /* A new route (world points); the robot counts as at waypoint 0 once it is
  * there, and may not move until allowed. */
-tycho_status tycho_fleet_set_route(tycho_fleet *f, int robot, const double *xy, int count, tycho_err *err);
+tycho_status tycho_fleet_set_route(tycho_fleet *f, int robot, const double *xy, int count,
+                                   tycho_err *err);
 /* May drive up to waypoint `upto` (0-based; lowering it below the one the
  * robot is heading to makes it stop at that one first). */
 void tycho_fleet_allow(tycho_fleet *f, int robot, int upto);

@@ -78,13 +78,13 @@ typedef enum {
 } tycho_follow_status;
 
 typedef struct {
-    double v, w;                /* command, m/s and rad/s */
+    double v, w; /* command, m/s and rad/s */
     tycho_follow_status status;
-    int nearest;                /* index of the path point nearest the projection */
-    double remaining;           /* m along the path from the projection to the goal */
-    double lookahead;           /* m, the lookahead distance used */
-    double carrot_x, carrot_y;  /* world lookahead point */
-    double curvature;           /* 1/m of the pursuit arc (0 when rotating) */
+    int nearest;               /* index of the path point nearest the projection */
+    double remaining;          /* m along the path from the projection to the goal */
+    double lookahead;          /* m, the lookahead distance used */
+    double carrot_x, carrot_y; /* world lookahead point */
+    double curvature;          /* 1/m of the pursuit arc (0 when rotating) */
 } tycho_follow_cmd;
 
 typedef struct tycho_follower tycho_follower;
@@ -103,16 +103,16 @@ void tycho_follower_get_params(const tycho_follower *f, tycho_follower_params *p
  * consecutive duplicate points are dropped. goal_yaw is the heading wanted
  * at the end, or NAN for "any". Resets progress and the arrival latch, keeps
  * the last command (the robot is still moving). n == 0 clears the path. */
-tycho_status tycho_follower_set_path(tycho_follower *f, const double *xy, int n,
-                                     double goal_yaw, tycho_err *err);
+tycho_status tycho_follower_set_path(tycho_follower *f, const double *xy, int n, double goal_yaw,
+                                     tycho_err *err);
 /* Points kept by set_path (after dropping duplicates); *n gets their count. */
 const double *tycho_follower_path(const tycho_follower *f, int *n);
 
 /* One control step: pose, time since the previous step (s, > 0) and the
  * distance from the robot to the nearest obstacle (INFINITY if unknown).
  * Allocation-free. EINVAL on non-finite pose or dt <= 0 (out is zeroed). */
-tycho_status tycho_follower_step(tycho_follower *f, tycho_pose2 pose, double dt,
-                                 double clearance, tycho_follow_cmd *out, tycho_err *err);
+tycho_status tycho_follower_step(tycho_follower *f, tycho_pose2 pose, double dt, double clearance,
+                                 tycho_follow_cmd *out, tycho_err *err);
 /* Forgets progress, the arrival latch and the last command (keeps the path). */
 void tycho_follower_reset(tycho_follower *f);
 tycho_follow_status tycho_follower_status(const tycho_follower *f);

@@ -39,15 +39,15 @@ typedef struct {
 } tycho_frontier_params;
 
 typedef struct {
-    int size;                 /* frontier cells */
+    int size;                      /* frontier cells */
     double centroid_x, centroid_y; /* world */
-    tycho_cell goal;          /* nearest reachable free cell adjacent to the frontier */
-    double goal_x, goal_y;    /* its centre, world */
-    tycho_cell nearest;       /* frontier cell next to goal */
+    tycho_cell goal;               /* nearest reachable free cell adjacent to the frontier */
+    double goal_x, goal_y;         /* its centre, world */
+    tycho_cell nearest;            /* frontier cell next to goal */
     double nearest_x, nearest_y;
-    double distance;          /* path metres from the robot to goal */
+    double distance; /* path metres from the robot to goal */
     double cost;
-    size_t first_cell;        /* its cells: tycho_frontier_search_cells() [first_cell, +size) */
+    size_t first_cell; /* its cells: tycho_frontier_search_cells() [first_cell, +size) */
 } tycho_frontier;
 
 void tycho_frontier_defaults(tycho_frontier_params *p);
@@ -64,9 +64,8 @@ void tycho_frontier_search_free(tycho_frontier_search *s);
  * robot is outside the grid or no free cell lies within start_radius, and
  * TYCHO_EINVAL on bad parameters (p may be NULL for the defaults). On
  * success the results stay valid until the next run or free. */
-tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_grid *g,
-                                       double rx, double ry, const tycho_frontier_params *p,
-                                       tycho_err *err);
+tycho_status tycho_frontier_search_run(tycho_frontier_search *s, const tycho_grid *g, double rx,
+                                       double ry, const tycho_frontier_params *p, tycho_err *err);
 /* Ranked frontiers of the last successful run (best first). */
 size_t tycho_frontier_search_count(const tycho_frontier_search *s);
 const tycho_frontier *tycho_frontier_search_get(const tycho_frontier_search *s, size_t i);

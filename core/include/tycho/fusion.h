@@ -59,11 +59,11 @@ typedef struct {
 } tycho_thermal_camera;
 
 typedef struct {
-    double threshold;  /* deg C; a pixel above it is hot; default 30 */
-    double bin_width;  /* m, default 0.1 */
-    double min_range;  /* m, returns below are ignored, default 0 */
-    double max_range;  /* m, returns beyond are ignored, default 3.5 */
-    bool narrow;       /* keep only beams in hot columns; default true */
+    double threshold; /* deg C; a pixel above it is hot; default 30 */
+    double bin_width; /* m, default 0.1 */
+    double min_range; /* m, returns below are ignored, default 0 */
+    double max_range; /* m, returns beyond are ignored, default 3.5 */
+    bool narrow;      /* keep only beams in hot columns; default true */
 } tycho_fusion_params;
 
 typedef enum {

@@ -23,11 +23,11 @@
 #include "tycho/grid.h"
 
 typedef struct {
-    int V, E;              /* vertices; adjacency entries (two per edge) */
-    double *x, *y;         /* vertex positions, world metres */
-    int *off, *adj;        /* neighbours of v: adj[off[v]] .. adj[off[v + 1] - 1] */
-    double *length;        /* per adjacency entry: metres along the map */
-    double *width;         /* per adjacency entry: narrowest free width, metres */
+    int V, E;       /* vertices; adjacency entries (two per edge) */
+    double *x, *y;  /* vertex positions, world metres */
+    int *off, *adj; /* neighbours of v: adj[off[v]] .. adj[off[v + 1] - 1] */
+    double *length; /* per adjacency entry: metres along the map */
+    double *width;  /* per adjacency entry: narrowest free width, metres */
     int max_degree;
     /* grid graphs: the lattice (gw x gh cells, vertex id or -1), so that
      * crossing diagonal moves can be found; gw = 0 for a sparse graph */
@@ -38,7 +38,8 @@ typedef struct {
 } tycho_graph;
 
 /* connectivity 4 or 8. */
-tycho_graph *tycho_graph_grid(const tycho_grid *costmap, double cell, int connectivity, tycho_err *err);
+tycho_graph *tycho_graph_grid(const tycho_grid *costmap, double cell, int connectivity,
+                              tycho_err *err);
 /* spacing: metres between vertices along a corridor (> 0). */
 tycho_graph *tycho_graph_sparse(const tycho_grid *costmap, double spacing, tycho_err *err);
 void tycho_graph_free(tycho_graph *g);

@@ -38,14 +38,13 @@ void tycho_logodds_defaults(tycho_logodds_params *p);
 
 /* New grid filled with `fill`. Fails on non-positive sizes or resolution,
  * or more than 2^28 cells. */
-tycho_grid *tycho_grid_new(int width, int height, double resolution,
-                           tycho_pose2 origin, uint8_t fill, tycho_err *err);
+tycho_grid *tycho_grid_new(int width, int height, double resolution, tycho_pose2 origin,
+                           uint8_t fill, tycho_err *err);
 void tycho_grid_free(tycho_grid *g);
 tycho_grid *tycho_grid_copy(const tycho_grid *g, tycho_err *err);
 /* A new grid holding cells [cx0, cx0+w) x [cy0, cy0+h), clipped to the grid;
  * its origin is moved so every kept cell stays at the same world place. */
-tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h,
-                            tycho_err *err);
+tycho_grid *tycho_grid_crop(const tycho_grid *g, int cx0, int cy0, int w, int h, tycho_err *err);
 /* Copies src's costs into dst with src cell (0, 0) at dst cell (cx, cy),
  * clipped to dst (a contact sheet of maps, a map pasted into a larger one);
  * cells only, resolutions and origins are not checked. Returns the number
@@ -72,15 +71,12 @@ bool tycho_grid_set(tycho_grid *g, int cx, int cy, uint8_t cost);
 void tycho_grid_fill(tycho_grid *g, uint8_t cost);
 
 /* World point -> continuous map coordinates in cells (no bounds check). */
-void tycho_grid_world_to_map(const tycho_grid *g, double x, double y,
-                             double *mx, double *my);
+void tycho_grid_world_to_map(const tycho_grid *g, double x, double y, double *mx, double *my);
 /* World point -> cell; returns false when the cell is outside the grid
  * (the cell is still written so callers can grow towards it). */
-bool tycho_grid_world_to_cell(const tycho_grid *g, double x, double y,
-                              int *cx, int *cy);
+bool tycho_grid_world_to_cell(const tycho_grid *g, double x, double y, int *cx, int *cy);
 /* Centre of a cell in world coordinates. */
-void tycho_grid_cell_to_world(const tycho_grid *g, int cx, int cy,
-                              double *x, double *y);
+void tycho_grid_cell_to_world(const tycho_grid *g, int cx, int cy, double *x, double *y);
 
 void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s);
 
@@ -88,8 +84,7 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s);
  * world point lies at least `margin` cells inside. Growth happens in chunks so
  * repeated small growth stays cheap. Invalidates pointers from
  * tycho_grid_cells/tycho_grid_logodds. */
-tycho_status tycho_grid_grow_to(tycho_grid *g, double x, double y, int margin,
-                                tycho_err *err);
+tycho_status tycho_grid_grow_to(tycho_grid *g, double x, double y, int margin, tycho_err *err);
 
 /* --- log-odds layer ------------------------------------------------------ */
 void tycho_grid_set_logodds_params(tycho_grid *g, const tycho_logodds_params *p);

@@ -12,7 +12,7 @@
 
 typedef struct {
     int width, height;
-    int channels; /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int channels;    /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     uint8_t *pixels; /* width*height*channels bytes, row 0 = top */
 } tycho_image;
 

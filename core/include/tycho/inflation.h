@@ -16,7 +16,7 @@ typedef struct {
     double inscribed_radius;    /* metres, >= 0, default 0 */
     double inflation_radius;    /* metres, >= 0, default 0.55 (Nav2) */
     double cost_scaling_factor; /* 1/metres, >= 0, default 10 (Nav2) */
-    bool inflate_unknown;       /* unknown cells near obstacles take the inflated cost; default false */
+    bool inflate_unknown; /* unknown cells near obstacles take the inflated cost; default false */
     bool inflate_around_unknown; /* unknown cells are obstacles too; default false */
 } tycho_inflation_params;
 
@@ -42,9 +42,9 @@ void tycho_inflation_free(tycho_inflation *ws);
 
 /* Inflates a width x height cost array. dst may be the same array as src
  * (in place). */
-tycho_status tycho_inflate_cells(tycho_inflation *ws, const uint8_t *src, uint8_t *dst,
-                                 int width, int height, double resolution,
-                                 const tycho_inflation_params *p, tycho_err *err);
+tycho_status tycho_inflate_cells(tycho_inflation *ws, const uint8_t *src, uint8_t *dst, int width,
+                                 int height, double resolution, const tycho_inflation_params *p,
+                                 tycho_err *err);
 
 /* Grid form: dst must have src's width, height and resolution; dst may be
  * src. Only dst's cost layer is written (an inflated grid is a costmap, its

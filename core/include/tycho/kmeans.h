@@ -26,9 +26,9 @@
 #include "tycho/common.h"
 
 typedef struct {
-    uint64_t seed;  /* PRNG seed, default 1 */
-    int max_iter;   /* Lloyd iterations per run, default 100 */
-    int n_init;     /* runs with different seeding, best inertia kept; default 4 */
+    uint64_t seed; /* PRNG seed, default 1 */
+    int max_iter;  /* Lloyd iterations per run, default 100 */
+    int n_init;    /* runs with different seeding, best inertia kept; default 4 */
 } tycho_kmeans_params;
 
 typedef struct tycho_kmeans tycho_kmeans;
@@ -48,14 +48,14 @@ tycho_status tycho_kmeans_fit_auto(tycho_kmeans *km, const double *xy, int n, in
                                    double radius, const tycho_kmeans_params *p, tycho_err *err);
 
 /* Results of the last successful fit; valid until the next fit. */
-int tycho_kmeans_k(const tycho_kmeans *km);                 /* clusters found */
+int tycho_kmeans_k(const tycho_kmeans *km);                   /* clusters found */
 const double *tycho_kmeans_centroids(const tycho_kmeans *km); /* 2*k: x0,y0,... */
 const int *tycho_kmeans_assignments(const tycho_kmeans *km);  /* n, 0-based cluster */
 const int *tycho_kmeans_counts(const tycho_kmeans *km);       /* k members each */
 const double *tycho_kmeans_radii(const tycho_kmeans *km);     /* k, max member distance */
-double tycho_kmeans_inertia(const tycho_kmeans *km);  /* sum of squared distances */
-int tycho_kmeans_iterations(const tycho_kmeans *km);  /* Lloyd iterations of the kept run */
-bool tycho_kmeans_converged(const tycho_kmeans *km);  /* assignments stopped changing */
-bool tycho_kmeans_satisfied(const tycho_kmeans *km);  /* fit_auto met the radius */
+double tycho_kmeans_inertia(const tycho_kmeans *km);          /* sum of squared distances */
+int tycho_kmeans_iterations(const tycho_kmeans *km);          /* Lloyd iterations of the kept run */
+bool tycho_kmeans_converged(const tycho_kmeans *km);          /* assignments stopped changing */
+bool tycho_kmeans_satisfied(const tycho_kmeans *km);          /* fit_auto met the radius */
 
 #endif

@@ -13,37 +13,37 @@
 #include "tycho/common.h"
 
 typedef struct {
-    double spin_up_s;       /* flywheels from idle to speed before the first ball */
-    double feed_s;          /* feeder held at the push position, per ball */
-    double feed_interval_s; /* feeder back at rest between balls */
-    double spin_down_s;     /* flywheels kept running after the last ball */
+    double spin_up_s;                   /* flywheels from idle to speed before the first ball */
+    double feed_s;                      /* feeder held at the push position, per ball */
+    double feed_interval_s;             /* feeder back at rest between balls */
+    double spin_down_s;                 /* flywheels kept running after the last ball */
     int esc_idle_us, esc_run_us;        /* ESC pulse widths: off, running */
     int feeder_rest_us, feeder_push_us; /* servo pulse widths */
-    int max_balls;          /* per fire command */
+    int max_balls;                      /* per fire command */
 } tycho_launcher_params;
 
 typedef enum {
     TYCHO_LAUNCHER_DISARMED = 0,
-    TYCHO_LAUNCHER_ARMED,     /* idle, ready for a fire command */
+    TYCHO_LAUNCHER_ARMED, /* idle, ready for a fire command */
     TYCHO_LAUNCHER_SPIN_UP,
-    TYCHO_LAUNCHER_FEED,      /* feeder pushing a ball */
-    TYCHO_LAUNCHER_FEED_GAP,  /* feeder back at rest between balls */
+    TYCHO_LAUNCHER_FEED,     /* feeder pushing a ball */
+    TYCHO_LAUNCHER_FEED_GAP, /* feeder back at rest between balls */
     TYCHO_LAUNCHER_SPIN_DOWN,
-    TYCHO_LAUNCHER_FAULT      /* safe outputs until disarmed */
+    TYCHO_LAUNCHER_FAULT /* safe outputs until disarmed */
 } tycho_launcher_state;
 
 typedef struct {
-    bool arm;       /* the arming / enable line */
-    int esc_us;     /* flywheel ESC pulse width */
-    int feeder_us;  /* feeder servo pulse width */
+    bool arm;      /* the arming / enable line */
+    int esc_us;    /* flywheel ESC pulse width */
+    int feeder_us; /* feeder servo pulse width */
 } tycho_launcher_outputs;
 
 typedef struct {
     tycho_launcher_params p;
     tycho_launcher_state state;
-    double since;      /* when the current state began */
-    int balls_left;    /* of the current fire command */
-    int fired;         /* balls pushed since arming */
+    double since;   /* when the current state began */
+    int balls_left; /* of the current fire command */
+    int fired;      /* balls pushed since arming */
     char fault[128];
 } tycho_launcher;
 

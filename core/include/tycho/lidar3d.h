@@ -26,17 +26,19 @@ typedef struct {
     float zmax;         /* highest cell (kept by the setters) */
 } tycho_heightfield;
 
-tycho_heightfield *tycho_heightfield_new(int w, int h, double res, double ox, double oy, tycho_err *err);
+tycho_heightfield *tycho_heightfield_new(int w, int h, double res, double ox, double oy,
+                                         tycho_err *err);
 void tycho_heightfield_free(tycho_heightfield *f);
 void tycho_heightfield_set(tycho_heightfield *f, int cx, int cy, float z);
 /* Raises every cell whose centre is in [x0, x1] x [y0, y1] to at least top. */
-void tycho_heightfield_box(tycho_heightfield *f, double x0, double y0, double x1, double y1, float top);
+void tycho_heightfield_box(tycho_heightfield *f, double x0, double y0, double x1, double y1,
+                           float top);
 tycho_heightfield *tycho_heightfield_copy(const tycho_heightfield *f, tycho_err *err);
 /* Puts back src's heights (a field of the same size) over the cells whose
  * centre is in [x0, x1] x [y0, y1]: what a moving obstacle leaves behind.
  * zmax keeps the larger of the two (it only bounds the casting). */
-bool tycho_heightfield_restore(tycho_heightfield *f, const tycho_heightfield *src, double x0, double y0, double x1,
-                               double y1);
+bool tycho_heightfield_restore(tycho_heightfield *f, const tycho_heightfield *src, double x0,
+                               double y0, double x1, double y1);
 /* Height under a world point (the cell's), -INFINITY outside. */
 float tycho_heightfield_at(const tycho_heightfield *f, double x, double y);
 
@@ -50,8 +52,8 @@ typedef struct {
     int lines;
     float vangle[TYCHO_LIDAR3D_MAX_LINES]; /* rad, elevation of each line */
     int columns;
-    double hfov;                           /* rad, centred on the sensor's x axis */
-    double range_min, range_max;           /* m */
+    double hfov;                 /* rad, centred on the sensor's x axis */
+    double range_min, range_max; /* m */
 } tycho_lidar3d_model;
 
 /* Presets: 16 lines (-15..+15 deg every 2), 32 lines (-30.67..+10.67), 64
@@ -62,7 +64,8 @@ tycho_status tycho_lidar3d_preset(tycho_lidar3d_model *m, int lines, tycho_err *
 void tycho_rotation(double roll, double pitch, double yaw, double R[9]);
 /* Sensor frame -> world (mount on the robot, robot in the world), and back. */
 void tycho_lidar3d_to_world(tycho_pose3 robot, tycho_pose3 mount, const double p[3], double out[3]);
-void tycho_lidar3d_to_sensor(tycho_pose3 robot, tycho_pose3 mount, const double w[3], double out[3]);
+void tycho_lidar3d_to_sensor(tycho_pose3 robot, tycho_pose3 mount, const double w[3],
+                             double out[3]);
 
 typedef struct {
     double xmin, xmax, ymin, ymax, zmin, zmax; /* robot frame */
@@ -72,6 +75,7 @@ typedef struct {
  * line-major; points (optional): xyz world of the kept hits, up to cap;
  * returns how many points were written (-1 on bad arguments). */
 int tycho_lidar3d_sweep(const tycho_lidar3d_model *m, const tycho_heightfield *f, tycho_pose3 robot,
-                        tycho_pose3 mount, const tycho_box3 *self, float *ranges, double *points, int cap);
+                        tycho_pose3 mount, const tycho_box3 *self, float *ranges, double *points,
+                        int cap);
 
 #endif

@@ -22,19 +22,23 @@
 #define TYCHO_LDS01_PACKETS 60
 #define TYCHO_LDS01_BEAMS 360
 
-typedef enum { TYCHO_CHECKSUM_CHECK = 0, TYCHO_CHECKSUM_IGNORE, TYCHO_CHECKSUM_AUTO } tycho_checksum_mode;
+typedef enum {
+    TYCHO_CHECKSUM_CHECK = 0,
+    TYCHO_CHECKSUM_IGNORE,
+    TYCHO_CHECKSUM_AUTO
+} tycho_checksum_mode;
 
 typedef struct {
-    float ranges[TYCHO_LDS01_BEAMS];      /* m; 0 = no return (the sensor's 0 mm) */
+    float ranges[TYCHO_LDS01_BEAMS]; /* m; 0 = no return (the sensor's 0 mm) */
     float intensities[TYCHO_LDS01_BEAMS];
-    double rpm;                           /* mean motor speed over the revolution */
-    int packets;                          /* of 60 that arrived */
+    double rpm;  /* mean motor speed over the revolution */
+    int packets; /* of 60 that arrived */
 } tycho_lds01_scan;
 
 typedef struct {
     uint8_t pkt[TYCHO_LDS01_PACKET];
-    int n;                                /* bytes of the packet so far */
-    int last_index;                       /* packet index seen last, -1 at start */
+    int n;          /* bytes of the packet so far */
+    int last_index; /* packet index seen last, -1 at start */
     tycho_lds01_scan cur;
     double rpm_sum;
     tycho_checksum_mode mode;
@@ -48,15 +52,17 @@ uint16_t tycho_lds01_checksum(const uint8_t pkt[TYCHO_LDS01_PACKET]);
 /* Consumes up to len bytes; when a revolution is complete (the packet of
  * index 59 arrived, or the index wrapped round), copies it to *out, sets
  * *got and stops right after that packet (call again with the rest). */
-size_t tycho_lds01_feed(tycho_lds01_parser *p, const uint8_t *data, size_t len, tycho_lds01_scan *out, bool *got);
+size_t tycho_lds01_feed(tycho_lds01_parser *p, const uint8_t *data, size_t len,
+                        tycho_lds01_scan *out, bool *got);
 /* One revolution's 2520 bytes from 360 ranges (m, scan order, CCW) and rpm. */
-void tycho_lds01_encode(const float ranges[TYCHO_LDS01_BEAMS], double rpm, uint8_t out[TYCHO_LDS01_PACKETS * TYCHO_LDS01_PACKET]);
+void tycho_lds01_encode(const float ranges[TYCHO_LDS01_BEAMS], double rpm,
+                        uint8_t out[TYCHO_LDS01_PACKETS * TYCHO_LDS01_PACKET]);
 
 /* --- a revolution as 360 one-degree bins, counter-clockwise (REP-103) --- */
 typedef struct {
-    float ranges[360];     /* m, 0 = no return in that degree */
-    int points;            /* measurements that went into it */
-    double speed;          /* LDS-02: deg/s; RPLIDAR: 0 */
+    float ranges[360]; /* m, 0 = no return in that degree */
+    int points;        /* measurements that went into it */
+    double speed;      /* LDS-02: deg/s; RPLIDAR: 0 */
 } tycho_scan360;
 
 /* LDS-02 (LD08-style, 115200 baud): 47-byte frames 0x54 0x2C, speed u16
@@ -69,16 +75,17 @@ typedef struct {
 typedef struct {
     uint8_t f[TYCHO_LDS02_FRAME];
     int n;
-    int last_start;        /* 0.01 deg, -1 at start */
+    int last_start; /* 0.01 deg, -1 at start */
     tycho_scan360 cur;
     unsigned long frames, bad_crc, skipped, revolutions;
 } tycho_lds02_parser;
 uint8_t tycho_crc8_4d(const uint8_t *data, size_t n);
 void tycho_lds02_init(tycho_lds02_parser *p);
-size_t tycho_lds02_feed(tycho_lds02_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got);
+size_t tycho_lds02_feed(tycho_lds02_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out,
+                        bool *got);
 /* One frame of 12 points (mm) from start to end (0.01 deg). */
-void tycho_lds02_encode(int start_cdeg, int end_cdeg, int speed_dps, const uint16_t mm[12], uint16_t stamp_ms,
-                        uint8_t out[TYCHO_LDS02_FRAME]);
+void tycho_lds02_encode(int start_cdeg, int end_cdeg, int speed_dps, const uint16_t mm[12],
+                        uint16_t stamp_ms, uint8_t out[TYCHO_LDS02_FRAME]);
 
 /* RPLIDAR A1 (115200 baud): requests 0xA5 CMD (SCAN 0x20, STOP 0x25, RESET
  * 0x40, GET_HEALTH 0x52); the scan's response descriptor A5 5A 05 00 00 40
@@ -90,14 +97,16 @@ void tycho_lds02_encode(int start_cdeg, int end_cdeg, int speed_dps, const uint1
 typedef struct {
     uint8_t b[TYCHO_RPLIDAR_NODE];
     int n;
-    int descriptor;        /* bytes of the descriptor matched so far (7 = seen) */
-    bool started;          /* a node with S seen */
+    int descriptor; /* bytes of the descriptor matched so far (7 = seen) */
+    bool started;   /* a node with S seen */
     tycho_scan360 cur;
     unsigned long nodes, bad_nodes, revolutions;
 } tycho_rplidar_parser;
 void tycho_rplidar_init(tycho_rplidar_parser *p);
-size_t tycho_rplidar_feed(tycho_rplidar_parser *p, const uint8_t *data, size_t len, tycho_scan360 *out, bool *got);
-void tycho_rplidar_encode_node(bool start, int quality, double angle_deg, double mm, uint8_t out[TYCHO_RPLIDAR_NODE]);
+size_t tycho_rplidar_feed(tycho_rplidar_parser *p, const uint8_t *data, size_t len,
+                          tycho_scan360 *out, bool *got);
+void tycho_rplidar_encode_node(bool start, int quality, double angle_deg, double mm,
+                               uint8_t out[TYCHO_RPLIDAR_NODE]);
 extern const uint8_t TYCHO_RPLIDAR_SCAN_DESCRIPTOR[7];
 
 #endif

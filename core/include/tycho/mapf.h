@@ -33,21 +33,21 @@
 typedef struct tycho_mapf tycho_mapf;
 
 typedef struct {
-    double cell;          /* graph cell size, m (default 1.0) */
-    int horizon;          /* longest route, steps (default 4 * (graph width + height)) */
-    int max_orders;       /* priority orders tried (default 64) */
-    double time_limit_s;  /* default 10 */
-    int connectivity;     /* grid graphs from a costmap: 4 (default) or 8 */
+    double cell;         /* graph cell size, m (default 1.0) */
+    int horizon;         /* longest route, steps (default 4 * (graph width + height)) */
+    int max_orders;      /* priority orders tried (default 64) */
+    double time_limit_s; /* default 10 */
+    int connectivity;    /* grid graphs from a costmap: 4 (default) or 8 */
 } tycho_mapf_params;
 
 typedef struct {
-    int enter, leave;     /* steps */
+    int enter, leave; /* steps */
     int vertex;
-    double x, y;          /* vertex centre, world */
+    double x, y; /* vertex centre, world */
 } tycho_mapf_segment;
 
 typedef struct {
-    int robot, segment;   /* that robot must have completed (left) that segment */
+    int robot, segment; /* that robot must have completed (left) that segment */
 } tycho_mapf_precondition;
 
 void tycho_mapf_defaults(tycho_mapf_params *p);
@@ -75,8 +75,8 @@ tycho_status tycho_mapf_plan(tycho_mapf *m, int n, const double *start_xy, const
                              tycho_err *err);
 /* After a successful plan: */
 int tycho_mapf_orders_tried(const tycho_mapf *m);
-const int *tycho_mapf_order(const tycho_mapf *m);  /* robots, highest priority first */
-int tycho_mapf_arrival(const tycho_mapf *m, int robot);       /* step */
+const int *tycho_mapf_order(const tycho_mapf *m);       /* robots, highest priority first */
+int tycho_mapf_arrival(const tycho_mapf *m, int robot); /* step */
 int tycho_mapf_vertex_at_step(const tycho_mapf *m, int robot, int step); /* stays at goal after */
 int tycho_mapf_segments(const tycho_mapf *m, int robot, tycho_mapf_segment *out, int cap);
 /* Preconditions of robot's segment k; returns their count (writes <= cap). */

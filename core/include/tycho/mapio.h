@@ -8,9 +8,9 @@
 typedef enum { TYCHO_MAP_TRINARY, TYCHO_MAP_SCALE, TYCHO_MAP_RAW } tycho_map_mode;
 
 typedef struct {
-    char image[4096];       /* path as resolved (relative to the YAML's folder) */
-    double resolution;      /* metres per pixel */
-    tycho_pose2 origin;     /* pose of the lower-left pixel's outer corner */
+    char image[4096];   /* path as resolved (relative to the YAML's folder) */
+    double resolution;  /* metres per pixel */
+    tycho_pose2 origin; /* pose of the lower-left pixel's outer corner */
     bool negate;
     double occupied_thresh; /* default 0.65 */
     double free_thresh;     /* default 0.25 */

@@ -17,16 +17,17 @@
 typedef struct tycho_mcap_writer tycho_mcap_writer;
 
 typedef struct {
-    size_t chunk_size; /* uncompressed bytes a chunk collects before it is written (default 1 MiB) */
-    int compress;      /* 1: zstd chunks (default), 0: uncompressed */
-    int zstd_level;    /* default 3 */
+    size_t
+        chunk_size; /* uncompressed bytes a chunk collects before it is written (default 1 MiB) */
+    int compress;   /* 1: zstd chunks (default), 0: uncompressed */
+    int zstd_level; /* default 3 */
 } tycho_mcap_options;
 
 void tycho_mcap_options_init(tycho_mcap_options *o);
 
 /* opt may be NULL (defaults). Returns NULL with err set on failure. */
-tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt, const char *library,
-                                   tycho_err *err);
+tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt,
+                                   const char *library, tycho_err *err);
 /* A schema (encoding "jsonschema" for JSON messages); returns its id (>= 1) or 0 with err set. */
 uint16_t tycho_mcap_add_schema(tycho_mcap_writer *w, const char *name, const char *encoding,
                                const void *data, size_t len, tycho_err *err);
@@ -58,25 +59,26 @@ typedef struct {
 typedef struct {
     char profile[64], library[64];
     uint64_t messages, chunks, schemas;
-    uint64_t start_time, end_time; /* ns, of the messages */
+    uint64_t start_time, end_time;                 /* ns, of the messages */
     uint64_t compressed_bytes, uncompressed_bytes; /* of the chunks */
     int nchannels;
     tycho_mcap_channel_info channels[TYCHO_MCAP_MAX_CHANNELS];
 } tycho_mcap_info;
 
 /* Called for every message, in file order; return nonzero to stop reading. */
-typedef int (*tycho_mcap_message_fn)(void *ud, const tycho_mcap_channel_info *channel, uint64_t log_time,
-                                     const uint8_t *data, size_t len);
+typedef int (*tycho_mcap_message_fn)(void *ud, const tycho_mcap_channel_info *channel,
+                                     uint64_t log_time, const uint8_t *data, size_t len);
 
 /* Reads and checks the whole file: magic at both ends, every record's
  * bounds, chunk CRCs and decompression, data and summary section CRCs, the
  * message indexes against the messages, the chunk indexes and statistics
  * against the chunks. Errors name the byte offset ("rec.mcap: offset 1234:
  * chunk CRC mismatch"). on_message may be NULL. */
-tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_message,
-                             void *ud, tycho_err *err);
+tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info,
+                             tycho_mcap_message_fn on_message, void *ud, tycho_err *err);
 /* The same checks on a file already in memory; `name` is used in messages. */
-tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name, tycho_mcap_info *info,
-                                    tycho_mcap_message_fn on_message, void *ud, tycho_err *err);
+tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name,
+                                    tycho_mcap_info *info, tycho_mcap_message_fn on_message,
+                                    void *ud, tycho_err *err);
 
 #endif

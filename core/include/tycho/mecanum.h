@@ -24,8 +24,10 @@ typedef struct {
 
 void tycho_mecanum_defaults(tycho_mecanum *m);
 /* wheel[4] in rad/s, order FL, FR, RL, RR */
-void tycho_mecanum_inverse(const tycho_mecanum *m, double vx, double vy, double wz, double wheel[4]);
-void tycho_mecanum_forward(const tycho_mecanum *m, const double wheel[4], double *vx, double *vy, double *wz);
+void tycho_mecanum_inverse(const tycho_mecanum *m, double vx, double vy, double wz,
+                           double wheel[4]);
+void tycho_mecanum_forward(const tycho_mecanum *m, const double wheel[4], double *vx, double *vy,
+                           double *wz);
 /* Integrates a body twist for dt from pose p (exact for constant twist). */
 tycho_pose2 tycho_mecanum_step(tycho_pose2 p, double vx, double vy, double wz, double dt);
 

@@ -41,10 +41,10 @@ tycho_grid *tycho_movingai_parse_map(const char *data, size_t len, const char *n
 
 typedef struct {
     int bucket;
-    int width, height;        /* the map size the scenario was made for */
-    tycho_cell start, goal;   /* tycho grid cells (flipped, see above) */
-    double optimal;           /* optimal length in cells */
-    char map[64];             /* map name as written (truncated) */
+    int width, height;      /* the map size the scenario was made for */
+    tycho_cell start, goal; /* tycho grid cells (flipped, see above) */
+    double optimal;         /* optimal length in cells */
+    char map[64];           /* map name as written (truncated) */
 } tycho_movingai_query;
 
 typedef struct {
@@ -52,8 +52,7 @@ typedef struct {
     size_t count;
 } tycho_movingai_scen;
 
-tycho_status tycho_movingai_load_scen(const char *path, tycho_movingai_scen *out,
-                                      tycho_err *err);
+tycho_status tycho_movingai_load_scen(const char *path, tycho_movingai_scen *out, tycho_err *err);
 tycho_status tycho_movingai_parse_scen(const char *data, size_t len, const char *name,
                                        tycho_movingai_scen *out, tycho_err *err);
 void tycho_movingai_scen_free(tycho_movingai_scen *s);

@@ -44,18 +44,18 @@
 #include "tycho/grid.h"
 
 typedef enum {
-    TYCHO_PLAN_ASTAR = 0,   /* 8-connected A*, octile heuristic */
-    TYCHO_PLAN_ASTAR4,      /* 4-connected A*, Manhattan heuristic */
-    TYCHO_PLAN_JPS,         /* jump point search (8-connected, uniform cost) */
-    TYCHO_PLAN_COSTAWARE    /* 8-connected A* with the cost-aware edge formula */
+    TYCHO_PLAN_ASTAR = 0, /* 8-connected A*, octile heuristic */
+    TYCHO_PLAN_ASTAR4,    /* 4-connected A*, Manhattan heuristic */
+    TYCHO_PLAN_JPS,       /* jump point search (8-connected, uniform cost) */
+    TYCHO_PLAN_COSTAWARE  /* 8-connected A* with the cost-aware edge formula */
 } tycho_plan_algorithm;
 
 typedef struct {
     tycho_plan_algorithm algorithm; /* default TYCHO_PLAN_ASTAR */
-    int blocked_cost;   /* 1..254: cost >= this blocks a cell, default 253 */
-    bool allow_unknown; /* unknown (255) passable, default false */
-    double weight;      /* cost-aware weight w >= 0, default 1.0 */
-    bool shorten;       /* line-of-sight shortening of the result, default false */
+    int blocked_cost;               /* 1..254: cost >= this blocks a cell, default 253 */
+    bool allow_unknown;             /* unknown (255) passable, default false */
+    double weight;                  /* cost-aware weight w >= 0, default 1.0 */
+    bool shorten;                   /* line-of-sight shortening of the result, default false */
 } tycho_plan_opts;
 
 void tycho_plan_opts_default(tycho_plan_opts *o);
@@ -86,8 +86,7 @@ double tycho_path_geometric_length(const tycho_path *p);
  * passable cells (per o->blocked_cost / o->allow_unknown) and never passes
  * between two cells that touch only at a corner unless both sides are
  * passable, i.e. it obeys the same no-corner-cutting rule as the planners. */
-bool tycho_line_of_sight(const tycho_grid *g, tycho_cell a, tycho_cell b,
-                         const tycho_plan_opts *o);
+bool tycho_line_of_sight(const tycho_grid *g, tycho_cell a, tycho_cell b, const tycho_plan_opts *o);
 
 /* Line-of-sight shortening: keeps only the waypoints needed so that each
  * straight segment between kept waypoints has line of sight (greedy, from
@@ -112,17 +111,17 @@ void tycho_planner_free(tycho_planner *p);
 
 /* Snapshots g's passability under o into the workspace (o may be NULL for
  * defaults). Grows the workspace if needed (the only allocation). */
-tycho_status tycho_planner_prepare(tycho_planner *p, const tycho_grid *g,
-                                   const tycho_plan_opts *o, tycho_err *err);
+tycho_status tycho_planner_prepare(tycho_planner *p, const tycho_grid *g, const tycho_plan_opts *o,
+                                   tycho_err *err);
 /* Plans on the prepared snapshot with the algorithm given at prepare time.
  * out receives the path (start..goal). */
 tycho_status tycho_planner_find(tycho_planner *p, tycho_cell start, tycho_cell goal,
                                 tycho_path *out, tycho_err *err);
 /* Same, choosing another algorithm on the same snapshot (the passability
  * options of the snapshot apply; the cost-aware algorithm needs weight). */
-tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo,
-                                     double weight, tycho_cell start, tycho_cell goal,
-                                     tycho_path *out, tycho_err *err);
+tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo, double weight,
+                                     tycho_cell start, tycho_cell goal, tycho_path *out,
+                                     tycho_err *err);
 /* prepare + find (+ shorten if o->shorten). */
 tycho_status tycho_planner_plan(tycho_planner *p, const tycho_grid *g, tycho_cell start,
                                 tycho_cell goal, const tycho_plan_opts *o, tycho_path *out,
@@ -133,10 +132,10 @@ size_t tycho_planner_expanded(const tycho_planner *p);
 /* --- Dijkstra ------------------------------------------------------------------- */
 
 typedef struct {
-    int blocked_cost;   /* as in tycho_plan_opts, default 253 */
-    bool allow_unknown; /* default false */
-    bool costaware;     /* use the cost-aware edge formula, default false */
-    double weight;      /* cost-aware weight, default 1.0 */
+    int blocked_cost;    /* as in tycho_plan_opts, default 253 */
+    bool allow_unknown;  /* default false */
+    bool costaware;      /* use the cost-aware edge formula, default false */
+    double weight;       /* cost-aware weight, default 1.0 */
     double max_distance; /* stop beyond this distance, default INFINITY */
 } tycho_dijkstra_opts;
 
@@ -146,9 +145,9 @@ void tycho_dijkstra_opts_default(tycho_dijkstra_opts *o);
  * the least cost from any source to each cell, INFINITY where unreachable
  * (or beyond max_distance). Sources must be inside the grid and passable;
  * duplicates are fine. n may be 0 (everything INFINITY). */
-tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g,
-                                  const tycho_cell *sources, size_t n,
-                                  const tycho_dijkstra_opts *o, float *out, tycho_err *err);
+tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g, const tycho_cell *sources,
+                                  size_t n, const tycho_dijkstra_opts *o, float *out,
+                                  tycho_err *err);
 
 /* Predicate for tycho_nearest: 1 = this is the cell, 0 = keep searching,
  * -1 = abort the search (tycho_nearest then returns TYCHO_EINVAL). */

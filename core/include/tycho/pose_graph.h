@@ -18,9 +18,9 @@
 typedef struct tycho_pose_graph tycho_pose_graph;
 
 typedef struct {
-    int iterations;  /* Gauss-Newton steps done */
+    int iterations;                 /* Gauss-Newton steps done */
     double chi2_before, chi2_after; /* weighted squared error */
-    double max_step; /* largest node move of the last step (m) */
+    double max_step;                /* largest node move of the last step (m) */
 } tycho_graph_result;
 
 tycho_pose_graph *tycho_pose_graph_new(void);
@@ -30,8 +30,9 @@ void tycho_pose_graph_free(tycho_pose_graph *g);
 int tycho_pose_graph_add_node(tycho_pose_graph *g, tycho_pose2 pose);
 /* Appends an edge; info_xy, info_yaw > 0 and finite; robust: Huber kernel
  * with a threshold of huber sigmas (<= 0: plain least squares). */
-tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, tycho_pose2 z, double info_xy,
-                                       double info_yaw, double huber, tycho_err *err);
+tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, tycho_pose2 z,
+                                       double info_xy, double info_yaw, double huber,
+                                       tycho_err *err);
 
 int tycho_pose_graph_nodes(const tycho_pose_graph *g);
 int tycho_pose_graph_edges(const tycho_pose_graph *g);
@@ -41,8 +42,8 @@ void tycho_pose_graph_set_node(tycho_pose_graph *g, int i, tycho_pose2 pose);
 /* Runs up to max_iterations Gauss-Newton steps (stops when no node moves
  * more than 1e-5 m / rad). Fails on out of memory or a singular system
  * (a node with no edge to the rest). */
-tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations, tycho_graph_result *out,
-                                       tycho_err *err);
+tycho_status tycho_pose_graph_optimize(tycho_pose_graph *g, int max_iterations,
+                                       tycho_graph_result *out, tycho_err *err);
 
 /* Pose algebra: a (+) b, and the b with a (+) b = c. */
 tycho_pose2 tycho_pose2_compose(tycho_pose2 a, tycho_pose2 b);

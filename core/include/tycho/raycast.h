@@ -52,8 +52,7 @@ tycho_raymap *tycho_raymap_new(const tycho_grid *g, const tycho_ray_opts *opts, 
 /* Rebuilds from g (after the grid changed or grew), reusing memory. */
 tycho_status tycho_raymap_update(tycho_raymap *m, const tycho_grid *g, tycho_err *err);
 void tycho_raymap_free(tycho_raymap *m);
-double tycho_raymap_cast(const tycho_raymap *m, double x, double y, double angle,
-                         double max_range);
+double tycho_raymap_cast(const tycho_raymap *m, double x, double y, double angle, double max_range);
 /* n rays, ray i from (x[i], y[i]) at angle[i], all with max_range, into
  * range[i]: the same values as n calls of tycho_raymap_cast, in less time
  * (several rays are kept in flight at once). */

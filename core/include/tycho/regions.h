@@ -74,8 +74,8 @@ tycho_status tycho_stamp_line_world(tycho_grid *g, double x0, double y0, double 
 typedef struct tycho_labels tycho_labels;
 tycho_labels *tycho_labels_new(void);
 void tycho_labels_free(tycho_labels *l);
-tycho_status tycho_components(tycho_labels *l, const tycho_grid *g,
-                              const tycho_region_params *p, size_t *count, tycho_err *err);
+tycho_status tycho_components(tycho_labels *l, const tycho_grid *g, const tycho_region_params *p,
+                              size_t *count, tycho_err *err);
 size_t tycho_labels_count(const tycho_labels *l);
 /* Label of a cell; 0 when outside the labelled grid or not matching. */
 int32_t tycho_labels_get(const tycho_labels *l, int cx, int cy);

@@ -56,8 +56,7 @@ bool tycho_picture_pixel(const tycho_picture *p, int px, int py, tycho_rgb *out)
 
 /* Overlays. Widths and radii are in pixels; `xy` holds n world points as
  * x0, y0, x1, y1, ... */
-void tycho_picture_path(tycho_picture *p, const double *xy, size_t n, tycho_rgb c,
-                        double width);
+void tycho_picture_path(tycho_picture *p, const double *xy, size_t n, tycho_rgb c, double width);
 void tycho_picture_marker(tycho_picture *p, double x, double y, tycho_marker m, double radius,
                           double width, tycho_rgb c);
 /* An arrow from (x, y) pointing along world heading yaw, `length` pixels
@@ -72,8 +71,8 @@ tycho_status tycho_picture_save_png(const tycho_picture *p, const char *path, ty
  * mean +- 2.5 standard deviations, lit from the north-west. With a terrain
  * map of the same size, what it knew is laid over: known untraversable
  * cells red, the barrier round them light red, never-seen cells darkened. */
-tycho_picture *tycho_picture_heights(const tycho_heightfield *f, const tycho_terrain *map, int scale,
-                                     tycho_err *err);
+tycho_picture *tycho_picture_heights(const tycho_heightfield *f, const tycho_terrain *map,
+                                     int scale, tycho_err *err);
 
 /* --- pixel-space primitives (core/render_draw.c), clipped to the image ---- */
 

@@ -12,7 +12,7 @@
 
 typedef struct {
     uint64_t s[4];
-    double spare;   /* second Box-Muller value, valid when has_spare */
+    double spare; /* second Box-Muller value, valid when has_spare */
     int has_spare;
 } tycho_rng;
 

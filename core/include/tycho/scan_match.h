@@ -32,33 +32,36 @@
 #include "tycho/scan.h"
 
 typedef struct {
-    double window_xy;    /* m, search half-width in x and y, default 0.15 */
-    double window_yaw;   /* rad, search half-width in heading, default 6 deg */
-    double step_yaw;     /* rad, fine heading step, default 0.5 deg */
-    int beam_stride;     /* use every n-th beam in the fine pass, default 1 */
-    int refine_steps;    /* sub-step refinement passes, default 0 (none: see scan_match.c) */
-    double min_score;    /* mean likelihood per beam to accept, default 0.25 */
-    double degenerate_ratio; /* weakest / strongest translation information below this: degenerate, default 0.02 */
-    double prior_xy;     /* score (mean likelihood per beam) a pose loses per metre off the guess, default 0.1 */
-    double prior_yaw;    /* ... and per radian off the guess's heading, default 0.3 (0.005 a degree): the
-                          * odometry's guess is good over one scan, and a heading jumped for a hair of
-                          * score swings every later pose about it */
-    bool plateau_centre; /* default false: of the fine poses scoring within plateau_tol of the best, take
-                          * their centroid, not the one nearest the guess. The field is flat across a wall's
-                          * cell, so ties are common; breaking them towards the guess passes the odometry's
-                          * bias into the pose, which a chain of submaps then inherits (slam.c) */
+    double window_xy;        /* m, search half-width in x and y, default 0.15 */
+    double window_yaw;       /* rad, search half-width in heading, default 6 deg */
+    double step_yaw;         /* rad, fine heading step, default 0.5 deg */
+    int beam_stride;         /* use every n-th beam in the fine pass, default 1 */
+    int refine_steps;        /* sub-step refinement passes, default 0 (none: see scan_match.c) */
+    double min_score;        /* mean likelihood per beam to accept, default 0.25 */
+    double degenerate_ratio; /* weakest / strongest translation information below this: degenerate,
+                                default 0.02 */
+    double prior_xy;  /* score (mean likelihood per beam) a pose loses per metre off the guess,
+                         default 0.1 */
+    double prior_yaw; /* ... and per radian off the guess's heading, default 0.3 (0.005 a degree):
+                       * the odometry's guess is good over one scan, and a heading jumped for a hair
+                       * of score swings every later pose about it */
+    bool plateau_centre; /* default false: of the fine poses scoring within plateau_tol of the best,
+                          * take their centroid, not the one nearest the guess. The field is flat
+                          * across a wall's cell, so ties are common; breaking them towards the
+                          * guess passes the odometry's bias into the pose, which a chain of submaps
+                          * then inherits (slam.c) */
     double plateau_tol;  /* mean likelihood per beam, default 0.005 */
 } tycho_match_params;
 
 void tycho_match_params_defaults(tycho_match_params *p);
 
 typedef struct {
-    tycho_pose2 pose;  /* the best pose (the guess when not ok) */
-    double score;      /* mean likelihood at the end points, 0..1 */
-    double guess_score; /* the same at the guess */
-    int beams;         /* usable beams scored */
-    bool ok;           /* score >= min_score and enough beams */
-    bool degenerate;   /* the scan does not fix the translation in some direction */
+    tycho_pose2 pose;          /* the best pose (the guess when not ok) */
+    double score;              /* mean likelihood at the end points, 0..1 */
+    double guess_score;        /* the same at the guess */
+    int beams;                 /* usable beams scored */
+    bool ok;                   /* score >= min_score and enough beams */
+    bool degenerate;           /* the scan does not fix the translation in some direction */
     double info_min, info_max; /* eigenvalues of the translation information (1/m^2) */
 } tycho_match_result;
 
@@ -70,8 +73,8 @@ void tycho_matcher_free(tycho_matcher *m);
 /* Builds the likelihood field from a cost grid: cells with cost in
  * [occupied, 254] are obstacles (unknown, 255, is not); sigma in metres
  * (> 0). Keeps its buffers between calls. */
-tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int occupied, double sigma,
-                                   tycho_err *err);
+tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int occupied,
+                                   double sigma, tycho_err *err);
 
 /* Frees the scratch of the distance transform (rebuilt by the next
  * set_map): a matcher kept only to match against a map that no longer
@@ -85,6 +88,7 @@ size_t tycho_matcher_bytes(const tycho_matcher *m);
  * skipped. Fails only on bad arguments or no map set. (m holds the beams'
  * scratch: one matcher per thread.) */
 tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho_pose2 guess,
-                                 const tycho_match_params *p, tycho_match_result *out, tycho_err *err);
+                                 const tycho_match_params *p, tycho_match_result *out,
+                                 tycho_err *err);
 
 #endif

@@ -68,9 +68,9 @@ typedef enum {
 typedef void (*tycho_task_release_fn)(void *ctx, tycho_task_id id, tycho_task_end why);
 
 typedef struct {
-    const char *name;  /* copied (truncated to TYCHO_TASK_NAME_MAX-1); NULL = "task" */
-    double period;     /* > 0: periodic; 0: one-shot */
-    double delay;      /* first run at now + delay (>= 0); for periodic tasks, the phase */
+    const char *name; /* copied (truncated to TYCHO_TASK_NAME_MAX-1); NULL = "task" */
+    double period;    /* > 0: periodic; 0: one-shot */
+    double delay;     /* first run at now + delay (>= 0); for periodic tasks, the phase */
     tycho_task_fn fn;
     tycho_task_release_fn release; /* optional */
     void *ctx;
@@ -84,7 +84,7 @@ typedef struct {
     uint64_t runs, missed; /* missed: grid steps skipped because the task ran late */
     uint64_t seq;          /* registration number (ties at equal due times) */
     tycho_task_state state;
-    bool cancel_pending;   /* cancelled while running: released when it returns */
+    bool cancel_pending; /* cancelled while running: released when it returns */
 } tycho_task_info;
 
 /* The scheduler borrows the clock; it must outlive the scheduler. */
@@ -139,7 +139,7 @@ typedef struct {
      * may return early (e.g. a console has input); the loop re-checks. */
     void (*wait)(void *ctx, double seconds);
     void *wait_ctx;
-    bool ignore_pause;   /* step/tick run even while paused */
+    bool ignore_pause; /* step/tick run even while paused */
 } tycho_run_opts;
 
 void tycho_run_opts_init(tycho_run_opts *o);

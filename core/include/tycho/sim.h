@@ -75,15 +75,15 @@ typedef struct {
      * default: exact odometry). The odometry integrates what the encoders
      * count; each field left NAN is drawn from `errors` (the preset's
      * sigma, seeded by the world's seed), or 0 without a preset. */
-    int errors;                      /* TYCHO_SIM_ERRORS_NONE (default) or _TURTLEBOT3 */
-    double wheel_base;               /* m, default 0.160 (TurtleBot3 Burger) */
-    double wheel_radius_error_left;  /* relative: the encoder counts (1 + e) x the distance rolled */
+    int errors;                     /* TYCHO_SIM_ERRORS_NONE (default) or _TURTLEBOT3 */
+    double wheel_base;              /* m, default 0.160 (TurtleBot3 Burger) */
+    double wheel_radius_error_left; /* relative: the encoder counts (1 + e) x the distance rolled */
     double wheel_radius_error_right;
-    double wheel_base_error;         /* relative error of the base the odometry divides by */
-    double encoder_ticks_per_m;      /* encoder resolution; 0 = continuous */
-    double slip_ramp;                /* fraction of the commanded motion lost on a ramp (0..1) */
-    double slip_contact;             /* 0..1: how much the wheels keep turning (and counting)
-                                      * when a wall stops the robot */
+    double wheel_base_error;    /* relative error of the base the odometry divides by */
+    double encoder_ticks_per_m; /* encoder resolution; 0 = continuous */
+    double slip_ramp;           /* fraction of the commanded motion lost on a ramp (0..1) */
+    double slip_contact;        /* 0..1: how much the wheels keep turning (and counting)
+                                 * when a wall stops the robot */
 } tycho_sim_robot;
 
 enum { TYCHO_SIM_ERRORS_NONE = 0, TYCHO_SIM_ERRORS_TURTLEBOT3 = 1 };

@@ -30,25 +30,25 @@
 #include "tycho/scan_match.h"
 
 typedef struct {
-    double resolution;      /* m per submap and rendered-map cell, default 0.05 */
-    double sigma;           /* m, likelihood field spread, default 0.05 */
-    int submap_scans;       /* scans in a finished submap, default 40 */
-    int field_every;        /* rebuild the front end's likelihood field every n scans, default 1 */
-    tycho_match_params local; /* front-end match (window 0.15 m, 6 deg) */
-    double loop_window_xy;  /* m, loop-closure search half-width, default 0.3 */
-    double loop_window_yaw; /* rad, default 5 deg */
-    double loop_min_score;  /* mean likelihood per beam to accept a closure, default 0.85 */
-    double loop_radius;     /* m, try submaps whose anchor is this near the node, default 3 */
-    int loop_every;         /* search closures for every n-th node, default 5 */
+    double resolution; /* m per submap and rendered-map cell, default 0.05 */
+    double sigma;      /* m, likelihood field spread, default 0.05 */
+    int submap_scans;  /* scans in a finished submap, default 40 */
+    int field_every;   /* rebuild the front end's likelihood field every n scans, default 1 */
+    tycho_match_params local;  /* front-end match (window 0.15 m, 6 deg) */
+    double loop_window_xy;     /* m, loop-closure search half-width, default 0.3 */
+    double loop_window_yaw;    /* rad, default 5 deg */
+    double loop_min_score;     /* mean likelihood per beam to accept a closure, default 0.85 */
+    double loop_radius;        /* m, try submaps whose anchor is this near the node, default 3 */
+    int loop_every;            /* search closures for every n-th node, default 5 */
     int loop_matches_per_scan; /* loop candidate matches per add_scan (the slice), default 2 */
-    int loop_min_separation; /* scans between a submap's last scan and a node matched against it, default 40:
-                              * nearer ones repeat the front end's own matches */
-    int optimize_every;     /* scans between optimisations while closures are pending, default 10 */
+    int loop_min_separation;   /* scans between a submap's last scan and a node matched against it,
+                                * default 40:   nearer ones repeat the front end's own matches */
+    int optimize_every; /* scans between optimisations while closures are pending, default 10 */
     double edge_sigma_xy, edge_sigma_yaw; /* consecutive-node edges, default 0.02 m, 0.5 deg */
     double loop_sigma_xy, loop_sigma_yaw; /* loop-closure edges, default 0.05 m, 1 deg */
-    double huber;           /* loop edges' Huber threshold in sigmas, default 3 */
-    int optimize_iterations; /* Gauss-Newton steps per optimisation, default 10 */
-    bool loop_closure;      /* default true; false: front end only (for comparison) */
+    double huber;                         /* loop edges' Huber threshold in sigmas, default 3 */
+    int optimize_iterations;              /* Gauss-Newton steps per optimisation, default 10 */
+    bool loop_closure;                    /* default true; false: front end only (for comparison) */
 } tycho_slam_params;
 
 void tycho_slam_params_defaults(tycho_slam_params *p);
@@ -56,21 +56,21 @@ void tycho_slam_params_defaults(tycho_slam_params *p);
 tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *err);
 
 typedef struct {
-    tycho_pose2 pose; /* corrected pose of this scan (world frame) */
-    double score;     /* front-end match score (0 when not matched) */
-    bool matched;     /* the front end moved the pose off the odometry's guess */
-    bool degenerate;  /* the scan did not pin the translation (corridor): heading only */
+    tycho_pose2 pose;  /* corrected pose of this scan (world frame) */
+    double score;      /* front-end match score (0 when not matched) */
+    bool matched;      /* the front end moved the pose off the odometry's guess */
+    bool degenerate;   /* the scan did not pin the translation (corridor): heading only */
     int loop_closures; /* closures found during this call */
 } tycho_slam_step;
 
 typedef struct {
     int nodes, submaps, finished_submaps;
     int scans_matched, scans_degenerate, scans_poor;
-    int loop_candidates;  /* loop-closure matches tried */
-    int loop_closures;    /* accepted */
+    int loop_candidates; /* loop-closure matches tried */
+    int loop_closures;   /* accepted */
     int optimizations;
     double last_optimization_ms, max_optimization_ms;
-    size_t bytes;         /* memory held (scans, submaps, fields, graph) */
+    size_t bytes; /* memory held (scans, submaps, fields, graph) */
 } tycho_slam_stats;
 
 typedef struct tycho_slam tycho_slam;
@@ -79,8 +79,8 @@ tycho_slam *tycho_slam_new(const tycho_slam_params *p, tycho_err *err);
 void tycho_slam_free(tycho_slam *s);
 
 /* Adds a scan taken at the LiDAR's odometry pose. The scan is copied. */
-tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_pose2 odom, tycho_slam_step *out,
-                                 tycho_err *err);
+tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_pose2 odom,
+                                 tycho_slam_step *out, tycho_err *err);
 
 /* The latest scan's corrected pose ((0,0,0) before the first scan), and
  * the correction of an odometry pose taken since: latest ⊕ (odom_latest⁻¹ ⊕ odom). */

@@ -49,12 +49,12 @@ typedef enum {
 typedef struct {
     double dist_critical, dist_attract, dist_repulse; /* m; defaults 3, 6, 12 */
     tycho_shape repulse_shape, attract_shape;         /* defaults lin, lin */
-    double max_speed;       /* m/s, default 1 */
-    double goal_tolerance;  /* m, default 0.5 */
-    double stall_ratio;     /* default 0.1 */
-    double stall_time;      /* s, default 3 */
-    double stall_progress;  /* m, default 0.5 */
-    double escape_time;     /* s, default 4 */
+    double max_speed;                                 /* m/s, default 1 */
+    double goal_tolerance;                            /* m, default 0.5 */
+    double stall_ratio;                               /* default 0.1 */
+    double stall_time;                                /* s, default 3 */
+    double stall_progress;                            /* m, default 0.5 */
+    double escape_time;                               /* s, default 4 */
 } tycho_swarm_params;
 
 typedef struct {
@@ -62,11 +62,11 @@ typedef struct {
 } tycho_vec2;
 
 typedef struct {
-    tycho_vec2 velocity;    /* velocity set-point, m/s */
+    tycho_vec2 velocity;              /* velocity set-point, m/s */
     tycho_vec2 attraction, repulsion; /* the two terms before normalising */
-    double closest;         /* m, INFINITY with no neighbour */
-    double speed_factor;    /* [0, 1] */
-    bool escaping;          /* the side step is on */
+    double closest;                   /* m, INFINITY with no neighbour */
+    double speed_factor;              /* [0, 1] */
+    bool escaping;                    /* the side step is on */
     bool arrived;
 } tycho_swarm_cmd;
 

@@ -38,23 +38,27 @@ size_t tycho_terrain_add_points(tycho_terrain *t, const double *xyz, size_t n);
  * stood is seen again (cells the batch does not reach keep what they had). */
 size_t tycho_terrain_add_batch(tycho_terrain *t, const double *xyz, size_t n, bool refresh);
 /* min, max (NAN when unknown) and count of a cell. */
-bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax, int *count);
+bool tycho_terrain_cell(const tycho_terrain *t, int cx, int cy, double *zmin, double *zmax,
+                        int *count);
 /* Slope and roughness around a cell, for reporting: a least-squares plane
  * z = a x + b y + c through the mid heights of the observed cells within
  * `radius` cells (radius 1: the 3 x 3 window); slope = atan(|(a, b)|) in
  * radians, roughness = the RMS of the residuals in metres. False when fewer
  * than three cells, or only collinear ones, have been seen there. */
-bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius, double *slope, double *roughness);
+bool tycho_terrain_plane_fit(const tycho_terrain *t, int cx, int cy, int radius, double *slope,
+                             double *roughness);
 
 typedef struct {
-    double step_coef;   /* default 1.0: a 0.1 m cell may hold a 0.1 m step */
-    double slope_coef;  /* default 0.3 (about 17 degrees) */
-    double barrier;     /* m, default 0 */
-    double margin;      /* m beyond the barrier with a clearance penalty (1 at the barrier, 0 at its end), default 0 */
+    double step_coef;  /* default 1.0: a 0.1 m cell may hold a 0.1 m step */
+    double slope_coef; /* default 0.3 (about 17 degrees) */
+    double barrier;    /* m, default 0 */
+    double margin;     /* m beyond the barrier with a clearance penalty (1 at the barrier, 0 at its
+                          end), default 0 */
 } tycho_trav_params;
 void tycho_trav_defaults(tycho_trav_params *p);
 /* Computes traversability (call after adding points). */
-tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p, tycho_err *err);
+tycho_status tycho_terrain_traversability(tycho_terrain *t, const tycho_trav_params *p,
+                                          tycho_err *err);
 /* Known and traversable. */
 bool tycho_terrain_traversable(const tycho_terrain *t, int cx, int cy);
 /* Known untraversable, within the barrier of such a cell, or off the grid
@@ -77,12 +81,15 @@ int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, d
                        int *cells, int cap, double *cost);
 typedef struct {
     double slope_weight; /* default 1 */
-    double unknown_cost; /* < 1 (default -1): unknown cells are walls; >= 1: crossable, each step's cost times this */
-    double clearance_weight; /* each step's cost times (1 + this * the cell's clearance penalty), default 0 */
-    double roughness_weight; /* adds this * (zmax - zmin) / res of the entered cell to the (1 + ...) factor, default 0 */
+    double unknown_cost; /* < 1 (default -1): unknown cells are walls; >= 1: crossable, each step's
+                            cost times this */
+    double clearance_weight; /* each step's cost times (1 + this * the cell's clearance penalty),
+                                default 0 */
+    double roughness_weight; /* adds this * (zmax - zmin) / res of the entered cell to the (1 + ...)
+                                factor, default 0 */
 } tycho_terrain_plan_opts;
 void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o);
-int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy, const tycho_terrain_plan_opts *o,
-                           int *cells, int cap, double *cost);
+int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy,
+                           const tycho_terrain_plan_opts *o, int *cells, int cap, double *cost);
 
 #endif

@@ -31,12 +31,13 @@ typedef enum { TYCHO_BASE_DIFF, TYCHO_BASE_MECANUM } tycho_base_kind;
 
 typedef struct {
     tycho_base_kind kind;
-    double half_length, half_width; /* wheel contacts, m: mecanum default 0.225 x 0.200 (450 x 400 mm) */
-    double wheel_radius;            /* m, 0.05 */
-    double max_wheel;               /* rad/s, 12 (0.6 m/s at r = 0.05) */
-    double max_accel;               /* m/s^2, 1.0 */
-    double max_w_accel;             /* rad/s^2, 3.0 */
-    double max_step;                /* m a wheel may climb in one step, 0.08 */
+    double half_length,
+        half_width;      /* wheel contacts, m: mecanum default 0.225 x 0.200 (450 x 400 mm) */
+    double wheel_radius; /* m, 0.05 */
+    double max_wheel;    /* rad/s, 12 (0.6 m/s at r = 0.05) */
+    double max_accel;    /* m/s^2, 1.0 */
+    double max_w_accel;  /* rad/s^2, 3.0 */
+    double max_step;     /* m a wheel may climb in one step, 0.08 */
 } tycho_terrain_robot;
 
 /* Defaults for the kind (a differential drive gets the same footprint). */
@@ -51,10 +52,11 @@ typedef struct {
 } tycho_terrain_robot_state;
 
 /* Places the robot at (x, y, yaw) resting on the ground; false off the field. */
-bool tycho_terrain_robot_place(const tycho_terrain_robot *r, const tycho_heightfield *f, double x, double y,
-                               double yaw, tycho_terrain_robot_state *s);
+bool tycho_terrain_robot_place(const tycho_terrain_robot *r, const tycho_heightfield *f, double x,
+                               double y, double yaw, tycho_terrain_robot_state *s);
 /* One step of dt seconds towards the commanded twist. False when the step
  * was refused (a bump). */
-bool tycho_terrain_robot_step(const tycho_terrain_robot *r, const tycho_heightfield *f, tycho_terrain_robot_state *s,
-                              double vx, double vy, double wz, double dt);
+bool tycho_terrain_robot_step(const tycho_terrain_robot *r, const tycho_heightfield *f,
+                              tycho_terrain_robot_state *s, double vx, double vy, double wz,
+                              double dt);
 #endif

@@ -20,8 +20,8 @@ typedef struct {
 
 /* a and b hold na and nb points as x0, y0, x1, y1, ...; each needs at least
  * one point, all finite; spacing > 0 (m). */
-tycho_status tycho_traj_compare(const double *a, size_t na, const double *b, size_t nb, double spacing,
-                                tycho_traj_diff *out, tycho_err *err);
+tycho_status tycho_traj_compare(const double *a, size_t na, const double *b, size_t nb,
+                                double spacing, tycho_traj_diff *out, tycho_err *err);
 /* Distance from (x, y) to the polyline (n >= 1 points). */
 double tycho_polyline_distance(const double *xy, size_t n, double x, double y);
 double tycho_polyline_length(const double *xy, size_t n);

@@ -30,7 +30,12 @@ typedef enum {
     TYCHO_DEVICE_LAUNCHER           /* arm / fire / disarm in, state out */
 } tycho_device_kind;
 
-typedef enum { TYCHO_SETTING_INT = 1, TYCHO_SETTING_NUMBER, TYCHO_SETTING_STRING, TYCHO_SETTING_BOOL } tycho_setting_type;
+typedef enum {
+    TYCHO_SETTING_INT = 1,
+    TYCHO_SETTING_NUMBER,
+    TYCHO_SETTING_STRING,
+    TYCHO_SETTING_BOOL
+} tycho_setting_type;
 
 typedef struct {
     const char *name;
@@ -47,33 +52,52 @@ typedef struct {
 #define TYCHO_SAMPLE_MAX_RANGES 720
 
 typedef struct {
-    double t;            /* CLOCK_MONOTONIC seconds when it arrived at the driver */
-    uint64_t seq;        /* counts up with every new sample */
+    double t;     /* CLOCK_MONOTONIC seconds when it arrived at the driver */
+    uint64_t seq; /* counts up with every new sample */
     tycho_device_kind kind;
     union {
-        struct { float angle_min, angle_increment, range_min, range_max; int count;
-                 float ranges[TYCHO_SAMPLE_MAX_RANGES]; } scan;
-        struct { float pixels[64]; float thermistor; } thermal;
-        struct { double ax, ay, az, gx, gy, gz, roll, pitch; } imu;
-        struct { double x, y, yaw, v, w, roll, pitch, gyro_z; int ok; } base;
-        struct { int state, fired, running; } launcher;
+        struct {
+            float angle_min, angle_increment, range_min, range_max;
+            int count;
+            float ranges[TYCHO_SAMPLE_MAX_RANGES];
+        } scan;
+        struct {
+            float pixels[64];
+            float thermistor;
+        } thermal;
+        struct {
+            double ax, ay, az, gx, gy, gz, roll, pitch;
+        } imu;
+        struct {
+            double x, y, yaw, v, w, roll, pitch, gyro_z;
+            int ok;
+        } base;
+        struct {
+            int state, fired, running;
+        } launcher;
     } u;
-    char status[128];    /* non-empty: a problem the device reports (still a sample) */
+    char status[128]; /* non-empty: a problem the device reports (still a sample) */
 } tycho_sample;
 
-typedef enum { TYCHO_CMD_VELOCITY = 1, TYCHO_CMD_ARM, TYCHO_CMD_DISARM, TYCHO_CMD_FIRE, TYCHO_CMD_SAFE_STOP } tycho_command_type;
+typedef enum {
+    TYCHO_CMD_VELOCITY = 1,
+    TYCHO_CMD_ARM,
+    TYCHO_CMD_DISARM,
+    TYCHO_CMD_FIRE,
+    TYCHO_CMD_SAFE_STOP
+} tycho_command_type;
 
 typedef struct {
     tycho_command_type type;
-    double v, w;  /* VELOCITY */
-    int count;    /* FIRE */
+    double v, w; /* VELOCITY */
+    int count;   /* FIRE */
 } tycho_command;
 
 typedef struct {
-    uint32_t abi;                          /* TYCHO_DRIVER_ABI */
+    uint32_t abi; /* TYCHO_DRIVER_ABI */
     const char *name;
     tycho_device_kind kind;
-    const tycho_setting_schema *settings;  /* ends with a { NULL } entry */
+    const tycho_setting_schema *settings; /* ends with a { NULL } entry */
     /* returns the device, or NULL with a message in err */
     void *(*open)(const tycho_setting *settings, int n, char *err, size_t errlen);
     void (*close)(void *dev);

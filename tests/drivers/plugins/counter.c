@@ -19,7 +19,8 @@ typedef struct {
     double rate;
 } counter;
 
-__attribute__((unused)) static void *open_counter(const tycho_setting *s, int n, char *err, size_t errlen)
+__attribute__((unused)) static void *open_counter(const tycho_setting *s, int n, char *err,
+                                                  size_t errlen)
 {
     counter *c = calloc(1, sizeof *c);
     c->count = strtol(tycho_setting_value(s, n, "count"), NULL, 0);
@@ -34,7 +35,8 @@ __attribute__((unused)) static void *open_counter(const tycho_setting *s, int n,
 
 __attribute__((unused)) static void close_counter(void *d) { free(d); }
 
-__attribute__((unused)) static int read_counter(void *d, tycho_sample *out, uint64_t *seq, char *err, size_t errlen)
+__attribute__((unused)) static int read_counter(void *d, tycho_sample *out, uint64_t *seq,
+                                                char *err, size_t errlen)
 {
     counter *c = d;
     if (c->count == 0) {
@@ -61,7 +63,10 @@ const tycho_driver tycho_driver_descriptor = {
 #else
     DRIVER_NAME,
 #endif
-    TYCHO_DEVICE_IMU, SETTINGS, open_counter, close_counter,
+    TYCHO_DEVICE_IMU,
+    SETTINGS,
+    open_counter,
+    close_counter,
 #if BROKEN == 3
     NULL,
 #else

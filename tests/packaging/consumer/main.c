@@ -36,7 +36,8 @@ int main(int argc, char **argv)
     int rc = 1;
     if (p && tycho_planner_prepare(p, g, NULL, &err) == TYCHO_OK &&
         tycho_planner_find(p, s, goal, &path, &err) == TYCHO_OK) {
-        printf("path: %zu cells, %.2f cells long, %s\n", path.count, path.length, tycho_status_name(TYCHO_OK));
+        printf("path: %zu cells, %.2f cells long, %s\n", path.count, path.length,
+               tycho_status_name(TYCHO_OK));
         rc = 0;
     } else {
         fprintf(stderr, "consumer: %s\n", err.msg);
