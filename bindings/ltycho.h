@@ -194,6 +194,7 @@ void tycho_l_open_pattern(lua_State *L, int module, int methods);
 void tycho_l_open_sandbox(lua_State *L, int module, int methods);
 void tycho_l_open_yaml(lua_State *L, int module, int methods);
 void tycho_l_open_mcap(lua_State *L, int module, int methods);
+void tycho_l_open_carmen(lua_State *L, int module, int methods);
 void tycho_l_open_viz(lua_State *L, int module, int methods);
 void tycho_l_open_ws(lua_State *L, int module, int methods);
 

@@ -426,6 +426,15 @@ function tycho.watchdog.disarm(co) end
 function tycho.watchdog.disarm_time(co) end
 ---Clears the tripped mark (after a slice).
 function tycho.watchdog.untrip(co) end
+---CARMEN robot logs (core/carmen.c): ODOM, FLASER and RLASER lines; other
+---messages are counted in `ignored`. Each laser carries `wheel`, the ODOM
+---odometry interpolated at its time (its own pose is, in a GMapping-processed
+---log, the corrected one). A malformed or unreadable log returns nil and
+---"path:line: why"; a bad argument raises.
+tycho.carmen = {}
+---@param path string
+---@return {odom: table[], lasers: table[], ignored: integer, lines: integer}|nil log, string? err
+function tycho.carmen.load(path) end
 ---SLAM (core/slam.c): submaps matched by the scan matcher, a pose graph
 ---optimised by sparse Cholesky (SuiteSparse), loop closure in slices.
 tycho.slam = {}

@@ -36,6 +36,8 @@ local ELSEWHERE = {
   { "^build%-fuzz/", "the fuzz targets: built by hand (libFuzzer), see Fuzzing" },
   { "^build/tycho run script%.lua", "a placeholder for the user's own script (tycho run is in every spec)" },
   { "^build/tycho run behaviors/campaign%.lua %-%-worlds DIR", "campaign_spec (--worlds on generated worlds)" },
+  { "^build/tycho run behaviors/slam_log%.lua %-%-carmen tests/data/carmen/intel%.gfs%.log",
+    "slam_log_spec (the first 150 scans of the same log; the whole log needs 900 MB, more under the sanitizers)" },
 }
 
 -- `build/tycho` commands that do not end by themselves or need a person,
