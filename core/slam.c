@@ -176,14 +176,45 @@ static int start_submap(tycho_slam *s, int anchor, tycho_err *err)
     return s->nsub++;
 }
 
+/* The submap's walls and a margin round them, where its likelihood field is
+ * not ~0: the grid grew to the scans' reach (a 20 m LiDAR: 800 x 800 cells),
+ * and a finished submap keeps its field for every loop search to come. NULL
+ * when nothing needs cropping (or no wall at all: the whole grid is kept). */
+static tycho_grid *crop_to_walls(const tycho_grid *g, double sigma, tycho_err *err)
+{
+    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    const uint8_t *c = tycho_grid_cells_const(g);
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *row = c + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            if (row[x] < WALL_COST || row[x] == TYCHO_COST_UNKNOWN) continue;
+            if (x < x0) x0 = x;
+            if (x > x1) x1 = x;
+            if (y < y0) y0 = y;
+            if (y > y1) y1 = y;
+        }
+    }
+    if (x1 < 0) return NULL;
+    /* 5 sigma: the field there is exp(-12.5), under 4e-6 of a wall's */
+    int margin = (int)ceil(5 * sigma / tycho_grid_resolution(g)) + 2;
+    x0 -= margin, y0 -= margin, x1 += margin, y1 += margin;
+    if (x0 <= 0 && y0 <= 0 && x1 >= w - 1 && y1 >= h - 1) return NULL;
+    return tycho_grid_crop(g, x0, y0, x1 - x0 + 1, y1 - y0 + 1, err);
+}
+
 /* A finished submap keeps only its likelihood field (for loop closure). */
 static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
 {
     submap *m = &s->subs[i];
     m->matcher = tycho_matcher_new();
     if (!m->matcher) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
-    if (tycho_matcher_set_map(m->matcher, m->grid, WALL_COST, s->p.sigma, err) != TYCHO_OK)
-        return err ? err->code : TYCHO_EINVAL;
+    tycho_err crop_err;
+    tycho_grid *walls = crop_to_walls(m->grid, s->p.sigma, &crop_err);
+    tycho_status st =
+        tycho_matcher_set_map(m->matcher, walls ? walls : m->grid, WALL_COST, s->p.sigma, err);
+    tycho_grid_free(walls);
+    if (st != TYCHO_OK) return err ? err->code : TYCHO_EINVAL;
     tycho_matcher_shrink(m->matcher);
     m->bytes = tycho_matcher_bytes(m->matcher);
     tycho_grid_free(m->grid);
