@@ -121,6 +121,10 @@ static tycho_status parse_laser(cursor *c, builder *b, bool rear)
         if (r < 0)
             return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: %s: reading %d is negative", c->name,
                               c->line, what, i + 1);
+        /* stored as float: a reading past its range would become infinity */
+        if (r > TYCHO_CARMEN_MAX_RANGE)
+            return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: %s: reading %d is beyond %g m",
+                              c->name, c->line, what, i + 1, TYCHO_CARMEN_MAX_RANGE);
         log->ranges[l.first + (size_t)i] = (float)r;
     }
     static const char *xyt[3] = {"x", "y", "theta"};

@@ -82,6 +82,7 @@ static void test_bad(void)
         {"FLASER 99999 1\n", "number of readings must be 1..8192"},
         {"FLASER 3 1 2\n", "t.log:1: FLASER: reading 3 of 3 missing or not a number"},
         {"\n\nRLASER 2 1 -2 0 0 0 0 0 0 1\n", "t.log:3: RLASER: reading 2 is negative"},
+        {"FLASER 2 1 1e300 0 0 0 0 0 0 1\n", "t.log:1: FLASER: reading 2 is beyond 1e+06 m"},
         {"FLASER 2 1 2 0 0 0 0 0 0\n", "t.log:1: FLASER: timestamp missing"},
         {"FLASER 2 1 2 0 0 0 0 0 1e999 5\n", "t.log:1: FLASER: odom_theta missing or not a finite"},
         {"ODOM 1 2 3 0 0 0 123456789012345678901234567890123456789012345678901234567890123456789\n",

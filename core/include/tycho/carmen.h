@@ -22,8 +22,9 @@
 
 #include "tycho/common.h"
 
-/* Most readings accepted in one laser line. */
+/* Most readings accepted in one laser line, and the largest reading (m). */
 #define TYCHO_CARMEN_MAX_READINGS 8192
+#define TYCHO_CARMEN_MAX_RANGE 1e6
 
 typedef struct {
     double t;         /* timestamp, s */
