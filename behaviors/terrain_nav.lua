@@ -16,6 +16,7 @@ local worldmod = require "terrain.world"
 local mission = require "terrain.mission"
 local P = require "terrain.params"
 local Session = require "session"
+local tasks = require "tasks"
 local guard = require("mission_guard").install("terrain_nav") -- signals, checked outputs
 
 local cli = require "cli"
@@ -93,6 +94,10 @@ do
   session = s
 end
 local paced = opt.repl or opt.realtime
+-- CPU seconds one control step may take before the runner stops it as a
+-- runaway: a sweep and a re-plan take tens of milliseconds (more under the
+-- sanitizers); a step that takes seconds is a loop that never ends
+local BUDGET_S = 5
 local speed = tonumber(opt.speed) or 1
 
 -- --viz / --record: the robot's frames, attitude and driven trail (the
@@ -107,11 +112,25 @@ if session.channels then
     { robot = pose_src, now = function() return clock:now() end, bb = feeder })
 end
 
+-- The mission runs as a task on the scheduler, yielding after every control
+-- step: a step that runs away (a loop in a world's Lua, a planner that never
+-- returns to Lua) is stopped by the runner's CPU budget and reported, and
+-- the robot is stopped where it was (the run ends as failed, its outputs
+-- written) instead of the process hanging.
+local sched = tycho.scheduler.new { clock = tycho.clock.new { mode = "sim" } }
+local runner = tasks.new(sched, { rate = 1000, name = "terrain_nav", budget_s = tasks.DEFAULT_BUDGET_S and BUDGET_S })
+local res, last, last_bot, task_error
+sched:on_error(function(name, msg)
+  task_error = task_error or msg
+  log:error("task %s failed: %s", name, msg)
+end)
+
 local wall0 = tycho.clock.monotonic()
 local ticks = 0
-local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
+local run_opts = { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
   on_sweep = function(r, map) env.res, env.map = r, map end,
   on_tick = function(r, bot)
+    last, last_bot = r, bot
     env.bot = bot
     clock:advance(r.trajectory[#r.trajectory].t - clock:now())
     ticks = ticks + 1
@@ -131,7 +150,22 @@ local res = mission.run(w, { kind = kind, mode = opt.mode, log = log, timeout = 
       session:service()
     end
     if live.stop or session:quitting() or guard:stop_requested() then return "stop" end
-  end })
+    tasks.yield()
+  end }
+runner:spawn("terrain_nav", function() res = mission.run(w, run_opts) end)
+sched:run { until_fn = function() return res ~= nil or task_error ~= nil end }
+runner:close()
+if not res then
+  -- the task failed: the robot stops where it is; report what it did
+  if not last then
+    io.stderr:write("terrain_nav: the mission failed before its first step: ", tostring(task_error), "\n")
+    session:close()
+    return 1
+  end
+  res = last
+  res.failure = "behaviour error (see log): " .. tostring(task_error):match("[^\n]*")
+  res.bumps = last_bot and last_bot.bumps or res.bumps
+end
 session:close()
 local wall = tycho.clock.monotonic() - wall0
 local bad = mission.untraversable_entered(res, w, res.trav)

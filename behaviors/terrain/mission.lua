@@ -82,6 +82,9 @@ function M.run(w, opts)
 
   local res = { kind = kind, trav = trav, base = base, mover_contacts = 0, plans = {}, trajectory = {}, events = {}, replans = 0, reached = false,
                 max_pitch = 0, max_roll = 0, sweeps = 0, sweep_time = 0, plan_time = 0 }
+  -- complete at every tick, so that a run stopped by an error still has a
+  -- result to report (terrain_nav runs this on the scheduler)
+  res.heightfield, res.map, res.time, res.bumps = hf, map, 0, 0
   local path, cells -- current plan: world points and cells
   local gx, gy = cell_of(w, w.goal.x, w.goal.y)
 
@@ -175,6 +178,7 @@ function M.run(w, opts)
     bot:step(hf, vx, vy, wz, DT)
     t = t + DT
     record()
+    res.time, res.bumps = t, bot.bumps
     if opts.on_tick and opts.on_tick(res, bot) == "stop" then
       res.failure = res.failure or ("stopped at t=%.1f s"):format(t)
       break

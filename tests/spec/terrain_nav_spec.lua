@@ -200,4 +200,39 @@ describe("terrain mission", function()
     assert.matches("summary.json:1: ", text)
     os.execute("rm -rf '" .. out .. "'")
   end)
+
+  it("runs on the scheduler: a step that runs away is stopped by the budget, the run ends failed with its outputs", function()
+    -- LuaJIT can neither yield from a hook nor hook compiled code: no budget there
+    if rawget(_G, "jit") then return end
+    -- a wrapper beside the mission (scripts find modules beside them first)
+    -- whose 50th control step never returns
+    local dir = exe.tmpdir()
+    os.execute("mkdir -p '" .. dir .. "'")
+    local f = assert(io.open(dir .. "/runaway.lua", "w"))
+    f:write([[
+local mission = require "terrain.mission"
+local run = mission.run
+mission.run = function(w, opts)
+  local tick, n = opts.on_tick, 0
+  opts.on_tick = function(...)
+    n = n + 1
+    if n == 50 then while true do end end
+    return tick(...)
+  end
+  return run(w, opts)
+end
+return dofile(os.getenv("TYCHO_SOURCE_DIR") .. "/behaviors/terrain_nav.lua")
+]])
+    f:close()
+    local code, text = exe.shell(("env TYCHO_SOURCE_DIR=%s %s run %s --quiet --world maps/terrain_flat.lua --out %s")
+      :format(exe.quote(SRC), exe.quote(exe.EXE), exe.quote(dir .. "/runaway.lua"), exe.quote(dir .. "/out")),
+      { timeout = 120 })
+    assert.are.equal(1, code, text)
+    assert.matches("task terrain_nav failed", text, 1, true)
+    local s = assert(exe.read_json(dir .. "/out/summary.json"), text)
+    assert.is_false(s.reached)
+    assert.matches("^behaviour error", s.failure)
+    assert.are.near(49 * 0.05, s.time_s, 0.2) -- where it stopped
+    exe.remove_tree(dir)
+  end)
 end)
