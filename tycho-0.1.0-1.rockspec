@@ -1,7 +1,7 @@
 -- `luarocks make` (scripts/rock.sh): builds the tycho Lua module with cmake
 -- and installs it with the runtime's Lua files as tycho.* modules
 -- (require "tycho", require "tycho.fsm"). Needs Debian's liblua5.4-dev,
--- libpng-dev, libyaml-dev, libedit-dev, libgpiod-dev, libi2c-dev and cmake
+-- libpng-dev, libyaml-dev, libcairo2-dev, libedit-dev, libgpiod-dev, libi2c-dev and cmake
 -- (scripts/deps.sh).
 rockspec_format = "3.0"
 package = "tycho"

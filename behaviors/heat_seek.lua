@@ -372,6 +372,23 @@ for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", rad
 for _, s in ipairs(robot.world and robot.world.heat_sources or {}) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
 for _, t in ipairs(targets) do pic:point(t.x, t.y, { color = "magenta", radius = 9, shape = "circle", width = 2 }) end
 for _, l in ipairs(launches) do pic:pose(l.x, l.y, l.yaw, { color = l.engaged_source and "green" or "black", length = 18 }) end
+pic:pose(x0, y0, yaw0, { color = "cyan", length = 18, width = 3 })
+if bb.ramp then pic:pose(bb.ramp.x, bb.ramp.y, bb.ramp.yaw, { color = "#c06000", length = 24, width = 3 }) end
+-- what the symbols mean, the scale and the axes, under the map
+local legend = {
+  { label = "free", symbol = "cell", color = "white" }, { label = "wall", symbol = "cell", color = "black" },
+  { label = "unknown", symbol = "cell", color = "grey" }, { label = "start", symbol = "arrow", color = "cyan" },
+  { label = "driven trail", symbol = "line", color = "#2060ff" },
+  { label = "heat detection", symbol = "dot", color = "orange" },
+  { label = "target", symbol = "circle", color = "magenta" },
+  { label = "launch, source engaged", symbol = "arrow", color = "green" },
+  { label = "launch, none engaged", symbol = "arrow", color = "black" },
+  { label = "ramp (the way up)", symbol = "arrow", color = "#c06000" },
+}
+if robot.world then table.insert(legend, 6, { label = "heat source (truth)", symbol = "cross", color = "red" }) end
+pic:annotate { legend = legend, title = ("%s: %s; %d targets, %d launches%s"):format(world_name,
+  robot.world and ("%d of %d heat sources engaged"):format(n_engaged, #engaged) or "on the robot",
+  #targets, #launches, summary.ramp.climbed and ", ramp climbed" or "") }
 guard:save(opt.out .. "/map.png", pic.save, pic, opt.out .. "/map.png")
 
 print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(

@@ -134,7 +134,12 @@ local function main(opt)
   local files = {
     { "map.yaml", function() return tycho.map.save(map, opt.out .. "/map.yaml") end },
     { "map.png", function()
-      return tycho.picture(map, { scale = 2 }):save(opt.out .. "/map.png")
+      local pic = tycho.picture(map, { scale = 2 })
+      pic:annotate { title = ("%s: %d scans, RMSE %.2f m against the log's poses, %d loop closures")
+        :format(opt.carmen:match("[^/]+$"), n, rmse, st.loop_closures), legend = {
+        { label = "free", symbol = "cell", color = "white" }, { label = "wall", symbol = "cell", color = "black" },
+        { label = "unknown", symbol = "cell", color = "grey" } } }
+      return pic:save(opt.out .. "/map.png")
     end },
     { "trajectory.csv", function() return tycho.write_atomic(opt.out .. "/trajectory.csv", table.concat(csv, "\n") .. "\n") end },
     { "summary.json", function() return tycho.write_atomic(opt.out .. "/summary.json", json.encode(summary) .. "\n") end },

@@ -210,6 +210,17 @@ pic:path(res.trajectory, { color = "#2040ff", width = 2 })
 pic:point(w.start.x, w.start.y, { color = "green", radius = 6, shape = "dot" })
 pic:point(w.goal.x, w.goal.y, { color = "red", radius = 7, shape = "cross", width = 2 })
 for _, b in ipairs(bad) do pic:point(b.x, b.y, { color = "black", radius = 4, shape = "cross" }) end
+pic:annotate { title = ("%s, %s robot: %s in %.0f s, %d plans"):format(w.name, kind,
+    res.reached and "goal reached" or "goal not reached", res.time, #res.plans), legend = {
+  { label = "ground: low to high", symbol = "cell", color = "#46783c" },
+  { label = "ground: high", symbol = "cell", color = "#f0ebe1" },
+  { label = "known untraversable", symbol = "cell", color = "#b84030" },
+  { label = "never seen", symbol = "cell", color = "#505058" },
+  { label = "plan (one colour each)", symbol = "line", color = colors[1] },
+  { label = "driven path", symbol = "line", color = "#2040ff" },
+  { label = "start", symbol = "dot", color = "green" }, { label = "goal", symbol = "cross", color = "red" },
+  { label = "untraversable cell entered", symbol = "cross", color = "black" },
+} }
 guard:save(opt.out .. "/terrain.png", pic.save, pic, opt.out .. "/terrain.png")
 
 print(("summary: %s, %s robot, %.1f s sim / %.2f s wall (%.0fx real time)"):format(

@@ -121,6 +121,15 @@ static const tycho_opt_field point_fields[] = {TYCHO_OPT_OF("color", TYCHO_OPT_A
                                                {0}};
 static const tycho_opt_field pose_fields[] = {
     TYCHO_OPT_OF("color", TYCHO_OPT_ANY), TYCHO_OPT_NUM("length"), TYCHO_OPT_NUM("width"), {0}};
+static const tycho_opt_field annotate_fields[] = {TYCHO_OPT_STR("title"),
+                                                  TYCHO_OPT_TAB("legend"),
+                                                  TYCHO_OPT_BOOL("scale_bar"),
+                                                  TYCHO_OPT_BOOL("axes"),
+                                                  {0}};
+static const tycho_opt_field legend_item_fields[] = {
+    TYCHO_OPT_STR("label"), TYCHO_OPT_STR("symbol"), TYCHO_OPT_OF("color", TYCHO_OPT_ANY), {0}};
+static const tycho_opt_spec annotate_spec = {"picture:annotate", annotate_fields};
+static const tycho_opt_spec legend_item_spec = {"picture:annotate legend item", legend_item_fields};
 static const tycho_opt_spec picture_spec = {"picture", picture_fields};
 static const tycho_opt_spec path_spec = {"picture:path", path_fields};
 static const tycho_opt_spec point_spec = {"picture:point", point_fields};
@@ -258,6 +267,70 @@ static int l_pose(lua_State *L)
     return 1;
 }
 
+static const struct {
+    const char *name;
+    tycho_legend_symbol symbol;
+} SYMBOLS[] = {{"dot", TYCHO_LEGEND_DOT},     {"circle", TYCHO_LEGEND_CIRCLE},
+               {"cross", TYCHO_LEGEND_CROSS}, {"line", TYCHO_LEGEND_LINE},
+               {"arrow", TYCHO_LEGEND_ARROW}, {"cell", TYCHO_LEGEND_CELL}};
+
+/* pic:annotate{title =, legend = {{label =, symbol =, color =}, ...},
+ *              scale_bar = true, axes = true} -> pic (a panel added below the map) */
+static int l_annotate(lua_State *L)
+{
+    lpic *b = check_box(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_opts(L, 2, &annotate_spec);
+    tycho_annotation a = {.scale_bar = true, .axes = true};
+    lua_getfield(L, 2, "title");
+    a.title = lua_tostring(L, -1); /* kept alive by the options table */
+    lua_pop(L, 1);
+    a.scale_bar = tycho_l_optfield_boolean(L, 2, 2, "scale_bar", 1);
+    a.axes = tycho_l_optfield_boolean(L, 2, 2, "axes", 1);
+    tycho_legend_item items[TYCHO_LEGEND_MAX];
+    lua_getfield(L, 2, "legend");
+    int legend = lua_gettop(L);
+    if (!lua_isnil(L, legend)) {
+        int n = (int)lua_rawlen(L, legend);
+        if (n > TYCHO_LEGEND_MAX)
+            return luaL_error(L, "bad field 'legend' in argument #2 (at most %d items, got %d)",
+                              TYCHO_LEGEND_MAX, n);
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, legend, i + 1);
+            int it = lua_gettop(L);
+            if (!lua_istable(L, it))
+                return luaL_error(L, "bad field 'legend[%d]' in argument #2 (table expected)",
+                                  i + 1);
+            tycho_l_checkopts(L, it, 2, &legend_item_spec);
+            lua_getfield(L, it, "label");
+            if (!lua_isstring(L, -1))
+                return luaL_error(
+                    L, "bad field 'legend[%d].label' in argument #2 (string expected)", i + 1);
+            items[i].label = lua_tostring(L, -1); /* kept alive by the legend table */
+            lua_getfield(L, it, "symbol");
+            const char *sym = luaL_optstring(L, -1, "dot");
+            bool found = false;
+            for (size_t k = 0; k < sizeof SYMBOLS / sizeof SYMBOLS[0]; k++)
+                if (!strcmp(sym, SYMBOLS[k].name))
+                    items[i].symbol = SYMBOLS[k].symbol, found = true;
+            if (!found)
+                return luaL_error(
+                    L,
+                    "bad field 'legend[%d].symbol' in argument #2 (\"dot\", "
+                    "\"circle\", \"cross\", \"line\", \"arrow\" or \"cell\" expected)",
+                    i + 1);
+            items[i].color = opt_color(L, it, 2, (tycho_rgb){0, 0, 255});
+            lua_settop(L, legend);
+        }
+        a.items = items;
+        a.n_items = n;
+    }
+    tycho_err err = {0};
+    if (tycho_picture_annotate(b->p, &a, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* pic:save(path) -> true, or nil, message (like io.open) */
 static int l_save(lua_State *L)
 {
@@ -339,8 +412,13 @@ static int l_gc(lua_State *L)
 }
 
 static const luaL_Reg pic_methods[] = {
-    {"path", l_path}, {"point", l_point}, {"pose", l_pose},
-    {"save", l_save}, {"pixel", l_pixel}, {"world_to_pixel", l_world_to_pixel},
+    {"path", l_path},
+    {"point", l_point},
+    {"pose", l_pose},
+    {"annotate", l_annotate},
+    {"save", l_save},
+    {"pixel", l_pixel},
+    {"world_to_pixel", l_world_to_pixel},
     {NULL, NULL},
 };
 
@@ -355,4 +433,5 @@ void tycho_l_open_render(lua_State *L, int module, int methods)
     tycho_l_register_opts(L, &path_spec);
     tycho_l_register_opts(L, &point_spec);
     tycho_l_register_opts(L, &pose_spec);
+    tycho_l_register_opts(L, &annotate_spec);
 }

@@ -11,12 +11,12 @@ include(CMakePackageConfigHelpers)
 add_library(tycho_shared SHARED $<TARGET_OBJECTS:tycho_core_objects>)
 set_target_properties(tycho_shared PROPERTIES OUTPUT_NAME tycho EXPORT_NAME tycho
                       VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
-target_link_libraries(tycho_shared PRIVATE PkgConfig::PNG PkgConfig::YAML ${CXSPARSE_LIBRARY} PkgConfig::ZSTD PkgConfig::ZLIB m)
+target_link_libraries(tycho_shared PRIVATE PkgConfig::PNG PkgConfig::YAML PkgConfig::CAIRO ${CXSPARSE_LIBRARY} PkgConfig::ZSTD PkgConfig::ZLIB m)
 add_library(tycho_static STATIC $<TARGET_OBJECTS:tycho_core_objects>)
 set_target_properties(tycho_static PROPERTIES OUTPUT_NAME tycho EXPORT_NAME tycho_static)
 # a static archive's users link its dependencies; plain names, found on the
 # system's library path where Debian's -dev packages put them
-target_link_libraries(tycho_static INTERFACE ${PNG_LIBRARIES} ${YAML_LIBRARIES} cxsparse ${ZSTD_LIBRARIES} ${ZLIB_LIBRARIES} m)
+target_link_libraries(tycho_static INTERFACE ${PNG_LIBRARIES} ${YAML_LIBRARIES} ${CAIRO_LIBRARIES} cxsparse ${ZSTD_LIBRARIES} ${ZLIB_LIBRARIES} m)
 foreach(t tycho_shared tycho_static)
   target_include_directories(${t} INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/core/include>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -78,7 +78,7 @@ else()
   set(TYCHO_DEB_LUA "liblua5.4-0")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6, ${TYCHO_DEB_LUA}, libpng16-16, libyaml-0-2, libedit2, libgpiod2, libi2c0, libcxsparse3, libzstd1, zlib1g, libwslay1, libnettle8")
+    "libc6, ${TYCHO_DEB_LUA}, libpng16-16, libyaml-0-2, libedit2, libgpiod2, libi2c0, libcxsparse3, libzstd1, zlib1g, libwslay1, libnettle8, libcairo2, fonts-dejavu-core")
 # `require "tycho"` from the stock interpreter
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "lua5.4")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION

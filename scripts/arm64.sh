@@ -12,7 +12,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(crossbuild-essential-arm64 qemu-user-static
-      liblua5.4-dev:arm64 libpng-dev:arm64 libyaml-dev:arm64
+      liblua5.4-dev:arm64 libpng-dev:arm64 libyaml-dev:arm64 libcairo2-dev:arm64
       libedit-dev:arm64 libi2c-dev:arm64 libgpiod-dev:arm64)
 update=0
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then

@@ -4,7 +4,7 @@ set -euo pipefail
 PKGS=(cmake make gcc clang pkg-config
       liblua5.4-dev lua5.4 lua-busted
       libluajit-5.1-dev luajit
-      libpng-dev libyaml-dev libsuitesparse-dev
+      libpng-dev libyaml-dev libsuitesparse-dev libcairo2-dev fonts-dejavu-core
       libzstd-dev zlib1g-dev libwslay-dev nettle-dev
       libedit-dev libi2c-dev libgpiod-dev
       lua-check clang-format

@@ -54,6 +54,16 @@ function report.write(dir, summary, map, trails, robots)
     pic:point(robots[i].x, robots[i].y, { color = c, radius = 4, shape = "dot" })
     pic:point(robots[i].gx, robots[i].gy, { color = c, radius = 5, shape = "cross", width = 2 })
   end
+  -- each robot's colour keyed to its name (the palette repeats after 16),
+  -- the symbols, the scale and the axes, under the map
+  local legend = { { label = "start", symbol = "dot", color = "grey" }, { label = "goal", symbol = "cross", color = "grey" } }
+  for i = 1, math.min(#robots, 60) do
+    legend[#legend + 1] = { label = robots[i].name or ("robot " .. i), symbol = "line",
+                            color = PALETTE[(i - 1) % #PALETTE + 1] }
+  end
+  local t = summary.totals or {}
+  pic:annotate { legend = legend, title = ("%d robots: %s at their goals, %s collisions")
+    :format(#robots, tostring(t.reached or "?"), tostring(t.collisions or "?")) }
   return pic:save(dir .. "/routes.png")
 end
 

@@ -231,6 +231,12 @@ function picture:path(points, o) end
 function picture:point(x, y, o) end
 ---@param o? {color?: string, length?: number, width?: number}
 function picture:pose(x, y, yaw, o) end
+---Adds a panel under the map: the title, a scale bar (1, 2 or 5 x 10^k m),
+---the world's x and y axes, and a legend of symbols (at most 64) with their
+---labels (text by cairo). The map's pixels and world_to_pixel are unchanged.
+---@param o {title?: string, legend?: {label: string, symbol?: "dot"|"circle"|"cross"|"line"|"arrow"|"cell", color?: string|integer[]}[], scale_bar?: boolean, axes?: boolean}
+---@return tycho.picture self
+function picture:annotate(o) end
 ---@return true|nil ok, string? err
 function picture:save(path) end
 ---@return integer? r, integer g, integer b

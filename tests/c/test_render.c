@@ -183,8 +183,67 @@ static void test_save_png(void)
     tycho_grid_free(g);
 }
 
+static void test_scale_bar(void)
+{
+    CHECK_NEAR(tycho_scale_bar_length(5), 1, 1e-12);     /* 5/3 = 1.67 -> 1 */
+    CHECK_NEAR(tycho_scale_bar_length(6), 2, 1e-12);     /* exactly a third */
+    CHECK_NEAR(tycho_scale_bar_length(14.4), 2, 1e-12);  /* 4.8 -> 2 */
+    CHECK_NEAR(tycho_scale_bar_length(40), 10, 1e-12);   /* 13.3 -> 10 */
+    CHECK_NEAR(tycho_scale_bar_length(16), 5, 1e-12);    /* 5.33 -> 5 */
+    CHECK_NEAR(tycho_scale_bar_length(0.9), 0.2, 1e-12); /* 0.3 -> 0.2 */
+    CHECK(tycho_scale_bar_length(0) == 0 && tycho_scale_bar_length(-1) == 0);
+}
+
+/* The panel goes under the map: the map's pixels stay as they were, the
+ * image grows, and the panel holds ink (symbols, bar, text). */
+static void test_annotate(void)
+{
+    tycho_err err = {0};
+    tycho_grid *g = tycho_grid_new(100, 60, 0.05, (tycho_pose2){0, 0, 0}, 0, &err);
+    for (int x = 0; x < 100; x++) tycho_grid_set(g, x, 0, TYCHO_COST_LETHAL);
+    tycho_picture *p = tycho_picture_new(g, 2, &err);
+    tycho_picture_marker(p, 1, 1, TYCHO_MARKER_CROSS, 5, 2, (tycho_rgb){255, 0, 0});
+    tycho_image before = {0};
+    const tycho_image *img = tycho_picture_image(p);
+    CHECK(tycho_image_init(&before, img->width, img->height, 3, &err) == TYCHO_OK);
+    memcpy(before.pixels, img->pixels, (size_t)img->width * img->height * 3);
+    tycho_legend_item items[2] = {{"heat source", TYCHO_LEGEND_CROSS, {255, 0, 0}},
+                                  {"trail", TYCHO_LEGEND_LINE, {0, 0, 255}}};
+    tycho_annotation a = {
+        .title = "a title", .items = items, .n_items = 2, .scale_bar = true, .axes = true};
+    CHECK_MSG(tycho_picture_annotate(p, &a, &err) == TYCHO_OK, "%s", err.msg);
+    img = tycho_picture_image(p);
+    CHECK(img->width == 400 && img->height > 120); /* widened to the panel's minimum */
+    bool same = true;
+    for (int y = 0; y < before.height; y++)
+        if (memcmp(img->pixels + (size_t)y * img->width * 3,
+                   before.pixels + (size_t)y * before.width * 3, (size_t)before.width * 3))
+            same = false;
+    CHECK(same);
+    int ink = 0, red = 0;
+    for (int y = before.height + 1; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            const uint8_t *px = img->pixels + ((size_t)y * img->width + x) * 3;
+            if (px[0] < 100 && px[1] < 100 && px[2] < 100) ink++;
+            if (px[0] == 255 && px[1] == 0 && px[2] == 0) red++;
+        }
+    CHECK_MSG(ink > 200, "%d dark pixels in the panel", ink); /* text, bar, axes */
+    CHECK(red > 10);                                          /* the legend's cross */
+    double px, py;
+    tycho_picture_world_to_pixel(p, 1, 1, &px, &py); /* the map's transform is unchanged */
+    CHECK_NEAR(px, 40, 1e-9);
+    CHECK_NEAR(py, 80, 1e-9);
+    tycho_annotation too_many = {.items = items, .n_items = TYCHO_LEGEND_MAX + 1};
+    CHECK(tycho_picture_annotate(p, &too_many, &err) == TYCHO_EINVAL);
+    tycho_image_free(&before);
+    tycho_picture_free(p);
+    tycho_grid_free(g);
+}
+
 int main(void)
 {
+    test_scale_bar();
+    test_annotate();
     test_cells_and_orientation();
     test_world_points();
     test_paths_and_clipping();

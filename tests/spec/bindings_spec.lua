@@ -241,6 +241,7 @@ local calls = {
   ["picture:path"] = function(o) return tycho.picture(grid()):path({ { x = 0, y = 0 }, { x = 1, y = 1 } }, o) end,
   ["picture:point"] = function(o) return tycho.picture(grid()):point(1, 1, o) end,
   ["picture:pose"] = function(o) return tycho.picture(grid()):pose(1, 1, 0, o) end,
+  ["picture:annotate"] = function(o) return tycho.picture(grid()):annotate(o) end,
   ["pitch_detector"] = function(o) return tycho.pitch_detector(o) end,
   ["raycaster:scan"] = function(o)
     local t = { range_max = 3 }

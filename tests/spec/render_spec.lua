@@ -115,3 +115,45 @@ describe("tycho.picture", function()
     assert.error_matches(function() pic:pose(0, 0) end, "#3")
   end)
 end)
+
+describe("picture:annotate", function()
+  local function pic()
+    local g = tycho.grid.new { width = 100, height = 60, resolution = 0.05, fill = 0 }
+    return tycho.picture(g, { scale = 2 })
+  end
+
+  it("adds a panel under the map, leaving the map's pixels as they were", function()
+    local p = pic()
+    p:point(1, 1, { color = "red", shape = "cross", radius = 5 })
+    local before = { p:pixel(40, 80) }
+    assert.are.equal(p, p:annotate { title = "t", legend = {
+      { label = "source", symbol = "cross", color = "red" }, { label = "trail", symbol = "line", color = "#2060ff" },
+      { label = "wall", symbol = "cell", color = { 0, 0, 0 } } } })
+    assert.are.same(before, { p:pixel(40, 80) })
+    assert.are.equal(400, p.width)
+    assert.is_true(p.height > 120)
+    assert.are.same({ 40, 80 }, { p:world_to_pixel(1, 1) })
+  end)
+
+  it("refuses what it does not know, naming the field", function()
+    local p = pic()
+    assert.has_error(function() p:annotate { legnd = {} } end)
+    local ok, err = pcall(p.annotate, p, { legend = { { label = "x", symbol = "star" } } })
+    assert.is_false(ok)
+    assert.matches("legend[1].symbol", err, 1, true)
+    ok, err = pcall(p.annotate, p, { legend = { "x" } })
+    assert.is_false(ok)
+    assert.matches("legend[1]' in argument #2 (table expected)", err, 1, true)
+    ok, err = pcall(p.annotate, p, { legend = { { symbol = "dot" } } })
+    assert.is_false(ok)
+    assert.matches("legend[1].label", err, 1, true)
+    ok, err = pcall(p.annotate, p, { legend = { { label = "x", colour = "red" } } })
+    assert.is_false(ok)
+    assert.matches("colour", err, 1, true)
+    local many = {}
+    for i = 1, 65 do many[i] = { label = tostring(i) } end
+    ok, err = pcall(p.annotate, p, { legend = many })
+    assert.is_false(ok)
+    assert.matches("at most 64 items", err, 1, true)
+  end)
+end)

@@ -66,6 +66,42 @@ void tycho_picture_pose(tycho_picture *p, double x, double y, double yaw, double
 
 tycho_status tycho_picture_save_png(const tycho_picture *p, const char *path, tycho_err *err);
 
+/* --- a picture people can read (core/render_annotate.c, text by cairo) ----
+ * A panel is added below the map (and the image widened if the map is
+ * narrower than the panel needs): the title, a scale bar of a round length
+ * (1, 2 or 5 x 10^k m, at most a third of the map's width), the world's x
+ * and y axes as they lie in the picture, and a legend of symbols with their
+ * labels. The map's own pixels are not touched, and world_to_pixel is
+ * unchanged (the panel lies below the map). */
+typedef enum {
+    TYCHO_LEGEND_DOT = TYCHO_MARKER_DOT,
+    TYCHO_LEGEND_CIRCLE = TYCHO_MARKER_CIRCLE,
+    TYCHO_LEGEND_CROSS = TYCHO_MARKER_CROSS,
+    TYCHO_LEGEND_LINE,  /* a path */
+    TYCHO_LEGEND_ARROW, /* a pose */
+    TYCHO_LEGEND_CELL   /* a swatch of a cell colour */
+} tycho_legend_symbol;
+
+typedef struct {
+    const char *label;
+    tycho_legend_symbol symbol;
+    tycho_rgb color;
+} tycho_legend_item;
+
+#define TYCHO_LEGEND_MAX 64
+
+typedef struct {
+    const char *title; /* NULL: none */
+    const tycho_legend_item *items;
+    int n_items; /* 0..TYCHO_LEGEND_MAX */
+    bool scale_bar, axes;
+} tycho_annotation;
+
+tycho_status tycho_picture_annotate(tycho_picture *p, const tycho_annotation *a, tycho_err *err);
+/* The scale bar's length (m) for a map `width_m` wide: the largest 1, 2 or
+ * 5 x 10^k not above a third of it. */
+double tycho_scale_bar_length(double width_m);
+
 /* Rough ground (core/render_terrain.c): a height field shaded, one cell per
  * `scale` pixels in the field's frame: height on a green-tan-pale ramp over
  * mean +- 2.5 standard deviations, lit from the north-west. With a terrain
