@@ -6,23 +6,12 @@
 #include "ltycho.h"
 #include "tycho/carmen.h"
 
-static void push_pose(lua_State *L, tycho_pose2 p)
-{
-    lua_createtable(L, 0, 3);
-    lua_pushnumber(L, p.x);
-    lua_setfield(L, -2, "x");
-    lua_pushnumber(L, p.y);
-    lua_setfield(L, -2, "y");
-    lua_pushnumber(L, p.yaw);
-    lua_setfield(L, -2, "yaw");
-}
-
 static void push_odom(lua_State *L, const tycho_carmen_log *log)
 {
     lua_createtable(L, (int)log->n_odom, 0);
     for (size_t i = 0; i < log->n_odom; i++) {
         const tycho_carmen_odom *o = &log->odom[i];
-        push_pose(L, o->pose);
+        tycho_l_pushpose(L, o->pose);
         lua_pushnumber(L, o->t);
         lua_setfield(L, -2, "t");
         lua_pushnumber(L, o->tv);
@@ -38,7 +27,7 @@ static void push_lasers(lua_State *L, const tycho_carmen_log *log)
     lua_createtable(L, (int)log->n_lasers, 0);
     for (size_t i = 0; i < log->n_lasers; i++) {
         const tycho_carmen_laser *l = &log->lasers[i];
-        push_pose(L, l->pose);
+        tycho_l_pushpose(L, l->pose);
         lua_pushnumber(L, l->t);
         lua_setfield(L, -2, "t");
         lua_pushboolean(L, l->rear);
@@ -49,10 +38,10 @@ static void push_lasers(lua_State *L, const tycho_carmen_log *log)
             lua_rawseti(L, -2, k + 1);
         }
         lua_setfield(L, -2, "ranges");
-        push_pose(L, l->odom);
+        tycho_l_pushpose(L, l->odom);
         lua_setfield(L, -2, "odom");
         if (log->n_odom) {
-            push_pose(L, tycho_carmen_wheel_at(log, i));
+            tycho_l_pushpose(L, tycho_carmen_wheel_at(log, i));
             lua_setfield(L, -2, "wheel");
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);

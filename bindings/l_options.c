@@ -152,6 +152,17 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
     }
 }
 
+void tycho_l_pushpose(lua_State *L, tycho_pose2 p)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushnumber(L, p.x);
+    lua_setfield(L, -2, "x");
+    lua_pushnumber(L, p.y);
+    lua_setfield(L, -2, "y");
+    lua_pushnumber(L, p.yaw);
+    lua_setfield(L, -2, "yaw");
+}
+
 tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what, bool need_yaw)
 {
     if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;

@@ -162,11 +162,7 @@ static int l_trajectory(lua_State *L)
     int n = tycho_slam_nodes(b->s);
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        tycho_pose2 p = tycho_slam_node_pose(b->s, i);
-        lua_createtable(L, 0, 3);
-        set_num(L, "x", p.x);
-        set_num(L, "y", p.y);
-        set_num(L, "yaw", p.yaw);
+        tycho_l_pushpose(L, tycho_slam_node_pose(b->s, i));
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

@@ -147,6 +147,8 @@ void tycho_l_register_opts(lua_State *L, const tycho_opt_spec *spec);
  * finite; yaw defaults to 0 unless need_yaw (a robot's pose, where a
  * missing heading is a mistake). Errors name argument argn and `what`. */
 tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what, bool need_yaw);
+/* Its inverse: pushes {x =, y =, yaw =}. */
+void tycho_l_pushpose(lua_State *L, tycho_pose2 p);
 
 /* Cells from Lua: a cell argument is two integers (cx, cy) starting at idx.
  * World points are two numbers. */
