@@ -8,15 +8,17 @@
 -- that camera's field of view (within the detection distance) as checked;
 -- afterwards the sweep visits viewpoints facing the nearest unchecked wall
 -- faces until none is left (or the views run out).
+local tycho = require "tycho"
+
 local TS = {}
 TS.__index = TS
 
-local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
-
 --- TS.new{resolution=, max_range=} -> sweep
+-- `checked` is a C cell set (tycho.cell_set): a camera frame marks a few
+-- hundred cells, ten times a second per camera, too many for a Lua loop.
 function TS.new(o)
-  return setmetatable({ res = o.resolution, max_range = o.max_range, checked = {}, tried = {},
-                        n_checked = 0 }, TS)
+  return setmetatable({ res = o.resolution, max_range = o.max_range, tried = {},
+                        checked = tycho.cell_set { resolution = o.resolution } }, TS)
 end
 
 -- World cells keyed by one integer (independent of the map's origin, which
@@ -26,29 +28,10 @@ local function key(self, x, y)
 end
 
 --- Marks what camera (axis `cam_yaw`, field `fov`, robot frame) saw from
--- `pose` in `scan` (taken at that pose).
+-- `pose` in `scan` (taken at that pose): the cells round every beam's end
+-- within the camera's field and max_range (tycho.cell_set's observe).
 function TS:observe(pose, scan, cam_yaw, fov)
-  local n, a0, inc = #scan, scan.angle_min, scan.angle_increment
-  local i0 = math.floor((cam_yaw - fov / 2 - a0) / inc)
-  local i1 = math.ceil((cam_yaw + fov / 2 - a0) / inc)
-  local checked, res = self.checked, self.res
-  for j = i0, i1 do
-    local i = j % n -- scans cover the full turn
-    local a = a0 + i * inc
-    if math.abs(wrap(a - cam_yaw)) <= fov / 2 then
-      local r = scan:range(i + 1)
-      if r > 0 and r <= self.max_range then
-        local x = pose.x + r * math.cos(pose.yaw + a)
-        local y = pose.y + r * math.sin(pose.yaw + a)
-        for dx = -1, 1 do
-          for dy = -1, 1 do
-            local k = key(self, x + dx * res, y + dy * res)
-            if not checked[k] then checked[k] = true self.n_checked = self.n_checked + 1 end
-          end
-        end
-      end
-    end
-  end
+  return self.checked:observe(pose, scan, cam_yaw, fov, self.max_range)
 end
 
 --- Wall faces of `map` (lethal cells with a free 4-neighbour, found in C)
@@ -57,7 +40,7 @@ end
 function TS:faces(map)
   local faces = map:wall_faces()
   local checked = self.checked
-  for _, f in ipairs(faces) do f.checked = checked[key(self, f.x, f.y)] == true end
+  for _, f in ipairs(faces) do f.checked = checked:has(f.x, f.y) end
   return faces
 end
 

@@ -197,6 +197,7 @@ void tycho_l_open_sandbox(lua_State *L, int module, int methods);
 void tycho_l_open_yaml(lua_State *L, int module, int methods);
 void tycho_l_open_mcap(lua_State *L, int module, int methods);
 void tycho_l_open_carmen(lua_State *L, int module, int methods);
+void tycho_l_open_cell_set(lua_State *L, int module, int methods);
 void tycho_l_open_viz(lua_State *L, int module, int methods);
 void tycho_l_open_ws(lua_State *L, int module, int methods);
 

@@ -57,6 +57,7 @@ local factories = {
   ["tycho.pitch_detector"] = function() return tycho.pitch_detector() end,
   ["tycho.scan_matcher"] = function() return tycho.scan_matcher() end,
   ["tycho.slam"] = function() return tycho.slam.new() end,
+  ["tycho.cell_set"] = function() return tycho.cell_set { resolution = 0.05 } end,
   ["tycho.swarm"] = function() return tycho.swarm.new() end,
   ["tycho.fleet_planner"] = function() return tycho.fleet.planner(grid(), { cell = 1 }) end,
   ["tycho.fleet_sim"] = function() return tycho.fleet.sim(2) end,
@@ -242,6 +243,7 @@ local calls = {
   ["picture:point"] = function(o) return tycho.picture(grid()):point(1, 1, o) end,
   ["picture:pose"] = function(o) return tycho.picture(grid()):pose(1, 1, 0, o) end,
   ["picture:annotate"] = function(o) return tycho.picture(grid()):annotate(o) end,
+  ["cell_set"] = function(o) return tycho.cell_set(o) end,
   ["pitch_detector"] = function(o) return tycho.pitch_detector(o) end,
   ["raycaster:scan"] = function(o)
     local t = { range_max = 3 }
