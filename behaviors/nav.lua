@@ -159,21 +159,7 @@ function Nav.lane_ranges(scan, half)
   if type(half) ~= "number" or not (half > 0) then
     error("bad argument #2 to 'lane_ranges' (half-width > 0 expected)", 2)
   end
-  local n, front, left, right = #scan, math.huge, math.huge, math.huge
-  local a0, inc = scan.angle_min, scan.angle_increment
-  for i = 1, n do
-    local r = scan:range(i)
-    if r > 0 and r < math.huge then
-      local a = a0 + (i - 1) * inc
-      local ahead, side = r * math.cos(a), r * math.sin(a)
-      if ahead > 0 and math.abs(side) <= half and ahead < front then front = ahead end
-      if math.abs(ahead) <= half then
-        if side > 0 and side < left then left = side end
-        if side < 0 and -side < right then right = -side end
-      end
-    end
-  end
-  return front, left, right
+  return scan:lane(half) -- in C: a per-beam loop, ten times a second
 end
 
 --- A lane keeper for Nav:straight: a function giving the heading offset

@@ -408,12 +408,23 @@ static int l_ins_gc(lua_State *L)
     return 0;
 }
 
+/* scan:lane(half) -> front, left, right (tycho_scan_lane; math.huge where none) */
+static int l_scan_lane(lua_State *L)
+{
+    lscan *b = check_scan(L, 1);
+    double half = luaL_checknumber(L, 2);
+    luaL_argcheck(L, half > 0 && isfinite(half), 2, "half-width > 0 expected");
+    double f, l, r;
+    tycho_scan_lane(&b->s, half, &f, &l, &r);
+    lua_pushnumber(L, f);
+    lua_pushnumber(L, l);
+    lua_pushnumber(L, r);
+    return 3;
+}
+
 static const luaL_Reg scan_methods[] = {
-    {"range", l_scan_range},
-    {"set_range", l_scan_set_range},
-    {"angle", l_scan_angle},
-    {"ranges", l_scan_ranges},
-    {NULL, NULL},
+    {"range", l_scan_range}, {"lane", l_scan_lane},     {"set_range", l_scan_set_range},
+    {"angle", l_scan_angle}, {"ranges", l_scan_ranges}, {NULL, NULL},
 };
 
 static const luaL_Reg raymap_methods[] = {

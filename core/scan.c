@@ -255,3 +255,20 @@ tycho_status tycho_scan_insert(tycho_inserter *ws, tycho_grid *g, tycho_pose2 po
     if (updated) *updated = tg.updated;
     return TYCHO_OK;
 }
+
+void tycho_scan_lane(const tycho_scan *s, double half, double *front, double *left, double *right)
+{
+    double f = INFINITY, l = INFINITY, r = INFINITY;
+    for (int i = 0; i < s->count; i++) {
+        double range = s->ranges[i];
+        if (!(range > 0 && range < INFINITY)) continue;
+        double a = s->angle_min + i * s->angle_increment;
+        double ahead = range * cos(a), side = range * sin(a);
+        if (ahead > 0 && fabs(side) <= half && ahead < f) f = ahead;
+        if (fabs(ahead) <= half) {
+            if (side > 0 && side < l) l = side;
+            if (side < 0 && -side < r) r = -side;
+        }
+    }
+    *front = f, *left = l, *right = r;
+}

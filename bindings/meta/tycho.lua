@@ -125,6 +125,11 @@ tycho.scan = {}
 function tycho.scan.new(params, ranges) end
 ---@return number
 function scan:range(i) end
+---Nearest return ahead within `half` of the heading line, and beside the
+---robot on its left and right (within `half` of its axle); math.huge where none.
+---@param half number
+---@return number front, number left, number right
+function scan:lane(half) end
 ---@return number
 function scan:angle(i) end
 ---@return number[]

@@ -29,6 +29,13 @@ typedef struct {
 tycho_status tycho_scan_init(tycho_scan *s, int count, double angle_min, double angle_increment,
                              double range_min, double range_max, tycho_err *err);
 void tycho_scan_free(tycho_scan *s);
+/* Where the walls are round a robot driving straight (sensor frame, x
+ * ahead): *front, the nearest return ahead within `half` of the heading line;
+ * *left and *right, the nearest returns beside the robot (within `half` of
+ * its axle) on each side. INFINITY where there is none; beams with a range
+ * that is not > 0 and finite are skipped. */
+void tycho_scan_lane(const tycho_scan *s, double half, double *front, double *left, double *right);
+
 /* Angle of beam i, sensor frame. */
 static inline double tycho_scan_angle(const tycho_scan *s, int i)
 {
