@@ -111,7 +111,7 @@ local function main(opt)
   local peak_kb
   local status = io.open("/proc/self/status")
   if status then
-    peak_kb = tonumber(status:read("a"):match("VmHWM:%s*(%d+)"))
+    peak_kb = tonumber(status:read("*a"):match("VmHWM:%s*(%d+)"))
     status:close()
   end
 
@@ -123,7 +123,7 @@ local function main(opt)
   local summary = {
     schema_version = 1, log = opt.carmen, scans = n, log_duration_s = duration, wall_time_s = wall,
     times_real_time = duration / math.max(wall, 1e-9),
-    add_scan_ms = { median = add_ms[(#add_ms + 1) // 2], p99 = add_ms[math.ceil(#add_ms * 0.99)],
+    add_scan_ms = { median = add_ms[math.floor((#add_ms + 1) / 2)], p99 = add_ms[math.ceil(#add_ms * 0.99)],
                     max = add_ms[#add_ms] },
     trajectory = { rmse_m = rmse, max_m = max_err, odometry_rmse_m = odom_rmse, odometry_max_m = odom_max,
                    reference = "the log's own laser poses, first pose aligned" },

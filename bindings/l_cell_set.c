@@ -31,7 +31,7 @@ static int l_new(lua_State *L)
         return luaL_error(L, "bad argument #1 to 'cell_set' (resolution required)");
     double res = lua_tonumber(L, -1);
     lua_pop(L, 1);
-    lcellset *b = lua_newuserdatauv(L, sizeof *b, 0);
+    lcellset *b = tycho_newuserdata(L, sizeof *b);
     b->s = NULL;
     luaL_setmetatable(L, CELL_SET_MT);
     tycho_err err = {0};
