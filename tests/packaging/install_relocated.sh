@@ -83,6 +83,12 @@ printf 'pkg-config: '
 LD_LIBRARY_PATH="$P/$libdir" "$tmp/pc_consumer" "$P/$datadir/maps/maze_small.yaml" 0.4 0.4 4.6 3.6
 EOF
 
+# the sanitized flavour's leak suppressions, where the relocated run can
+# read them (the source tree is hidden from it)
+if [ -n "${TYCHO_TEST_SANITIZED:-}" ] && [ -f "$src/tests/lsan.supp" ]; then
+  cp "$src/tests/lsan.supp" "$tmp/lsan.supp"
+  export LSAN_OPTIONS="suppressions=$tmp/lsan.supp"
+fi
 clean_env=(env -u TYCHO_HOME -u TYCHO_SOURCE_DIR -u TYCHO_BUILD_DIR -u TYCHO_DRIVER_PATH -u LUA_PATH -u LUA_CPATH
            -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u TYCHO_EXE)
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2> /dev/null; then
