@@ -44,6 +44,8 @@ local OPTIONS = {
     doc = "sparse graph: metres between vertices along an aisle" },
   { name = "cell", type = "number", default = 1.0, min = 0.01, metavar = "M", doc = "grid graph cell size, m" },
   { name = "radius", type = "number", default = 0.3, min = 0, metavar = "M", doc = "robot radius for the map inflation, m" },
+  { name = "speed", type = "number", min = 0.001, metavar = "X",
+    doc = "pace the simulation at X simulated seconds per wall second (default: as fast as it goes)" },
   { name = "timeout", type = "number", default = 3600, min = 0.001, metavar = "S", doc = "give up after S simulated seconds" },
   { name = "out", type = "string", default = "out/fleet", allow_empty = true, metavar = "DIR", doc = "output folder" },
   { name = "quiet", type = "boolean", doc = "only warnings and the summary" },
@@ -274,7 +276,7 @@ sched:every(60, function()
 end, { name = "progress", phase = 60 })
 
 local reason = sched:run { until_fn = function() return all_done() or sim.estopped or guard:stop_requested() end,
-                           until_time = opt.timeout }
+                           until_time = opt.timeout, realtime = tonumber(opt.speed) or false }
 
 -- outputs ---------------------------------------------------------------------------
 local summary = report.summary {

@@ -96,8 +96,9 @@ describe("signals #reliability", function()
     assert.are.equal("signal SIGTERM", summary(TMP .. "/tn").end_reason)
     assert.truthy(read(TMP .. "/tn/trajectory.csv"))
 
+    -- paced too (50x real time, a few seconds) for the same reason
     p = spawn(("behaviors/fleet.lua --map '%s/warehouse/map.yaml' --starts '%s/warehouse/stage.world' "
-      .. "--goals '%s/warehouse/goals032/goals000.txt' --delays 0.2 --stops 0.01 --quiet --out '%s/fl'")
+      .. "--goals '%s/warehouse/goals032/goals000.txt' --delays 0.2 --stops 0.01 --speed 50 --quiet --out '%s/fl'")
       :format(DATA, DATA, DATA, TMP), TMP .. "/fl.log")
     sleep(0.5)
     kill(p.pid, "TERM")
