@@ -22,11 +22,13 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 # luarocks pulls lua5.1, whose higher priority moves /usr/bin/lua to it:
-# what /usr/bin/lua was before is put back
-lua_before=$(readlink -f /usr/bin/lua 2> /dev/null || true)
+# what /usr/bin/lua was before is put back (lua5.4 on a machine that had none:
+# readlink -f names a missing /usr/bin/lua itself, which is no alternative)
+lua_before=/usr/bin/lua5.4
+[ -e /usr/bin/lua ] && lua_before=$(readlink -f /usr/bin/lua)
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q "${missing[@]}"
-if [ -n "$lua_before" ] && [ "$(readlink -f /usr/bin/lua)" != "$lua_before" ]; then
+if [ "$(readlink -f /usr/bin/lua)" != "$lua_before" ]; then
   echo "deps: /usr/bin/lua back to $lua_before"
   $SUDO update-alternatives --set lua-interpreter "$lua_before"
 fi
