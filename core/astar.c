@@ -111,7 +111,10 @@ tycho_status pl_snapshot(tycho_planner *p, const tycho_grid *g, int blocked_cost
     if (ncells > p->cap) {
         /* grow once to the largest grid seen; stamps must start at zero */
         uint8_t *enc = malloc(ncells);
-        uint8_t *raw = malloc(n ? n : 1);
+        /* raw needs only w * h bytes, but it is sized like the padded
+         * arrays so that `cap` bounds both: a later grid with fewer padded
+         * cells can still have more unpadded ones (200x1, then 20x20) */
+        uint8_t *raw = malloc(ncells);
         pl_node *nodes = calloc(ncells, sizeof *nodes);
         if (!enc || !raw || !nodes) {
             free(enc);
@@ -255,6 +258,19 @@ tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo
         return pl_astar_costaware(p, s, t, weight, out, err);
     }
     return tycho_fail(err, TYCHO_EINVAL, "unknown planner algorithm %d", (int)algo);
+}
+
+tycho_status tycho_planner_distance(tycho_planner *p, tycho_plan_algorithm algo, double weight,
+                                    tycho_cell start, tycho_cell goal, double *cost, tycho_err *err)
+{
+    tycho_path none;
+    tycho_path_init(&none);
+    p->length_only = true;
+    tycho_status st = tycho_planner_find_with(p, algo, weight, start, goal, &none, err);
+    p->length_only = false;
+    *cost = st == TYCHO_OK ? none.cost : INFINITY;
+    tycho_path_release(&none); /* nothing was allocated; kept for symmetry */
+    return st;
 }
 
 tycho_status tycho_planner_find(tycho_planner *p, tycho_cell start, tycho_cell goal,

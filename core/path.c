@@ -58,29 +58,46 @@ tycho_status pl_extract_path(tycho_planner *p, size_t start, size_t goal, bool j
                              tycho_path *out, tycho_err *err)
 {
     const pl_node *nd = p->nodes;
-    /* first pass: count cells */
-    size_t count = 1;
+    /* first pass: count cells and steps */
+    size_t count = 1, nstraight = 0, ndiag = 0;
+    const size_t pw = (size_t)p->pw;
     for (size_t i = goal; i != start;) {
         size_t par = nd[i].parent & PARENT_MASK;
         if (jumps) {
+            /* a jump: its diagonal part, then its straight part */
             int x0, y0, x1, y1;
             pl_coords(p, i, &x1, &y1);
             pl_coords(p, par, &x0, &y0);
             int dx = iabs(x1 - x0), dy = iabs(y1 - y0);
-            count += (size_t)(dx > dy ? dx : dy);
+            int mn = dx < dy ? dx : dy, mx = dx > dy ? dx : dy;
+            count += (size_t)mx;
+            ndiag += (size_t)mn;
+            nstraight += (size_t)(mx - mn);
         } else {
+            /* a step to a neighbour: straight when the index moved by 1 or
+             * a row */
+            size_t d = i > par ? i - par : par - i;
+            if (d == 1 || d == pw) nstraight++;
+            else ndiag++;
             count++;
         }
         i = par;
+    }
+    out->length = (double)nstraight + SQRT2 * (double)ndiag;
+    out->cost = out->length;
+    if (p->length_only) { /* tycho_planner_distance: no cells wanted */
+        out->count = count;
+        return TYCHO_OK;
     }
     tycho_status st = tycho_path_reserve(out, count, err);
     if (st != TYCHO_OK) {
         out->count = 0;
         return st;
     }
-    /* second pass: fill from the goal backwards */
+    /* second pass: fill from the goal backwards. The cells between jump
+     * points: diagonal first from the parent, then straight, which is how
+     * jps.c walked; backwards that is the straight part first */
     size_t k = count;
-    size_t nstraight = 0, ndiag = 0;
     int x, y;
     pl_coords(p, goal, &x, &y);
     out->cells[--k] = (tycho_cell){x, y};
@@ -88,39 +105,31 @@ tycho_status pl_extract_path(tycho_planner *p, size_t start, size_t goal, bool j
         size_t par = nd[i].parent & PARENT_MASK;
         int px, py;
         pl_coords(p, par, &px, &py);
-        if (jumps) {
-            /* cells between jump points: diagonal first from the parent, then
-             * straight, which is how jps.c walked; backwards that is the
-             * straight part first */
-            int ddx = x - px, ddy = y - py;
-            int nd_ = iabs(ddx) < iabs(ddy) ? iabs(ddx) : iabs(ddy);
-            int sx = isign(ddx), sy = isign(ddy);
-            int straight = (iabs(ddx) > iabs(ddy) ? iabs(ddx) : iabs(ddy)) - nd_;
-            int lx = iabs(ddx) > iabs(ddy) ? sx : 0, ly = iabs(ddx) > iabs(ddy) ? 0 : sy;
-            for (int s = 0; s < straight; s++) {
-                x -= lx;
-                y -= ly;
-                out->cells[--k] = (tycho_cell){x, y};
-            }
-            for (int s = 0; s < nd_; s++) {
-                x -= sx;
-                y -= sy;
-                out->cells[--k] = (tycho_cell){x, y};
-            }
-            nstraight += (size_t)straight;
-            ndiag += (size_t)nd_;
-        } else {
-            if (px != x && py != y) ndiag++;
-            else nstraight++;
+        if (!jumps) {
             x = px;
             y = py;
+            out->cells[--k] = (tycho_cell){x, y};
+            i = par;
+            continue;
+        }
+        int ddx = x - px, ddy = y - py;
+        int nd_ = iabs(ddx) < iabs(ddy) ? iabs(ddx) : iabs(ddy);
+        int sx = isign(ddx), sy = isign(ddy);
+        int straight = (iabs(ddx) > iabs(ddy) ? iabs(ddx) : iabs(ddy)) - nd_;
+        int lx = iabs(ddx) > iabs(ddy) ? sx : 0, ly = iabs(ddx) > iabs(ddy) ? 0 : sy;
+        for (int s = 0; s < straight; s++) {
+            x -= lx;
+            y -= ly;
+            out->cells[--k] = (tycho_cell){x, y};
+        }
+        for (int s = 0; s < nd_; s++) {
+            x -= sx;
+            y -= sy;
             out->cells[--k] = (tycho_cell){x, y};
         }
         i = par;
     }
     out->count = count;
-    out->length = (double)nstraight + SQRT2 * (double)ndiag;
-    out->cost = out->length;
     return TYCHO_OK;
 }
 

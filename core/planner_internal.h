@@ -56,12 +56,16 @@ struct tycho_planner {
     bool allow_unknown;
     tycho_plan_opts opts;
     bool prepared;
+    bool length_only;   /* set by tycho_planner_distance: no cells written */
     double mult[256];   /* cost-aware multiplier by enc value */
     double mult_weight; /* weight mult[] was built for (NAN: not built) */
 
-    /* JPS bit lines (see jps.c) */
+    /* JPS bit lines (see jps.c): each array holds three planes of
+     * `plane` words: passable cells, then the stop lines of the two scan
+     * directions along it */
     uint64_t *rowbits, *colbits;
     size_t rw, cw;   /* words per bit row / bit column */
+    size_t plane;    /* words per plane (the larger of rows and columns) */
     size_t bits_cap; /* allocated words (each array) */
     bool bits_ready;
 

@@ -46,6 +46,14 @@ static void check_map(const char *name, size_t step)
             tycho_plan_algorithm algo = a ? TYCHO_PLAN_JPS : TYCHO_PLAN_ASTAR;
             st = tycho_planner_find_with(pl, algo, 0, q->start, q->goal, &path, &err);
             bool ok = st == TYCHO_OK && within(path.cost, q->optimal);
+            /* the same search without the path gives the same cost */
+            double d = -1;
+            tycho_status sd = tycho_planner_distance(pl, algo, 0, q->start, q->goal, &d, &err);
+            if (sd != st || (st == TYCHO_OK && d != path.cost)) {
+                ok = false;
+                fprintf(stderr, "%s line %zu: distance %d %.6f, path %d %.6f\n", name, i + 2, sd, d,
+                        st, path.cost);
+            }
             if (!ok) {
                 if (a) bad_jps++;
                 else bad_astar++;
@@ -172,13 +180,82 @@ static void test_errors(void)
     CHECK(tycho_movingai_load_scen("/nonexistent/x.scen", &sc, &err) == TYCHO_EIO);
 }
 
+/* JPS against A* on seeded random grids: widths and heights either side of
+ * the 64-cell words of JPS's bit lines (stop lines carry bits across words),
+ * densities from open to cluttered, and the same planner re-prepared after
+ * cells change (stale stop lines would show as a wrong cost). */
+static void test_random_grids(void)
+{
+    static const int sizes[] = {1, 2, 3, 7, 55, 63, 64, 65, 66, 127, 128, 129, 130, 200};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
+    uint32_t seed = 12345;
+#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+    tycho_planner *pl = tycho_planner_new();
+    tycho_path a, j;
+    tycho_path_init(&a);
+    tycho_path_init(&j);
+    size_t checked = 0, wrong = 0;
+    for (int si = 0; si < nsizes; si++) {
+        for (int sj = 0; sj < nsizes; sj += 3) {
+            int w = sizes[si], h = sizes[(si + sj) % nsizes];
+            tycho_err err = {0};
+            tycho_grid *g = tycho_grid_new(w, h, 1.0, (tycho_pose2){0, 0, 0}, 0, &err);
+            CHECK_MSG(g != NULL, "%s", err.msg);
+            if (!g) continue;
+            for (int round = 0; round < 3; round++) {
+                unsigned density = 5 + (RND() % 40); /* percent blocked */
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        tycho_grid_set(g, x, y, RND() % 100 < density ? 254 : 0);
+                CHECK(tycho_planner_prepare(pl, g, NULL, &err) == TYCHO_OK);
+                for (int q = 0; q < 25; q++) {
+                    tycho_cell s = {(int)(RND() % (unsigned)w), (int)(RND() % (unsigned)h)};
+                    tycho_cell t = {(int)(RND() % (unsigned)w), (int)(RND() % (unsigned)h)};
+                    tycho_grid_set(g, s.x, s.y, 0);
+                    tycho_grid_set(g, t.x, t.y, 0);
+                    /* the snapshot does not see the two cells just freed */
+                    CHECK(tycho_planner_prepare(pl, g, NULL, &err) == TYCHO_OK);
+                    tycho_status sa =
+                        tycho_planner_find_with(pl, TYCHO_PLAN_ASTAR, 0, s, t, &a, &err);
+                    tycho_status sj2 =
+                        tycho_planner_find_with(pl, TYCHO_PLAN_JPS, 0, s, t, &j, &err);
+                    double d = 0;
+                    tycho_status sd = tycho_planner_distance(pl, TYCHO_PLAN_JPS, 0, s, t, &d, &err);
+                    checked++;
+                    bool same = sa == sj2 && (sa != TYCHO_OK || fabs(a.cost - j.cost) < 1e-9) &&
+                                sd == sj2 && (sd == TYCHO_OK ? d == j.cost : isinf(d));
+                    if (!same && ++wrong <= 5)
+                        fprintf(stderr, "%dx%d (%d,%d)->(%d,%d): astar %d %.3f, jps %d %.3f\n", w,
+                                h, s.x, s.y, t.x, t.y, sa, a.cost, sj2, j.cost);
+                }
+            }
+            tycho_grid_free(g);
+        }
+    }
+#undef RND
+    CHECK_MSG(wrong == 0, "%zu of %zu random queries: JPS differs from A*", wrong, checked);
+    CHECK(checked > 1000);
+    tycho_path_release(&a);
+    tycho_path_release(&j);
+    tycho_planner_free(pl);
+}
+
 int main(void)
 {
+    test_random_grids();
     test_flip();
     test_errors();
     check_map("arena.map", 1);
     check_map("den011d.map", 1);
     check_map("random512-10-0.map", 4);
     check_map("maze512-4-0.map", 16);
+    /* the maps bench_planners adds (scenarios from tests/bench/movingai_scen.c) */
+    check_map("brc202d.map", 8);
+    check_map("den520d.map", 4);
+    check_map("ost003d.map", 4);
+    check_map("maze-128-128-10.map", 4);
+    check_map("Paris_1_256.map", 4);
+    check_map("random-64-64-20.map", 1);
+    check_map("room-32-32-4.map", 1);
     return check_summary("test_movingai");
 }

@@ -122,6 +122,12 @@ tycho_status tycho_planner_find(tycho_planner *p, tycho_cell start, tycho_cell g
 tycho_status tycho_planner_find_with(tycho_planner *p, tycho_plan_algorithm algo, double weight,
                                      tycho_cell start, tycho_cell goal, tycho_path *out,
                                      tycho_err *err);
+/* The cost of the path tycho_planner_find_with would return (its path.cost),
+ * without writing the path out: the same search, none of the cell-by-cell
+ * output. For ranking goals by distance, and for timing the search alone. */
+tycho_status tycho_planner_distance(tycho_planner *p, tycho_plan_algorithm algo, double weight,
+                                    tycho_cell start, tycho_cell goal, double *cost,
+                                    tycho_err *err);
 /* prepare + find (+ shorten if o->shorten). */
 tycho_status tycho_planner_plan(tycho_planner *p, const tycho_grid *g, tycho_cell start,
                                 tycho_cell goal, const tycho_plan_opts *o, tycho_path *out,
