@@ -225,8 +225,30 @@ return function(ctx)
           end
           engage_nearby()
           local f = pick_frontier()
+          -- doorways that the padded no-go band closes (a maze of 0.5 m
+          -- corridors): narrow the padding step by step while that opens a
+          -- frontier, and keep it narrowed for the rest of the mission
+          local padding = mapping:padding()
+          while not f and P.squeeze_doorways do
+            local before, after = mapping:squeeze(P.squeeze_min_padding)
+            if not before then break end
+            f = pick_frontier()
+            if f then
+              log:warn("explore: no frontier reachable with %.1f cm of footprint padding; squeezing to %.1f cm",
+                padding * 100, after * 100)
+            elseif after <= P.squeeze_min_padding then
+              mapping:unsqueeze(padding) -- nothing opened: as it was
+              break
+            end
+          end
           if not f then
             log:info("explore: no reachable frontier left")
+            -- the padding comes back for the rest: a squeezed band is for
+            -- getting through to explore, not for manoeuvring beside walls
+            if mapping:padding() < P.footprint_padding then
+              mapping:unsqueeze(P.footprint_padding)
+              log:info("explore: footprint padding back to %.1f cm", P.footprint_padding * 100)
+            end
             return "ThermalSweep"
           end
           log:debug("explore: frontier goal (%.2f, %.2f), %.2f m away", f.goal.x, f.goal.y, f.distance)
@@ -252,7 +274,7 @@ return function(ctx)
       end,
     },
     ThermalSweep = {
-      goes_to = { "Clustering" },
+      goes_to = { "Clustering", "Exploring" },
       run = function()
         local cov, faces = sweep:coverage(mapping.map)
         log:info("sweep: cameras have checked %.0f%% of %d wall faces", cov * 100, faces)
@@ -273,6 +295,14 @@ return function(ctx)
         cov, faces = sweep:coverage(mapping.map)
         log:info("sweep: %d views; cameras have checked %.0f%% of %d wall faces", views, cov * 100, faces)
         bb.thermal_coverage = cov
+        -- the views looked again at what exploration left: a doorway a
+        -- phantom wall cell had closed may be open now
+        if (bb.reexplored or 0) < P.max_reexplore and pick_frontier() then
+          bb.reexplored = (bb.reexplored or 0) + 1
+          log:info("sweep: a frontier is reachable again; exploring on (%d of at most %d)", bb.reexplored,
+            P.max_reexplore)
+          return "Exploring"
+        end
         return "Clustering"
       end,
     },
@@ -440,7 +470,7 @@ return function(ctx)
         end
         -- the sealed square grows by the robot's band: its centre goes far
         -- enough ahead that the robot itself stays outside it
-        local band = P.robot_radius + P.footprint_padding
+        local band = mapping:band()
         local ahead = h + band + 0.05
         local rx, ry = x + ahead * math.cos(yaw), y + ahead * math.sin(yaw)
         -- known from now on: passable at a price (the planner goes round

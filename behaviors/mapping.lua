@@ -22,6 +22,40 @@ function M.new(p, x, y)
   return self
 end
 
+--- The no-go band's half-width: the robot's radius plus the footprint
+-- padding in force (the parameter, or less once the mission squeezed it).
+function M:band()
+  return self.p.robot_radius + self:padding()
+end
+
+function M:padding()
+  local pad = self.p.footprint_padding
+  if self.squeezed and self.squeezed < pad then pad = self.squeezed end
+  return pad
+end
+
+--- Narrows the footprint padding to the next step down (half of it, and
+-- at last `floor`) for a maze whose doorways the padded band closes;
+-- returns the padding before and after, or nil when it is at the floor
+-- already. The robot's own radius is never given up, and the floor keeps a
+-- little more: a wall mapped half a cell off its true place must not let
+-- the disc graze it (with no padding at all the simulator saw contacts).
+function M:squeeze(floor)
+  local before = self:padding()
+  if before <= floor then return nil end
+  local after = before / 2
+  if after < 2 * floor then after = floor end
+  self.squeezed = after
+  self:refresh()
+  return before, after
+end
+
+--- Puts the padding back to `pad` (what squeeze returned as `before`).
+function M:unsqueeze(pad)
+  self.squeezed = pad < self.p.footprint_padding and pad or nil
+  self:refresh()
+end
+
 function M:insert_scan(pose, scan)
   self.map:insert_scan(pose, scan)
   self.scans = self.scans + 1
@@ -60,7 +94,7 @@ function M:refresh()
   if not cm or cm.width ~= m.width or cm.height ~= m.height or cm.origin.x ~= o.x or cm.origin.y ~= o.y then
     cm = m:copy()
   end
-  local band = self.p.robot_radius + self.p.footprint_padding
+  local band = self:band()
   m:inflate_into(cm, { inscribed_radius = band,
                        inflation_radius = self.p.inflation_radius,
                        cost_scaling_factor = self.p.cost_scaling_factor })
@@ -105,7 +139,7 @@ end
 -- the walls and cuts the corners; here it keeps the inflation's gradient
 -- and runs down the middle.
 function M:open()
-  return self:_variant("open", { inscribed_radius = self.p.robot_radius + self.p.footprint_padding,
+  return self:_variant("open", { inscribed_radius = self:band(),
                                  inflation_radius = self.p.inflation_radius,
                                  cost_scaling_factor = self.p.cost_scaling_factor })
 end
@@ -113,7 +147,7 @@ end
 --- Whether the world point (x, y) lies in a passable keep-out's square
 -- (grown by the robot's band, as it is stamped).
 function M:in_soft_keepout(x, y)
-  local band = self.p.robot_radius + self.p.footprint_padding
+  local band = self:band()
   for _, k in ipairs(self.keepouts) do
     if k.cost and k.cost < 253 and math.abs(x - k.x) <= k.h + band and math.abs(y - k.y) <= k.h + band then
       return true

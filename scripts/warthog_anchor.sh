@@ -20,9 +20,10 @@ for scen in *.map.scen; do
   map=${scen%.scen}
   best=""
   for _ in $(seq "$runs"); do
-    out=$("$bin" --alg "$alg" --scen "$scen" --map "$map" --checkopt 2>&1)
-    if grep -qi "optimality check failed\|suboptimal\|error" <<< "$out"; then
-      echo "$map: warthog reported a non-optimal answer or an error" >&2
+    rc=0
+    out=$("$bin" --alg "$alg" --scen "$scen" --map "$map" --checkopt 2>&1) || rc=$?
+    if [ "$rc" -ne 0 ] || grep -qi "optimality check failed\|suboptimal\|error" <<< "$out"; then
+      echo "$map: warthog reported a non-optimal answer or an error (exit $rc)" >&2
       grep -i "optimality\|suboptimal\|error" <<< "$out" | head -3 >&2
       exit 1
     fi

@@ -119,6 +119,57 @@ describe("heat_seek mission", function()
     assert.matches("80", text)
   end)
 
+  -- A generated maze in a scratch folder: its world file and a remover.
+  local function generated(seed)
+    local wdir = exe.tmpdir()
+    local code, text = exe.run { "run", "behaviors/gen_world.lua", "--seed", tostring(seed), "--out", wdir }
+    assert.are.equal(0, code, text)
+    return wdir .. "/world.lua", function()
+      for _, n in ipairs { "world.lua", "map.pgm", "map.yaml" } do os.remove(wdir .. "/" .. n) end
+      os.remove(wdir)
+    end
+  end
+
+  -- The mission on `world` with its info log (not --quiet): every source
+  -- engaged, no collision, most of the maze mapped, and the log line `says`.
+  local function solves(world, says)
+    local out = exe.tmpdir()
+    local code, text = exe.run { "run", "behaviors/heat_seek.lua", "--world", world, "--out", out }
+    local s = exe.read_json(out .. "/summary.json")
+    assert.are.equal(0, code, text)
+    assert.matches(says, text)
+    assert.are.equal(0, s.collisions)
+    assert.is_true(s.coverage > 0.9, "coverage " .. tostring(s.coverage))
+    for i, e in ipairs(s.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
+    cleanup(out)
+  end
+
+  it("squeezes through doorways the padded no-go band closes (0.5 m corridors, 5 cm walls)", function()
+    -- generated maze seed 80012: its mapped doorways are narrower than the
+    -- robot plus 4 cm of padding on each side; with the padding fixed (and
+    -- no second look after the sweep) the robot maps a quarter of it and
+    -- finds nothing
+    local world, remove = generated(80012)
+    local _, fixed, ftext, fdir = mission(world, { "--set", "squeeze_doorways=false", "--set", "max_reexplore=0" })
+    assert.is_table(fixed, ftext)
+    assert.is_true(fixed.coverage < 0.5, "coverage " .. tostring(fixed.coverage))
+    cleanup(fdir)
+    solves(world, "no frontier reachable with 4.0 cm of footprint padding; squeezing to")
+    remove()
+  end)
+
+  it("explores again when a frontier is reachable after the thermal sweep", function()
+    -- generated maze seed 90036: exploration ends with the way into the
+    -- middle closed (57 % coverage); the sweep's views open it again
+    local world, remove = generated(90036)
+    local _, once, otext, odir = mission(world, { "--set", "max_reexplore=0" })
+    assert.is_table(once, otext)
+    assert.is_true(once.coverage < 0.7, "coverage " .. tostring(once.coverage))
+    cleanup(odir)
+    solves(world, "sweep: a frontier is reachable again; exploring on")
+    remove()
+  end)
+
   it("refuses a missing world with a clear message", function()
     local code, _, text = mission("maps/no_such_world.lua")
     assert.are_not.equal(0, code)
