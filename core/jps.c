@@ -46,7 +46,9 @@ enum { D_E, D_W, D_N, D_S, D_DIAG };
  * precomputed, so a changed costmap costs what building the bit lines
  * costs -- and they let a scan read one line instead of three. */
 #define PAD 64
-/* up: towards higher x or y. REACH planes: see reach_lines */
+/* The planes beside each passable line (PLANE_FREE): its stop lines and
+ * reach lines (see reach_lines) for scans up (towards higher x or y) and
+ * down. */
 enum { PLANE_FREE, PLANE_UP, PLANE_DOWN, PLANE_REACH_UP, PLANE_REACH_DOWN, NPLANES };
 
 /* Stop lines of line L (n words) between side lines A and B. */
@@ -163,21 +165,15 @@ static tycho_status build_bits(tycho_planner *p, tycho_err *err)
             colw[(size_t)x * cw] |= ybit;
         }
     }
-    for (int y = 0; y < h; y++) {
-        const uint64_t *L = p->rowbits + (size_t)(y + 1) * rw;
-        size_t o = (size_t)(y + 1) * rw;
-        uint64_t *r = p->rowbits + o;
-        stop_lines(L, L + rw, L - rw, rw, r + plane * PLANE_UP, r + plane * PLANE_DOWN);
-        reach_lines(L, r + plane * PLANE_UP, r + plane * PLANE_DOWN, rw, r + plane * PLANE_REACH_UP,
-                    r + plane * PLANE_REACH_DOWN);
-    }
-    for (int x = 0; x < w; x++) {
-        const uint64_t *L = p->colbits + (size_t)(x + 1) * cw;
-        size_t o = (size_t)(x + 1) * cw;
-        uint64_t *c = p->colbits + o;
-        stop_lines(L, L + cw, L - cw, cw, c + plane * PLANE_UP, c + plane * PLANE_DOWN);
-        reach_lines(L, c + plane * PLANE_UP, c + plane * PLANE_DOWN, cw, c + plane * PLANE_REACH_UP,
-                    c + plane * PLANE_REACH_DOWN);
+    /* the derived planes of every line (the border lines are never scanned) */
+    for (int k = 0; k < w + h; k++) {
+        bool is_row = k < h;
+        size_t n = is_row ? rw : cw;
+        uint64_t *L =
+            is_row ? p->rowbits + (size_t)(k + 1) * rw : p->colbits + (size_t)(k - h + 1) * cw;
+        stop_lines(L, L + n, L - n, n, L + plane * PLANE_UP, L + plane * PLANE_DOWN);
+        reach_lines(L, L + plane * PLANE_UP, L + plane * PLANE_DOWN, n, L + plane * PLANE_REACH_UP,
+                    L + plane * PLANE_REACH_DOWN);
     }
     p->bits_ready = true;
     return TYCHO_OK;
