@@ -135,17 +135,35 @@ return function(ctx)
       -- mean, moved off the wall face towards the robot by a source's
       -- radius, then turn to it
       tasks.sleep(P.aim_dwell)
-      local ax, ay, n = 0, 0, 0
-      for i = #bb.detections, 1, -1 do
-        local d = bb.detections[i]
-        if d.t < since then break end
-        if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then ax, ay, n = ax + d.x, ay + d.y, n + 1 end
+      local function fresh_mean(from)
+        local ax, ay, n = 0, 0, 0
+        for i = #bb.detections, 1, -1 do
+          local d = bb.detections[i]
+          if d.t < from then break end
+          if dist(d.x, d.y, t.x, t.y) < P.target_merge_distance then ax, ay, n = ax + d.x, ay + d.y, n + 1 end
+        end
+        if n > 0 then return ax / n, ay / n end
       end
-      if n > 0 then
-        ax, ay = ax / n, ay / n
-        aim = { x = ax, y = ay }
-        local rx, ry = robot.pose()
+      local ax, ay = fresh_mean(since)
+      if ax then
+        local rx, ry, ryaw = robot.pose()
         local r = dist(rx, ry, ax, ay)
+        -- too close (the standoff was placed off a cluster that was not
+        -- where the source is): a few centimetres of error in the aim
+        -- point are many degrees; back away along the line of sight,
+        -- never into a wall, and aim again from there
+        if r < P.min_fire_distance then
+          await(nav:straight(-0.1, ryaw, function(s) return s >= P.standoff_distance - r end, 10))
+          local again = now()
+          rx, ry = robot.pose()
+          await(nav:face(math.atan(ay - ry, ax - rx), math.rad(P.align_tolerance)))
+          tasks.sleep(P.aim_dwell)
+          local bx, by = fresh_mean(again)
+          if bx then ax, ay = bx, by end
+          rx, ry = robot.pose()
+          r = dist(rx, ry, ax, ay)
+        end
+        aim = { x = ax, y = ay }
         if r > 0.2 then ax, ay = ax + 0.1 * (rx - ax) / r, ay + 0.1 * (ry - ay) / r end
         await(nav:face(math.atan(ay - ry, ax - rx), math.rad(P.align_tolerance)))
       end
@@ -252,7 +270,7 @@ return function(ctx)
             return "ThermalSweep"
           end
           log:debug("explore: frontier goal (%.2f, %.2f), %.2f m away", f.goal.x, f.goal.y, f.distance)
-          local op = nav:go_to(f.goal.x, f.goal.y)
+          local op = nav:go_to(f.goal.x, f.goal.y, nil, nil, { through = true })
           -- drive until there, or until that frontier's edge is mapped (then
           -- pick the next one without stopping)
           local map, fx, fy = mapping.map, f.nearest.x, f.nearest.y

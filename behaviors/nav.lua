@@ -12,14 +12,35 @@ Nav.__index = Nav
 
 local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
 
+-- Where the time goes (summary.json's nav): driving (moving at over a
+-- quarter of top speed), turning (on the spot or crawling) or still.
+function Nav:_account(dt)
+  local x, y, yaw = self.robot.pose()
+  local last, st = self.last_pose, self.stats
+  self.last_pose = { x = x, y = y, yaw = yaw }
+  if not last or dt <= 0 then return end
+  local d = math.sqrt((x - last.x) ^ 2 + (y - last.y) ^ 2)
+  st.distance_m = st.distance_m + d
+  if d > 0.25 * self.params.max_speed * dt then
+    st.driving_s = st.driving_s + dt
+  elseif math.abs(wrap(yaw - last.yaw)) > 0.05 * dt then
+    st.turning_s = st.turning_s + dt
+  else
+    st.still_s = st.still_s + dt
+  end
+end
+
 --- Nav.new{robot=, mapping=, params=, log=, clock=function() -> t}
 function Nav.new(o)
   local self = setmetatable(o, Nav)
   -- short lookahead: maze corridors are under a metre wide
   self.follower = tycho.follower { max_v = o.params.max_speed, desired_v = o.params.max_speed,
-                                   min_lookahead = 0.25, max_lookahead = 0.6 }
+                                   min_lookahead = 0.25, max_lookahead = 0.6,
+                                   lookahead_time = o.params.lookahead_time,
+                                   min_radius = o.params.curve_radius,
+                                   approach_dist = o.params.approach_distance }
   self.stats = { goals = 0, arrived = 0, failed = 0, replans = 0, recoveries = 0, plans = 0,
-                 corner_guards = 0 }
+                 corner_guards = 0, distance_m = 0, driving_s = 0, turning_s = 0, still_s = 0 }
   return self
 end
 
@@ -116,11 +137,13 @@ local function operation(self, g)
   }
 end
 
---- go_to(x, y [, yaw [, timeout]]) -> op; await it: "arrived" | nil, reason
-function Nav:go_to(x, y, yaw, timeout)
+--- go_to(x, y [, yaw [, timeout [, opts]]]) -> op; await it: "arrived" | nil, reason
+-- opts.through: a waypoint the caller will replace before the robot gets
+-- there (a frontier): no slowing down on the approach.
+function Nav:go_to(x, y, yaw, timeout, opts)
   self.stats.goals = self.stats.goals + 1
   local g = { kind = "go_to", x = x, y = y, yaw = yaw, replans = 0, recoveries = 0,
-              timeout = timeout or self.params.goal_timeout }
+              timeout = timeout or self.params.goal_timeout, through = opts and opts.through }
   local op = operation(self, g)
   local pts, why = self:plan(x, y)
   if not pts then
@@ -143,6 +166,11 @@ end
 function Nav:_set_path(g, pts, keep_progress)
   g.path = pts
   g.next_replan = self.clock() + self.params.replan_period
+  local approach = g.through and 0 or self.params.approach_distance
+  if self.approach ~= approach then
+    self.follower:set_params { approach_dist = approach }
+    self.approach = approach
+  end
   self.follower:set_path(pts, g.yaw)
   if not keep_progress then g.remaining = math.huge end
 end
@@ -240,6 +268,23 @@ function Nav:arc_collides(x, y, yaw, v, w, limit)
   return false
 end
 
+-- A turn rate at which backing up at speed v (< 0) is clear, straight
+-- first; nil if none. A robot already inside the padded band is judged by
+-- its bare disc (every arc from inside the band touches the band).
+function Nav:_backing_arc(x, y, yaw, v)
+  local in_band = self.mapping.tight and self.mapping:cost_at(x, y) >= 253
+  for _, w in ipairs { 0, 0.6, -0.6, 1.2, -1.2 } do
+    local clear
+    if in_band then
+      clear = self.mapping:tight():arc_hit(x, y, yaw, v, w, self.params.collision_horizon) == false
+    else
+      clear = not self:arc_collides(x, y, yaw, v, w)
+    end
+    if clear then return w end
+  end
+  return nil
+end
+
 -- Heading from the robot to the path point about `ahead` metres past the
 -- point nearest to the robot.
 local function path_bearing(g, nearest, x, y, ahead)
@@ -269,6 +314,7 @@ end
 
 --- One control tick.
 function Nav:control(dt)
+  self:_account(dt)
   local g = self.goal
   if not g or g.done then return end
   local now = self.clock()
@@ -284,11 +330,20 @@ function Nav:control(dt)
     local d = math.sqrt((x - g.x0) ^ 2 + (y - g.y0) ^ 2)
     if g.stop(d) then return finish(self, true, "done") end
     local want = g.yaw + (g.steer and g.steer() or 0)
-    self.robot.drive(g.v, math.max(-1, math.min(1, 3 * wrap(want - yaw))))
+    local w = math.max(-1, math.min(1, 3 * wrap(want - yaw)))
+    -- backing up is blind (the LiDAR's view behind is what the map holds):
+    -- stop before the bare disc would touch a wall
+    if g.v < 0 and self.mapping.tight
+       and self.mapping:tight():arc_hit(x, y, yaw, g.v, w, self.params.collision_horizon) ~= false then
+      return finish(self, true, "wall behind")
+    end
+    self.robot.drive(g.v, w)
   elseif g.recover_until then
-    -- recovery: back up (if the way behind is clear), then re-plan
-    if now < g.recover_until and not self:arc_collides(x, y, yaw, -0.08, 0) then
-      self.robot.drive(-0.08, 0)
+    -- recovery: back up (straight, or on an arc when straight back is
+    -- blocked), then re-plan
+    local bw = now < g.recover_until and self:_backing_arc(x, y, yaw, -0.08)
+    if bw then
+      self.robot.drive(-0.08, bw)
     else
       g.recover_until = nil
       replan(self, g, "stuck", true)
@@ -298,7 +353,9 @@ function Nav:control(dt)
     if g.done then return end
     local v, w, status, nearest, remaining = self.follower:step({ x = x, y = y, yaw = yaw }, dt)
     if status == "arrived" then return finish(self, true, "arrived") end
-    if v > 0 and self:arc_collides(x, y, yaw, v, w) then
+    -- (a turn the guard began is finished even when the follower, rotating
+    -- towards its carrot, would turn the other way)
+    if (v > 0 and self:arc_collides(x, y, yaw, v, w)) or g.escape then
       -- the pursuit arc would clip a wall (a corner cut): pick the safe
       -- (v, w) that heads best towards the path just ahead; turn on the
       -- spot if none; back up and re-plan if already facing the path
@@ -334,6 +391,7 @@ function Nav:control(dt)
         end
       elseif math.abs(err) > 0.2 then
         v, w = 0, turn
+        g.escape = { dir = bearing, until_t = now + 2 }
       elseif self.mapping.tight and self.mapping:tight():arc_hit(x, y, yaw, 0.04, turn,
                                                                  self.params.collision_horizon) == false then
         -- squeezing through the padding: the padded band is a margin, but
@@ -355,9 +413,15 @@ function Nav:control(dt)
         end
         self.log:debug("nav: path ahead too close to a wall, backing up and re-planning")
         g.recover_until = now + 1.0
+        -- the next try at this corner goes slowly: the faster the
+        -- pursuit, the more it cuts the corner that stopped it
+        g.careful_until = g.recover_until + self.params.careful_time
         self.robot.drive(0, 0)
         return
       end
+    end
+    if g.careful_until and now < g.careful_until and v > self.params.careful_speed then
+      v, w = self.params.careful_speed, w * self.params.careful_speed / v -- same arc, slower
     end
     self.robot.drive(v, w)
     if remaining and remaining < g.remaining - 0.05 then

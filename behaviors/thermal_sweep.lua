@@ -36,11 +36,12 @@ end
 
 --- Wall faces of `map` (lethal cells with a free 4-neighbour, found in C)
 -- -> list of {x, y, nx, ny, checked} (world centre, unit normal into the
--- free side).
+-- free side). A face is checked when the free cell in front of it is: the
+-- two faces of a wall one cell thick share their wall cell, not that.
 function TS:faces(map)
   local faces = map:wall_faces()
-  local checked = self.checked
-  for _, f in ipairs(faces) do f.checked = checked:has(f.x, f.y) end
+  local checked, r = self.checked, self.res
+  for _, f in ipairs(faces) do f.checked = checked:has(f.x + f.nx * r, f.y + f.ny * r) end
   return faces
 end
 

@@ -149,7 +149,12 @@ tycho_status tycho_cell_set_observe(tycho_cell_set *s, tycho_pose2 pose, const t
         if (!(fabs(wrap(a - cam_yaw)) <= fov / 2)) continue;
         double r = scan->ranges[i];
         if (!(r > 0 && r <= max_range)) continue;
-        double x = pose.x + r * cos(pose.yaw + a), y = pose.y + r * sin(pose.yaw + a);
+        /* one cell short of the hit: the block marked then holds the wall
+         * cell and the free cells on the seen side, not those on the far
+         * side of a wall one cell thick (whose far face this camera did
+         * not see) */
+        double back = r > res ? r - res : 0;
+        double x = pose.x + back * cos(pose.yaw + a), y = pose.y + back * sin(pose.yaw + a);
         for (int dx = -1; dx <= 1; dx++)
             for (int dy = -1; dy <= 1; dy++)
                 if (tycho_cell_set_add(s, x + dx * res, y + dy * res) < 0)

@@ -417,9 +417,9 @@ size_t tycho_wall_faces(const tycho_grid *g, int threshold, int free_max, tycho_
                 int x = cx + DIRS[d][0], y = cy + DIRS[d][1];
                 if (!tycho_grid_in_bounds_wh(w, h, x, y) || tycho_grid_get(g, x, y) > free_max)
                     continue;
+                /* every free side: a wall one cell thick has two faces */
                 if (fn) fn(ud, cx, cy, DIRS[d][0], DIRS[d][1]);
                 n++;
-                break;
             }
         }
     }

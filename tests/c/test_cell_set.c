@@ -38,11 +38,14 @@ static void test_observe(void)
     scan.ranges[0] = scan.ranges[1] = scan.ranges[2] = 1;
     scan.ranges[3] = 3;
     size_t added = 0;
-    /* a camera looking ahead with a 60 deg field: only the beam ahead, 9 cells */
+    /* a camera looking ahead with a 60 deg field: only the beam ahead, the
+     * 9 cells round the point a cell short of its end (0.95, 0): the wall
+     * cell hit and the free side, not the cell beyond a one-cell wall */
     CHECK(tycho_cell_set_observe(s, (tycho_pose2){0, 0, 0}, &scan, 0, M_PI / 3, 1.5, &added,
                                  &err) == TYCHO_OK);
-    CHECK(added == 9 && tycho_cell_set_has(s, 1, 0) && tycho_cell_set_has(s, 1.05, 0.05));
-    CHECK(!tycho_cell_set_has(s, 0, 1));
+    CHECK(added == 9 && tycho_cell_set_has(s, 1, 0) && tycho_cell_set_has(s, 0.95, 0) &&
+          tycho_cell_set_has(s, 0.9, 0.05));
+    CHECK(!tycho_cell_set_has(s, 1.05, 0) && !tycho_cell_set_has(s, 0, 1));
     /* looking right (-90 deg): the beam there is beyond max_range */
     CHECK(tycho_cell_set_observe(s, (tycho_pose2){0, 0, 0}, &scan, -M_PI / 2, M_PI / 3, 1.5, &added,
                                  &err) == TYCHO_OK);
@@ -50,7 +53,7 @@ static void test_observe(void)
     /* the robot turned a quarter: the beam ahead ends at (0, 1) */
     CHECK(tycho_cell_set_observe(s, (tycho_pose2){0, 0, M_PI / 2}, &scan, 0, M_PI / 3, 1.5, &added,
                                  &err) == TYCHO_OK);
-    CHECK(added == 9 && tycho_cell_set_has(s, 0, 1));
+    CHECK(added == 9 && tycho_cell_set_has(s, 0, 1) && !tycho_cell_set_has(s, 0, 1.05));
     CHECK(tycho_cell_set_observe(s, (tycho_pose2){0, 0, 0}, &scan, 0, 0, 1.5, &added, &err) ==
           TYCHO_EINVAL);
     tycho_scan_free(&scan);

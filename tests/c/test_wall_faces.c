@@ -36,8 +36,16 @@ int main(void)
     tycho_grid_set(g, 1, 1, 200);
     CHECK(tycho_wall_faces(g, 254, 0, NULL, NULL) == 22);
     CHECK(tycho_wall_faces(g, 254, 252, NULL, NULL) == 24);
-    /* a lower threshold makes the 200 cell an obstacle with free neighbours */
-    CHECK(tycho_wall_faces(g, 200, 0, NULL, NULL) == 23);
+    /* a lower threshold makes the 200 cell an obstacle with two free sides
+     * (+x and +y: two faces), and the walls beside it lose theirs */
+    CHECK(tycho_wall_faces(g, 200, 0, NULL, NULL) == 24);
+    /* a wall one cell thick across the room (x = 5, y 1..4): both of its
+     * sides are faces, facing opposite ways */
+    tycho_grid_set(g, 1, 1, 0);
+    for (int y = 1; y <= 4; y++) tycho_grid_set(g, 5, y, 254);
+    s = (seen){0};
+    CHECK(tycho_wall_faces(g, 254, 0, count, &s) == 24 - 2 + 8);
+    CHECK(s.n == 30);
     tycho_grid_free(g);
     return check_summary("wall_faces");
 }

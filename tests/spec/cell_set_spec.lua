@@ -21,8 +21,9 @@ local function lua_observe(checked, res, max_range, pose, scan, cam_yaw, fov)
     if math.abs(wrap(a - cam_yaw)) <= fov / 2 then
       local r = scan:range(i + 1)
       if r > 0 and r <= max_range then
-        local x = pose.x + r * math.cos(pose.yaw + a)
-        local y = pose.y + r * math.sin(pose.yaw + a)
+        local back = r > res and r - res or 0 -- a cell short of the hit: the seen side
+        local x = pose.x + back * math.cos(pose.yaw + a)
+        local y = pose.y + back * math.sin(pose.yaw + a)
         for dx = -1, 1 do
           for dy = -1, 1 do
             local k = lua_key(res, x + dx * res, y + dy * res)

@@ -63,28 +63,31 @@ describe("heat_seek mission", function()
   end
 
   it("does not fire at a ghost target it cannot see again when facing it", function()
-    -- seed 2: clusters that do not show again when faced (smeared along a
-    -- wall from far views, or a hot pixel column spanning a near wall and
-    -- a far one); each gets a second standoff, then is given up, never
-    -- fired at
-    local code, s, text, dir = mission("maps/maze_small.lua", { "--seed", "2" })
-    assert.are.equal(0, code, text)
+    -- clusters that do not show again when faced (smeared along a wall from
+    -- far views, or a hot pixel column spanning a near wall and a far one)
+    -- each get a second standoff, then are given up, never fired at. Which
+    -- seed makes one depends on every detail of the run, so three seeds
+    -- (each makes at least one today) and at least one ghost among them.
     local ghosts = 0
-    for i, t in ipairs(s.targets) do
-      if t.unconfirmed then
-        ghosts = ghosts + 1
-        assert.is_false(t.engaged)
-        for _, l in ipairs(s.launches) do assert.are_not.equal(i, l.target) end
+    for _, seed in ipairs { "1", "5", "7" } do
+      local code, s, text, dir = mission("maps/maze_small.lua", { "--seed", seed })
+      assert.are.equal(0, code, text)
+      for i, t in ipairs(s.targets) do
+        if t.unconfirmed then
+          ghosts = ghosts + 1
+          assert.is_false(t.engaged)
+          for _, l in ipairs(s.launches) do assert.are_not.equal(i, l.target) end
+        end
       end
-    end
-    assert.is_true(ghosts >= 1, "the ghost is declined")
-    for _, l in ipairs(s.launches) do
-      if type(l.target) == "number" then
-        assert.is_truthy(l.engaged_source, "a ball fired at target " .. l.target .. " hit nothing")
+      for _, l in ipairs(s.launches) do
+        if type(l.target) == "number" then
+          assert.is_truthy(l.engaged_source, "seed " .. seed .. ": a ball fired at target " .. l.target .. " hit nothing")
+        end
       end
+      for i, e in ipairs(s.engaged) do assert.is_true(e, "seed " .. seed .. ": heat source " .. i .. " not engaged") end
+      cleanup(dir)
     end
-    for i, e in ipairs(s.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
-    cleanup(dir)
+    assert.is_true(ghosts >= 1, "a ghost is declined")
   end)
 
   it("is deterministic for a seed (summary equal but for the wall time)", function()
@@ -119,10 +122,13 @@ describe("heat_seek mission", function()
     assert.matches("80", text)
   end)
 
-  -- A generated maze in a scratch folder: its world file and a remover.
-  local function generated(seed)
+  -- A generated maze in a scratch folder (knobs: more gen_world.lua
+  -- arguments): its world file and a remover.
+  local function generated(seed, knobs)
     local wdir = exe.tmpdir()
-    local code, text = exe.run { "run", "behaviors/gen_world.lua", "--seed", tostring(seed), "--out", wdir }
+    local args = { "run", "behaviors/gen_world.lua", "--seed", tostring(seed), "--out", wdir }
+    for _, k in ipairs(knobs or {}) do args[#args + 1] = k end
+    local code, text = exe.run(args)
     assert.are.equal(0, code, text)
     return wdir .. "/world.lua", function()
       for _, n in ipairs { "world.lua", "map.pgm", "map.yaml" } do os.remove(wdir .. "/" .. n) end
@@ -131,42 +137,52 @@ describe("heat_seek mission", function()
   end
 
   -- The mission on `world` with its info log (not --quiet): every source
-  -- engaged, no collision, most of the maze mapped, and the log line `says`.
-  local function solves(world, says)
+  -- engaged, no collision, most of the maze mapped (more than min_coverage,
+  -- default 0.9), and the log line `says`.
+  local function solves(world, says, min_coverage)
     local out = exe.tmpdir()
     local code, text = exe.run { "run", "behaviors/heat_seek.lua", "--world", world, "--out", out }
     local s = exe.read_json(out .. "/summary.json")
     assert.are.equal(0, code, text)
     assert.matches(says, text)
     assert.are.equal(0, s.collisions)
-    assert.is_true(s.coverage > 0.9, "coverage " .. tostring(s.coverage))
+    assert.is_true(s.coverage > (min_coverage or 0.9), "coverage " .. tostring(s.coverage))
     for i, e in ipairs(s.engaged) do assert.is_true(e, "heat source " .. i .. " not engaged") end
     cleanup(out)
   end
 
-  it("squeezes through doorways the padded no-go band closes (0.5 m corridors, 5 cm walls)", function()
-    -- generated maze seed 80012: its mapped doorways are narrower than the
-    -- robot plus 4 cm of padding on each side; with the padding fixed (and
-    -- no second look after the sweep) the robot maps a quarter of it and
-    -- finds nothing
-    local world, remove = generated(80012)
+  -- generated maze seed 150001 with 0.45 m corridors and 5 cm walls
+  -- (narrower than the campaign's 0.5-1.5 m): its mapped doorways are
+  -- narrower than the robot plus 4 cm of padding on each side, and some open
+  -- only once the thermal sweep's views have rescanned them
+  local narrow = { "--cell", "0.45", "--wall", "0.05" }
+
+  it("squeezes through doorways the padded no-go band closes (0.45 m corridors, 5 cm walls)", function()
+    -- with the padding fixed (and no second look after the sweep) the robot
+    -- maps half of it and engages nothing
+    local world, remove = generated(150001, narrow)
     local _, fixed, ftext, fdir = mission(world, { "--set", "squeeze_doorways=false", "--set", "max_reexplore=0" })
     assert.is_table(fixed, ftext)
-    assert.is_true(fixed.coverage < 0.5, "coverage " .. tostring(fixed.coverage))
+    assert.is_true(fixed.coverage < 0.55, "coverage " .. tostring(fixed.coverage))
+    for i, e in ipairs(fixed.engaged) do assert.is_false(e, "heat source " .. i .. " engaged") end
     cleanup(fdir)
-    solves(world, "no frontier reachable with 4.0 cm of footprint padding; squeezing to")
+    solves(world, "no frontier reachable with 4.0 cm of footprint padding; squeezing to", 0.85)
     remove()
   end)
 
   it("explores again when a frontier is reachable after the thermal sweep", function()
-    -- generated maze seed 90036: exploration ends with the way into the
-    -- middle closed (57 % coverage); the sweep's views open it again
-    local world, remove = generated(90036)
+    -- the same maze, squeezing but exploring once: exploration ends with
+    -- part of it closed (73 %, two sources of four); the sweep's views open
+    -- it again
+    local world, remove = generated(150001, narrow)
     local _, once, otext, odir = mission(world, { "--set", "max_reexplore=0" })
     assert.is_table(once, otext)
-    assert.is_true(once.coverage < 0.7, "coverage " .. tostring(once.coverage))
+    assert.is_true(once.coverage < 0.8, "coverage " .. tostring(once.coverage))
+    local engaged = 0
+    for _, e in ipairs(once.engaged) do if e then engaged = engaged + 1 end end
+    assert.is_true(engaged < #once.engaged, "every source engaged without exploring again")
     cleanup(odir)
-    solves(world, "sweep: a frontier is reachable again; exploring on")
+    solves(world, "sweep: a frontier is reachable again; exploring on", 0.85)
     remove()
   end)
 

@@ -24,8 +24,11 @@ int tycho_cell_set_add(tycho_cell_set *s, double x, double y);
 /* What a camera sees of the walls: for every beam of `scan` (taken at
  * `pose`, world frame) whose direction lies within fov/2 of the camera's
  * axis cam_yaw (robot frame; the scan covers the full turn) and whose range
- * is in (0, max_range], the cell of its end point and its 8 neighbours are
- * added. *added (may be NULL) gets the number of new cells. */
+ * is in (0, max_range], the cell of the point one cell (resolution) short
+ * of its end, towards the sensor, and that cell's 8 neighbours are added:
+ * the wall cell hit and the free cells in front of it, so the two faces of
+ * a wall one cell thick are told apart by their free neighbours. *added
+ * (may be NULL) gets the number of new cells. */
 tycho_status tycho_cell_set_observe(tycho_cell_set *s, tycho_pose2 pose, const tycho_scan *scan,
                                     double cam_yaw, double fov, double max_range, size_t *added,
                                     tycho_err *err);

@@ -86,10 +86,12 @@ const int32_t *tycho_labels_data(const tycho_labels *l, int *width, int *height)
 
 /* --- wall faces ------------------------------------------------------------
  * The obstacle cells a robot can look at: cost >= threshold (and not unknown
- * 255) with a 4-neighbour whose cost is <= free_max. For each, in row-major
- * order, fn(ud, cx, cy, nx, ny) gets the cell and the direction (nx, ny) of
- * its first such neighbour (tried in the order +x, -x, +y, -y). Returns how
- * many faces there are. */
+ * 255) with a 4-neighbour whose cost is <= free_max. A face is such a cell
+ * and one such neighbour: a wall one cell thick with free space on both
+ * sides has two faces (a camera on one side does not see the other). In
+ * row-major order of the cells, and for each cell in the order +x, -x, +y,
+ * -y, fn(ud, cx, cy, nx, ny) gets the cell and the direction (nx, ny) of the
+ * neighbour. Returns how many faces there are. */
 typedef void (*tycho_face_fn)(void *ud, int cx, int cy, int nx, int ny);
 size_t tycho_wall_faces(const tycho_grid *g, int threshold, int free_max, tycho_face_fn fn,
                         void *ud);
