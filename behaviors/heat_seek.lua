@@ -100,7 +100,7 @@ end
 -- the blackboard: everything the behaviour knows, kept across reloads
 local bb = {
   detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {}, frames = {},
-  blacklist = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
+  blacklist = {}, unmapped_arrivals = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
   front_range = math.huge, left_range = math.huge, right_range = math.huge, max_pitch = 0,
 }
 

@@ -116,7 +116,7 @@ return params.declare("heat_seek", {
     doc = "facing a target, wait this long for a fresh detection on it before firing (0 = fire blind)" },
   { name = "confirm_views", type = "integer", default = 2, min = 1, max = 10,
     doc = "standoffs tried for a target whose heat does not show when faced, before it is given up" },
-  { name = "min_fire_distance", type = "number", default = 0.4, min = 0, max = 1.45, unit = "m",
+  { name = "min_fire_distance", type = "number", default = 0.55, min = 0, max = 1.45, unit = "m",
     doc = "closer than this to the heat it is about to fire at, the robot backs away (up to standoff_distance) and aims again" },
   { name = "aim_dwell", type = "number", default = 0.5, min = 0, max = 10, unit = "s",
     doc = "once the target shows when faced, gather this long of fresh detections to aim at" },

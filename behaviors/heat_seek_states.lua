@@ -274,15 +274,27 @@ return function(ctx)
           -- drive until there, or until that frontier's edge is mapped (then
           -- pick the next one without stopping)
           local map, fx, fy = mapping.map, f.nearest.x, f.nearest.y
-          tasks.wait_until(function()
-            if not nav:active() then return true end
+          local function mapped()
             local cx, cy, inside = map:world_to_cell(fx, fy)
             return inside and map:get(cx, cy) ~= 255
-          end, P.goal_timeout)
+          end
+          tasks.wait_until(function() return not nav:active() or mapped() end, P.goal_timeout)
           if nav:active() then
             op:cancel()
           else
             local ok, why = await(op)
+            -- arrived, and the frontier's edge still unknown after a second
+            -- of scans from there, three times over: nothing the LiDAR can
+            -- map from where the robot can stand (else it would pick that
+            -- frontier for ever)
+            if ok and not tasks.wait_until(mapped, 1.0) then
+              local n = 0
+              for _, a in ipairs(bb.unmapped_arrivals) do
+                if dist(a.x, a.y, f.goal.x, f.goal.y) < 0.3 then n = n + 1 end
+              end
+              bb.unmapped_arrivals[#bb.unmapped_arrivals + 1] = { x = f.goal.x, y = f.goal.y }
+              if n >= 2 then ok, why = false, "arrived three times, still unmapped" end
+            end
             if not ok then
               log:info("explore: frontier at (%.2f, %.2f) failed (%s); blacklisted", f.goal.x, f.goal.y, tostring(why))
               bb.blacklist[#bb.blacklist + 1] = { x = f.goal.x, y = f.goal.y }

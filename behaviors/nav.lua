@@ -420,7 +420,11 @@ function Nav:control(dt)
         return
       end
     end
-    if g.careful_until and now < g.careful_until and v > self.params.careful_speed then
+    -- careful after a recovery, and all the while the band is squeezed
+    -- (the map's walls are half a cell off either way; the margin is gone)
+    local careful = (g.careful_until and now < g.careful_until)
+      or (self.mapping.padding and self.mapping:padding() < self.params.footprint_padding)
+    if careful and v > self.params.careful_speed then
       v, w = self.params.careful_speed, w * self.params.careful_speed / v -- same arc, slower
     end
     self.robot.drive(v, w)

@@ -166,23 +166,23 @@ describe("heat_seek mission", function()
     assert.is_true(fixed.coverage < 0.55, "coverage " .. tostring(fixed.coverage))
     for i, e in ipairs(fixed.engaged) do assert.is_false(e, "heat source " .. i .. " engaged") end
     cleanup(fdir)
-    solves(world, "no frontier reachable with 4.0 cm of footprint padding; squeezing to", 0.85)
+    solves(world, "no frontier reachable with 4.0 cm of footprint padding; squeezing to", 0.75)
     remove()
   end)
 
   it("explores again when a frontier is reachable after the thermal sweep", function()
     -- the same maze, squeezing but exploring once: exploration ends with
-    -- part of it closed (73 %, two sources of four); the sweep's views open
+    -- part of it closed (63 %, two sources of four); the sweep's views open
     -- it again
     local world, remove = generated(150001, narrow)
     local _, once, otext, odir = mission(world, { "--set", "max_reexplore=0" })
     assert.is_table(once, otext)
-    assert.is_true(once.coverage < 0.8, "coverage " .. tostring(once.coverage))
+    assert.is_true(once.coverage < 0.7, "coverage " .. tostring(once.coverage))
     local engaged = 0
     for _, e in ipairs(once.engaged) do if e then engaged = engaged + 1 end end
     assert.is_true(engaged < #once.engaged, "every source engaged without exploring again")
     cleanup(odir)
-    solves(world, "sweep: a frontier is reachable again; exploring on", 0.85)
+    solves(world, "sweep: a frontier is reachable again; exploring on", 0.75)
     remove()
   end)
 
