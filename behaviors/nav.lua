@@ -16,14 +16,14 @@ local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
 -- quarter of top speed), turning (on the spot or crawling) or still.
 function Nav:_account(dt)
   local x, y, yaw = self.robot.pose()
-  local last, st = self.last_pose, self.stats
-  self.last_pose = { x = x, y = y, yaw = yaw }
-  if not last or dt <= 0 then return end
-  local d = math.sqrt((x - last.x) ^ 2 + (y - last.y) ^ 2)
+  local lx, ly, lyaw, st = self.last_x, self.last_y, self.last_yaw, self.stats
+  self.last_x, self.last_y, self.last_yaw = x, y, yaw -- no table per tick
+  if not lx or dt <= 0 then return end
+  local d = math.sqrt((x - lx) ^ 2 + (y - ly) ^ 2)
   st.distance_m = st.distance_m + d
   if d > 0.25 * self.params.max_speed * dt then
     st.driving_s = st.driving_s + dt
-  elseif math.abs(wrap(yaw - last.yaw)) > 0.05 * dt then
+  elseif math.abs(wrap(yaw - lyaw)) > 0.05 * dt then
     st.turning_s = st.turning_s + dt
   else
     st.still_s = st.still_s + dt
@@ -262,10 +262,16 @@ function Nav:arc_collides(x, y, yaw, v, w, limit)
   -- a robot already in the band was only kept off wall cells: its bare
   -- disc must clear the walls too (driving along a wall 5 cm off it is a
   -- collision however the costmap rounds it)
-  if self.mapping.tight and self.mapping:cost_at(x, y) >= 253 then
-    return self.mapping:tight():arc_hit(x, y, yaw, v, w, horizon) ~= false
-  end
+  if self.mapping.tight and self.mapping:cost_at(x, y) >= 253 then return not self:disc_clear(x, y, yaw, v, w) end
   return false
+end
+
+--- Whether the robot's bare disc (radius + 1 cm, no padding: mapping:tight())
+-- stays clear of every wall the map knows along the arc (v, w) for
+-- collision_horizon. True when the mapping has no tight variant.
+function Nav:disc_clear(x, y, yaw, v, w)
+  if not self.mapping.tight then return true end
+  return self.mapping:tight():arc_hit(x, y, yaw, v, w, self.params.collision_horizon) == false
 end
 
 -- A turn rate at which backing up at speed v (< 0) is clear, straight
@@ -275,11 +281,7 @@ function Nav:_backing_arc(x, y, yaw, v)
   local in_band = self.mapping.tight and self.mapping:cost_at(x, y) >= 253
   for _, w in ipairs { 0, 0.6, -0.6, 1.2, -1.2 } do
     local clear
-    if in_band then
-      clear = self.mapping:tight():arc_hit(x, y, yaw, v, w, self.params.collision_horizon) == false
-    else
-      clear = not self:arc_collides(x, y, yaw, v, w)
-    end
+    if in_band then clear = self:disc_clear(x, y, yaw, v, w) else clear = not self:arc_collides(x, y, yaw, v, w) end
     if clear then return w end
   end
   return nil
@@ -333,10 +335,7 @@ function Nav:control(dt)
     local w = math.max(-1, math.min(1, 3 * wrap(want - yaw)))
     -- backing up is blind (the LiDAR's view behind is what the map holds):
     -- stop before the bare disc would touch a wall
-    if g.v < 0 and self.mapping.tight
-       and self.mapping:tight():arc_hit(x, y, yaw, g.v, w, self.params.collision_horizon) ~= false then
-      return finish(self, true, "wall behind")
-    end
+    if g.v < 0 and not self:disc_clear(x, y, yaw, g.v, w) then return finish(self, true, "wall behind") end
     self.robot.drive(g.v, w)
   elseif g.recover_until then
     -- recovery: back up (straight, or on an arc when straight back is
@@ -392,8 +391,7 @@ function Nav:control(dt)
       elseif math.abs(err) > 0.2 then
         v, w = 0, turn
         g.escape = { dir = bearing, until_t = now + 2 }
-      elseif self.mapping.tight and self.mapping:tight():arc_hit(x, y, yaw, 0.04, turn,
-                                                                 self.params.collision_horizon) == false then
+      elseif self.mapping.tight and self:disc_clear(x, y, yaw, 0.04, turn) then
         -- squeezing through the padding: the padded band is a margin, but
         -- the bare disc must still clear the wall (a corner cut here hit it)
         v, w = 0.04, turn
