@@ -34,8 +34,11 @@ end
 -- by its latest node. W.final_map() finishes the loop search and renders the
 -- map from the optimised poses.
 local function wrap_slam(robot, P, log)
+  -- the pose graph is optimised on a thread of its own, its result taken 5
+  -- scans (a second at 5 Hz) later: the control tick never waits for it
   local slam = tycho.slam.new { window_xy = P.match_window, window_yaw = math.rad(P.match_window_deg),
-                                submap_scans = P.slam_submap_scans, loop_closure = P.slam_loop_closure }
+                                submap_scans = P.slam_submap_scans, loop_closure = P.slam_loop_closure,
+                                optimize_lag = 5 }
   local stats = { method = "slam", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0, loop_closures = 0 }
   local W = setmetatable({ localization = stats, slam = slam }, { __index = robot })
   function W.pose()

@@ -2,7 +2,7 @@
  *
  *   tycho.scan_matcher([{window_xy=, window_yaw=, step_yaw=, beam_stride=,
  *                        refine_steps=, min_score=, degenerate_ratio=, prior_xy=,
- *                        prior_yaw=}]) -> matcher
+ *                        prior_yaw=, plateau_centre=, plateau_tol=}]) -> matcher
  *   matcher:set_map(grid [, {occupied = 200, sigma = 0.05}])
  *   matcher:match(scan, {x=, y=, yaw=}) -> {x, y, yaw, score, guess_score, beams,
  *                                          ok, degenerate, info_min, info_max}
@@ -26,11 +26,10 @@ static lmatcher *check_matcher(lua_State *L, int idx)
 }
 
 static const tycho_opt_field matcher_fields[] = {
-    TYCHO_OPT_NUM("window_xy"),        TYCHO_OPT_NUM("window_yaw"),
-    TYCHO_OPT_NUM("step_yaw"),         TYCHO_OPT_INT("beam_stride"),
-    TYCHO_OPT_INT("refine_steps"),     TYCHO_OPT_NUM("min_score"),
-    TYCHO_OPT_NUM("degenerate_ratio"), TYCHO_OPT_NUM("prior_xy"),
-    TYCHO_OPT_NUM("prior_yaw"),        {0}};
+    TYCHO_OPT_NUM("window_xy"),        TYCHO_OPT_NUM("window_yaw"),   TYCHO_OPT_NUM("step_yaw"),
+    TYCHO_OPT_INT("beam_stride"),      TYCHO_OPT_INT("refine_steps"), TYCHO_OPT_NUM("min_score"),
+    TYCHO_OPT_NUM("degenerate_ratio"), TYCHO_OPT_NUM("prior_xy"),     TYCHO_OPT_NUM("prior_yaw"),
+    TYCHO_OPT_BOOL("plateau_centre"),  TYCHO_OPT_NUM("plateau_tol"),  {0}};
 static const tycho_opt_spec matcher_spec = {"scan_matcher", matcher_fields};
 
 static int l_new(lua_State *L)
@@ -52,6 +51,10 @@ static int l_new(lua_State *L)
     p->degenerate_ratio = tycho_l_optfield_number(L, 1, 1, "degenerate_ratio", p->degenerate_ratio);
     p->prior_xy = tycho_l_optfield_number(L, 1, 1, "prior_xy", p->prior_xy);
     p->prior_yaw = tycho_l_optfield_number(L, 1, 1, "prior_yaw", p->prior_yaw);
+    p->plateau_centre = tycho_l_optfield_boolean(L, 1, 1, "plateau_centre", p->plateau_centre);
+    p->plateau_tol = tycho_l_optfield_number(L, 1, 1, "plateau_tol", p->plateau_tol);
+    luaL_argcheck(L, p->plateau_tol >= 0 && p->plateau_tol <= 1, 1,
+                  "plateau_tol must be in [0, 1]");
     luaL_argcheck(L, p->prior_xy >= 0 && p->prior_xy <= 100, 1, "prior_xy must be in [0, 100]");
     luaL_argcheck(L, p->prior_yaw >= 0 && p->prior_yaw <= 100, 1, "prior_yaw must be in [0, 100]");
     luaL_argcheck(L, p->window_xy >= 0 && p->window_xy <= 5, 1, "window_xy must be in [0, 5] m");

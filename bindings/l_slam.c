@@ -50,6 +50,14 @@ static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),
                                               TYCHO_OPT_NUM("loop_sigma_xy"),
                                               TYCHO_OPT_NUM("loop_sigma_yaw"),
                                               TYCHO_OPT_NUM("huber"),
+                                              TYCHO_OPT_NUM("prior_xy"),
+                                              TYCHO_OPT_NUM("prior_yaw"),
+                                              TYCHO_OPT_INT("refine_steps"),
+                                              TYCHO_OPT_NUM("loop_reject"),
+                                              TYCHO_OPT_INT("optimize_lag"),
+                                              TYCHO_OPT_NUM("prior_per_m"),
+                                              TYCHO_OPT_NUM("prior_per_rad"),
+                                              TYCHO_OPT_INT("loop_closures_per_node"),
                                               {0}};
 static const tycho_opt_spec slam_spec = {"slam.new", slam_fields};
 
@@ -81,6 +89,16 @@ static int l_new(lua_State *L)
     p.loop_sigma_xy = tycho_l_optfield_number(L, 1, 1, "loop_sigma_xy", p.loop_sigma_xy);
     p.loop_sigma_yaw = tycho_l_optfield_number(L, 1, 1, "loop_sigma_yaw", p.loop_sigma_yaw);
     p.huber = tycho_l_optfield_number(L, 1, 1, "huber", p.huber);
+    p.local.prior_xy = tycho_l_optfield_number(L, 1, 1, "prior_xy", p.local.prior_xy);
+    p.local.prior_yaw = tycho_l_optfield_number(L, 1, 1, "prior_yaw", p.local.prior_yaw);
+    p.loop_closures_per_node =
+        (int)tycho_l_optfield_integer(L, 1, 1, "loop_closures_per_node", p.loop_closures_per_node);
+    p.prior_per_m = tycho_l_optfield_number(L, 1, 1, "prior_per_m", p.prior_per_m);
+    p.prior_per_rad = tycho_l_optfield_number(L, 1, 1, "prior_per_rad", p.prior_per_rad);
+    p.optimize_lag = (int)tycho_l_optfield_integer(L, 1, 1, "optimize_lag", p.optimize_lag);
+    p.loop_reject = tycho_l_optfield_number(L, 1, 1, "loop_reject", p.loop_reject);
+    p.local.refine_steps =
+        (int)tycho_l_optfield_integer(L, 1, 1, "refine_steps", p.local.refine_steps);
     tycho_err err = {0};
     if (tycho_slam_params_validate(&p, &err) != TYCHO_OK) return luaL_argerror(L, 1, err.msg);
     lslam *b = tycho_newuserdata(L, sizeof *b);
@@ -182,9 +200,11 @@ static int l_stats(lua_State *L)
     set_int(L, "scans_poor", st.scans_poor);
     set_int(L, "loop_candidates", st.loop_candidates);
     set_int(L, "loop_closures", st.loop_closures);
+    set_int(L, "loop_rejected", st.loop_rejected);
     set_int(L, "optimizations", st.optimizations);
     set_num(L, "last_optimization_ms", st.last_optimization_ms);
     set_num(L, "max_optimization_ms", st.max_optimization_ms);
+    set_num(L, "max_wait_ms", st.max_wait_ms);
     set_int(L, "bytes", (lua_Integer)st.bytes);
     return 1;
 }
@@ -214,10 +234,10 @@ static int l_tostring(lua_State *L)
 void tycho_l_open_slam(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg fns[] = {{"add_scan", l_add_scan}, {"pose", l_pose},
-                                   {"correct", l_correct},   {"map", l_map},
-                                   {"finish", l_finish},     {"trajectory", l_trajectory},
-                                   {"stats", l_stats},       {NULL, NULL}};
+    static const luaL_Reg fns[] = {
+        {"add_scan", l_add_scan}, {"pose", l_pose},     {"correct", l_correct},
+        {"map", l_map},           {"finish", l_finish}, {"trajectory", l_trajectory},
+        {"stats", l_stats},       {"close", l_gc},      {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){SLAM_MT, fns, NULL, l_gc, l_tostring, NULL});
     lua_pop(L, 1); /* __index: the methods */
     lua_createtable(L, 0, 1);

@@ -16,7 +16,7 @@ add_library(tycho_static STATIC $<TARGET_OBJECTS:tycho_core_objects>)
 set_target_properties(tycho_static PROPERTIES OUTPUT_NAME tycho EXPORT_NAME tycho_static)
 # a static archive's users link its dependencies; plain names, found on the
 # system's library path where Debian's -dev packages put them
-target_link_libraries(tycho_static INTERFACE ${PNG_LIBRARIES} ${YAML_LIBRARIES} ${CAIRO_LIBRARIES} cxsparse ${ZSTD_LIBRARIES} ${ZLIB_LIBRARIES} m)
+target_link_libraries(tycho_static INTERFACE ${PNG_LIBRARIES} ${YAML_LIBRARIES} ${CAIRO_LIBRARIES} cxsparse ${ZSTD_LIBRARIES} ${ZLIB_LIBRARIES} pthread m)
 foreach(t tycho_shared tycho_static)
   target_include_directories(${t} INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/core/include>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

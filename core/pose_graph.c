@@ -11,6 +11,7 @@ typedef struct {
     int from, to;
     tycho_pose2 z;
     double info_xy, info_yaw, huber;
+    double on; /* 1, or 0 for an edge set aside (its block stays, zero: same pattern) */
 } graph_edge;
 
 struct tycho_pose_graph {
@@ -34,6 +35,23 @@ tycho_pose2 tycho_pose2_between(tycho_pose2 a, tycho_pose2 c)
 }
 
 tycho_pose_graph *tycho_pose_graph_new(void) { return calloc(1, sizeof(tycho_pose_graph)); }
+
+tycho_pose_graph *tycho_pose_graph_copy(const tycho_pose_graph *g)
+{
+    tycho_pose_graph *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->nodes = malloc((size_t)(g->n ? g->n : 1) * sizeof *c->nodes);
+    c->edges = malloc((size_t)(g->ne ? g->ne : 1) * sizeof *c->edges);
+    if (!c->nodes || !c->edges) {
+        tycho_pose_graph_free(c);
+        return NULL;
+    }
+    memcpy(c->nodes, g->nodes, (size_t)g->n * sizeof *c->nodes);
+    memcpy(c->edges, g->edges, (size_t)g->ne * sizeof *c->edges);
+    c->n = c->cap = g->n;
+    c->ne = c->ecap = g->ne;
+    return c;
+}
 
 void tycho_pose_graph_free(tycho_pose_graph *g)
 {
@@ -75,7 +93,7 @@ tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, ty
         g->edges = e;
         g->ecap = cap;
     }
-    g->edges[g->ne++] = (graph_edge){from, to, z, info_xy, info_yaw, huber};
+    g->edges[g->ne++] = (graph_edge){from, to, z, info_xy, info_yaw, huber, 1.0};
     return TYCHO_OK;
 }
 
@@ -83,6 +101,28 @@ int tycho_pose_graph_nodes(const tycho_pose_graph *g) { return g->n; }
 int tycho_pose_graph_edges(const tycho_pose_graph *g) { return g->ne; }
 tycho_pose2 tycho_pose_graph_node(const tycho_pose_graph *g, int i) { return g->nodes[i]; }
 void tycho_pose_graph_set_node(tycho_pose_graph *g, int i, tycho_pose2 pose) { g->nodes[i] = pose; }
+
+static void edge_error(const tycho_pose_graph *g, const graph_edge *e, double err3[3], double A[9],
+                       double B[9]);
+
+double tycho_pose_graph_edge_chi2(const tycho_pose_graph *g, int k)
+{
+    if (k < 0 || k >= g->ne) return NAN;
+    const graph_edge *ed = &g->edges[k];
+    double e[3], A[9], B[9];
+    edge_error(g, ed, e, A, B);
+    return ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2];
+}
+
+void tycho_pose_graph_set_edge_active(tycho_pose_graph *g, int k, bool active)
+{
+    if (k >= 0 && k < g->ne) g->edges[k].on = active ? 1.0 : 0.0;
+}
+
+bool tycho_pose_graph_edge_active(const tycho_pose_graph *g, int k)
+{
+    return k >= 0 && k < g->ne && g->edges[k].on > 0;
+}
 
 /* Error of edge e at the current nodes, and its Jacobians A (d e / d
  * node from) and B (d e / d node to), 3 x 3 row-major:
@@ -123,7 +163,7 @@ static double total_chi2(const tycho_pose_graph *g)
     for (int k = 0; k < g->ne; k++) {
         const graph_edge *ed = &g->edges[k];
         edge_error(g, ed, e, A, B);
-        sum += ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2];
+        sum += ed->on * (ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2]);
     }
     return sum;
 }
@@ -160,7 +200,7 @@ static double gauss_newton_step(tycho_pose_graph *g, double *rhs, double *work, 
         double e[3], A[9], B[9];
         edge_error(g, ed, e, A, B);
         double chi2 = ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2];
-        double rw = robust_weight(chi2, ed->huber);
+        double rw = ed->on * robust_weight(chi2, ed->huber);
         double W[3] = {rw * ed->info_xy, rw * ed->info_xy, rw * ed->info_yaw};
         int i = ed->from, j = ed->to;
         ok = add_block(T, i, i, A, W, A) && add_block(T, i, j, A, W, B) &&

@@ -93,18 +93,31 @@ typedef struct {
  * native-endian xRGB words). */
 static tycho_status draw_text(tycho_image *img, const label *labels, int n, tycho_err *err)
 {
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, img->width, img->height);
+    if (n <= 0) return TYCHO_OK;
+    /* cairo draws into a surface of its own (4 bytes a pixel): only the
+     * band of rows the labels lie in, not the whole picture (the Intel
+     * map's at scale 2: 25 MB for a few words) */
+    double lo = labels[0].y, hi = labels[0].y;
+    for (int i = 1; i < n; i++) {
+        if (labels[i].y < lo) lo = labels[i].y;
+        if (labels[i].y > hi) hi = labels[i].y;
+    }
+    int y0 = (int)floor(lo - 1.5 * FONT), y1 = (int)ceil(hi + FONT);
+    if (y0 < 0) y0 = 0;
+    if (y1 > img->height) y1 = img->height;
+    if (y1 <= y0) return TYCHO_OK;
+    int bh = y1 - y0;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, img->width, bh);
     if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
         cairo_surface_destroy(s);
-        return tycho_fail(err, TYCHO_ENOMEM, "picture: no cairo surface of %dx%d", img->width,
-                          img->height);
+        return tycho_fail(err, TYCHO_ENOMEM, "picture: no cairo surface of %dx%d", img->width, bh);
     }
     cairo_surface_flush(s);
     unsigned char *data = cairo_image_surface_get_data(s);
     int stride = cairo_image_surface_get_stride(s);
-    for (int y = 0; y < img->height; y++) {
+    for (int y = 0; y < bh; y++) {
         uint32_t *row = (uint32_t *)(data + (size_t)y * stride);
-        const uint8_t *src = img->pixels + (size_t)y * img->width * 3;
+        const uint8_t *src = img->pixels + (size_t)(y0 + y) * img->width * 3;
         for (int x = 0; x < img->width; x++)
             row[x] = (uint32_t)src[3 * x] << 16 | (uint32_t)src[3 * x + 1] << 8 | src[3 * x + 2];
     }
@@ -114,15 +127,15 @@ static tycho_status draw_text(tycho_image *img, const label *labels, int n, tych
     cairo_set_font_size(cr, FONT);
     cairo_set_source_rgb(cr, INK.r / 255.0, INK.g / 255.0, INK.b / 255.0);
     for (int i = 0; i < n; i++) {
-        cairo_move_to(cr, labels[i].x, labels[i].y);
+        cairo_move_to(cr, labels[i].x, labels[i].y - y0);
         cairo_show_text(cr, labels[i].text);
     }
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
     cairo_surface_flush(s);
-    for (int y = 0; y < img->height; y++) {
+    for (int y = 0; y < bh; y++) {
         const uint32_t *row = (const uint32_t *)(data + (size_t)y * stride);
-        uint8_t *dst = img->pixels + (size_t)y * img->width * 3;
+        uint8_t *dst = img->pixels + (size_t)(y0 + y) * img->width * 3;
         for (int x = 0; x < img->width; x++) {
             dst[3 * x] = (uint8_t)(row[x] >> 16);
             dst[3 * x + 1] = (uint8_t)(row[x] >> 8);
@@ -170,11 +183,23 @@ tycho_status tycho_picture_annotate(tycho_picture *p, const tycho_annotation *a,
     int bar_h = (a->scale_bar || a->axes) ? 44 : 0;
     int height = top + PAD + title_h + rows * ROW + bar_h + PAD;
     tycho_image img;
-    if (tycho_image_init(&img, width, height, 3, err) != TYCHO_OK) return TYCHO_ENOMEM;
-    fill_rect(&img, 0, 0, width, height, PAPER);
-    for (int y = 0; y < old->height; y++)
-        memcpy(img.pixels + (size_t)y * width * 3, old->pixels + (size_t)y * old->width * 3,
-               (size_t)old->width * 3);
+    if (width == old->width && old->channels == 3) {
+        /* the same width: the panel is rows added under the map, so the
+         * buffer grows in place rather than beside a copy (a big map's
+         * picture is tens of megabytes) */
+        uint8_t *px = realloc(p->img.pixels, (size_t)width * height * 3);
+        if (!px)
+            return tycho_fail(err, TYCHO_ENOMEM, "picture: out of memory for %dx%d", width, height);
+        img = (tycho_image){.width = width, .height = height, .channels = 3, .pixels = px};
+        p->img = img; /* taller already: the picture stays whole whatever follows */
+        fill_rect(&img, 0, top, width, height, PAPER);
+    } else {
+        if (tycho_image_init(&img, width, height, 3, err) != TYCHO_OK) return TYCHO_ENOMEM;
+        fill_rect(&img, 0, 0, width, height, PAPER);
+        for (int y = 0; y < old->height; y++)
+            memcpy(img.pixels + (size_t)y * width * 3, old->pixels + (size_t)y * old->width * 3,
+                   (size_t)old->width * 3);
+    }
     fill_rect(&img, 0, top, width, top + 1, INK); /* the map's lower edge */
 
     label labels[TYCHO_LEGEND_MAX + 6];
@@ -217,6 +242,10 @@ tycho_status tycho_picture_annotate(tycho_picture *p, const tycho_annotation *a,
         labels[nl++] = (label){ox + s * 36 - 3, oy - c * 36 + 4, y_text};
     }
     tycho_status st = draw_text(&img, labels, nl, err);
+    if (p->img.pixels == img.pixels) {
+        p->img = img;
+        return st;
+    }
     if (st != TYCHO_OK) {
         tycho_image_free(&img);
         return st;

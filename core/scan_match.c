@@ -8,15 +8,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A field kept compact (tycho_matcher_shrink): 8 x 8 tiles of 8-bit codes
+ * into the matcher's palette, only the tiles with a value above zero;
+ * index[t] is the tile's place in `data` (in tiles), -1 for an all-zero
+ * tile. A finished submap's field is ~0 away from its walls: most of its box
+ * is such tiles. The field takes one value per squared cell distance to the
+ * nearest wall (its table, up to (3 sigma / res + 1)^2 + 1 entries: 17 at
+ * sigma = res), and the pooled field its values too: with at most 255 of
+ * them the palette is that table and the codes lose nothing (else values
+ * are rounded to 1/255). */
+typedef struct {
+    int32_t *index;
+    uint8_t *data;
+    int tw;
+    size_t tiles;
+} tiled;
+
+/* Where a field's values are: dense floats, or tiles when compact. */
+typedef struct {
+    const float *dense;
+    const tiled *tiles;
+} layer;
+
 struct tycho_matcher {
     int w, h;
     double res;
     tycho_pose2 origin;
     double cos_o, sin_o;
-    float *field;  /* likelihood, row-major, w*h */
+    float *field;  /* likelihood, row-major, w*h (NULL when compact) */
     float *pooled; /* the field's maximum over 3 x 3 cells: the coarse pass, stepping 2 cells,
                       cannot step over a peak */
     size_t cap;
+    tiled cfield, cpooled; /* the two, compact */
+    float lut[256];        /* the field's values by squared distance (set_map), nlut of them */
+    int nlut;
+    float palette[256]; /* code -> value of the compact fields; code 0 is 0 */
+    bool exact_palette; /* the palette is lut: codes are lossless */
+    layer lf, lp;       /* where match() reads them */
     uint8_t *mask;
     size_t mask_cap;
     tycho_edt *edt;
@@ -53,9 +81,18 @@ tycho_matcher *tycho_matcher_new(void)
     return m;
 }
 
+static void tiled_free(tiled *t)
+{
+    free(t->index);
+    free(t->data);
+    *t = (tiled){0};
+}
+
 void tycho_matcher_free(tycho_matcher *m)
 {
     if (!m) return;
+    tiled_free(&m->cfield);
+    tiled_free(&m->cpooled);
     tycho_edt_free(m->edt);
     free(m->field);
     free(m->pooled);
@@ -78,7 +115,10 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
         return tycho_fail(err, TYCHO_EINVAL, "matcher: sigma must be > 0 m (got %g)", sigma);
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
     size_t n = (size_t)w * h;
-    if (n > m->cap) {
+    tiled_free(&m->cfield);
+    tiled_free(&m->cpooled);
+    m->ready = false;
+    if (n > m->cap || !m->field) {
         float *f = realloc(m->field, n * sizeof *f);
         if (f) m->field = f;
         float *q = f ? realloc(m->pooled, n * sizeof *q) : NULL;
@@ -111,6 +151,8 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
         double d = fmax(0.0, sqrt((double)d2) - 0.5);
         lut[d2] = (float)exp(-k * d * d);
     }
+    m->nlut = nlut < 256 ? nlut : 0; /* kept for a lossless compact form */
+    if (m->nlut) memcpy(m->lut, lut, (size_t)nlut * sizeof *lut);
     for (int y = 0; y < h; y++) {
         const int32_t *row = tycho_edt_row(m->edt, y);
         float *f = m->field + (size_t)y * w;
@@ -152,37 +194,124 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
     m->origin = tycho_grid_origin(g);
     m->cos_o = cos(m->origin.yaw);
     m->sin_o = sin(m->origin.yaw);
+    m->lf = (layer){.dense = m->field};
+    m->lp = (layer){.dense = m->pooled};
     m->ready = true;
     return TYCHO_OK;
 }
 
-void tycho_matcher_shrink(tycho_matcher *m)
+/* The palette code of value v: exact when v is in the palette (the field's
+ * table, decreasing after code 0), else the nearest of 1/255 steps. */
+static uint8_t encode(const tycho_matcher *m, float v)
 {
-    if (!m) return;
+    if (!(v > 0)) return 0;
+    if (!m->exact_palette) return (uint8_t)(1 + lrintf(fminf(v, 1.0f) * 254.0f));
+    int lo = 1, hi = m->nlut; /* palette[1..nlut] decreasing */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->palette[mid] > v) lo = mid + 1;
+        else hi = mid;
+    }
+    /* palette[lo] <= v < palette[lo - 1]: the nearer of the two */
+    if (lo > 1 && m->palette[lo - 1] - v < v - m->palette[lo]) lo--;
+    return (uint8_t)lo;
+}
+
+/* The dense field f (w x h) as 8 x 8 tiles of codes, all-zero tiles left out. */
+static bool tile_field(const tycho_matcher *m, tiled *t, const float *f, int w, int h)
+{
+    int tw = (w + 7) / 8, th = (h + 7) / 8;
+    t->tw = tw;
+    t->tiles = 0;
+    t->index = malloc((size_t)tw * th * sizeof *t->index);
+    if (!t->index) return false;
+    for (int ty = 0; ty < th; ty++)
+        for (int tx = 0; tx < tw; tx++) {
+            bool any = false;
+            for (int y = ty * 8; y < ty * 8 + 8 && y < h && !any; y++)
+                for (int x = tx * 8; x < tx * 8 + 8 && x < w; x++)
+                    if (encode(m, f[(size_t)y * w + x])) {
+                        any = true;
+                        break;
+                    }
+            t->index[(size_t)ty * tw + tx] = any ? (int32_t)t->tiles++ : -1;
+        }
+    t->data = calloc(t->tiles ? t->tiles : 1, 64);
+    if (!t->data) return false;
+    for (int ty = 0; ty < th; ty++)
+        for (int tx = 0; tx < tw; tx++) {
+            int32_t k = t->index[(size_t)ty * tw + tx];
+            if (k < 0) continue;
+            uint8_t *d = t->data + (size_t)k * 64;
+            for (int y = ty * 8; y < ty * 8 + 8 && y < h; y++)
+                for (int x = tx * 8; x < tx * 8 + 8 && x < w; x++)
+                    d[(y & 7) * 8 + (x & 7)] = encode(m, f[(size_t)y * w + x]);
+        }
+    return true;
+}
+
+tycho_status tycho_matcher_shrink(tycho_matcher *m, tycho_err *err)
+{
+    if (!m) return tycho_fail(err, TYCHO_EINVAL, "matcher: no matcher");
     tycho_edt_free(m->edt);
     m->edt = NULL;
     free(m->mask);
     m->mask = NULL;
     m->mask_cap = 0;
+    if (!m->ready || !m->field) return TYCHO_OK; /* nothing set, or compact already */
+    m->palette[0] = 0;
+    m->exact_palette = m->nlut > 0 && m->nlut < 256;
+    for (int c = 1; c < 256; c++)
+        m->palette[c] =
+            m->exact_palette ? (c <= m->nlut ? m->lut[c - 1] : 0.0f) : (float)(c - 1) / 254.0f;
+    if (!tile_field(m, &m->cfield, m->field, m->w, m->h) ||
+        !tile_field(m, &m->cpooled, m->pooled, m->w, m->h)) {
+        tiled_free(&m->cfield);
+        tiled_free(&m->cpooled);
+        return tycho_fail(err, TYCHO_ENOMEM, "matcher: out of memory compacting a %dx%d field",
+                          m->w, m->h);
+    }
+    free(m->field);
+    free(m->pooled);
+    m->field = m->pooled = NULL;
+    m->cap = 0;
+    m->lf = (layer){.tiles = &m->cfield};
+    m->lp = (layer){.tiles = &m->cpooled};
+    return TYCHO_OK;
 }
 
 size_t tycho_matcher_bytes(const tycho_matcher *m)
 {
-    return m ? m->cap * 2 * sizeof(float) + (size_t)m->beam_cap * 4 * sizeof(double) + sizeof *m
-             : 0;
+    if (!m) return 0;
+    size_t tiles = 0;
+    const tiled *t[2] = {&m->cfield, &m->cpooled};
+    for (int k = 0; k < 2; k++)
+        if (t[k]->index)
+            tiles += t[k]->tiles * 64 + (size_t)t[k]->tw * ((m->h + 7) / 8) * sizeof *t[k]->index;
+    return m->cap * 2 * sizeof(float) + tiles + (size_t)m->beam_cap * 4 * sizeof(double) +
+           sizeof *m;
 }
 
-static inline float at_in(const tycho_matcher *m, const float *f, double u, double v)
+/* The value of cell (cx, cy), inside the field. */
+static inline float cell_value(const tycho_matcher *m, const layer *l, int cx, int cy)
+{
+    if (l->dense) return l->dense[(size_t)cy * m->w + cx];
+    int32_t k = l->tiles->index[(size_t)(cy >> 3) * l->tiles->tw + (cx >> 3)];
+    return k < 0 ? 0.0f
+                 : m->palette[l->tiles->data[(size_t)k * 64 + (size_t)((cy & 7) * 8 + (cx & 7))]];
+}
+
+static inline float at_in(const tycho_matcher *m, const layer *l, double u, double v)
 {
     if (!(u >= 0 && v >= 0)) return 0.0f; /* NaN too */
     int cx = (int)u, cy = (int)v;
     if (cx >= m->w || cy >= m->h) return 0.0f;
-    return f[(size_t)cy * m->w + cx];
+    return cell_value(m, l, cx, cy);
 }
 
 static inline float at(const tycho_matcher *m, double u, double v)
 {
-    return at_in(m, m->field, u, v);
+    return at_in(m, &m->lf, u, v);
 }
 
 /* Bilinear value and gradient (per cell) at (u, v), cell-centred. */
@@ -195,8 +324,7 @@ static double bilinear(const tycho_matcher *m, double u, double v, double *gu, d
     double q[4];
     for (int k = 0; k < 4; k++) {
         int cx = x0 + (k & 1), cy = y0 + (k >> 1);
-        q[k] =
-            (cx >= 0 && cy >= 0 && cx < m->w && cy < m->h) ? m->field[(size_t)cy * m->w + cx] : 0.0;
+        q[k] = (cx >= 0 && cy >= 0 && cx < m->w && cy < m->h) ? cell_value(m, &m->lf, cx, cy) : 0.0;
     }
     *gu = (1 - ay) * (q[1] - q[0]) + ay * (q[3] - q[2]);
     *gv = (1 - ax) * (q[2] - q[0]) + ax * (q[3] - q[1]);
@@ -238,7 +366,7 @@ static inline double penalty(const prior *pr, double u, double v, double t)
     return pr->per_cell * hypot(u - pr->u0, v - pr->v0) + pr->per_rad * fabs(t - pr->t0);
 }
 
-static double search(const tycho_matcher *m, const float *f, const prior *pr, int nb, double *u,
+static double search(const tycho_matcher *m, const layer *f, const prior *pr, int nb, double *u,
                      double *v, double *t, int kt, double dt, int kxy, double dxy, int stride,
                      double *ex, double *ey)
 {
@@ -294,7 +422,7 @@ static void plateau_centroid(const tycho_matcher *m, const prior *pr, int nb, do
         for (int j = -4; j <= 4; j++)
             for (int i = -4; i <= 4; i++) {
                 double ou = i * 0.5, ov = j * 0.5, s = 0;
-                for (int e = 0; e < ne; e++) s += at_in(m, m->field, ex[e] + ou, ey[e] + ov);
+                for (int e = 0; e < ne; e++) s += at_in(m, &m->lf, ex[e] + ou, ey[e] + ov);
                 s = s / ne - penalty(pr, *u + ou, *v + ov, th);
                 if (s >= best - tol) {
                     su += ou;
@@ -421,10 +549,10 @@ tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho
     double win = p->window_xy / m->res;
     int kxy = (int)ceil(win / 2.0), kt = (int)ceil(p->window_yaw / (4 * p->step_yaw));
     prior pr = {u, v, t, p->prior_xy * m->res, p->prior_yaw};
-    search(m, m->pooled, &pr, nb, &u, &v, &t, kt, 4 * p->step_yaw, kxy, 2.0, 4, ex, ey);
+    search(m, &m->lp, &pr, nb, &u, &v, &t, kt, 4 * p->step_yaw, kxy, 2.0, 4, ex, ey);
     /* 2. fine */
     double fine =
-        search(m, m->field, &pr, nb, &u, &v, &t, 4, p->step_yaw, 4, 0.5, p->beam_stride, ex, ey);
+        search(m, &m->lf, &pr, nb, &u, &v, &t, 4, p->step_yaw, 4, 0.5, p->beam_stride, ex, ey);
     if (p->plateau_centre)
         plateau_centroid(m, &pr, nb, &u, &v, &t, p->step_yaw, p->beam_stride, fine, p->plateau_tol,
                          ex, ey);

@@ -2,6 +2,7 @@
 #include "tycho/slam.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +20,21 @@ typedef struct {
     double sum_x, sum_y; /* of the scan positions in the anchor frame: the submap's centre */
     size_t bytes;
 } submap;
+
+/* One optimisation: the graph (the SLAM's own, or a copy for the
+ * background thread), the loop-closure edges it may set aside, and what came
+ * of it. */
+typedef struct {
+    tycho_pose_graph *g;
+    const int *loops;
+    int nloops;
+    int iterations;
+    double reject;
+    int rejected;        /* out: closures set aside */
+    double ms;           /* out */
+    tycho_status status; /* out */
+    tycho_err err;       /* out */
+} optimization;
 
 typedef struct {
     tycho_scan scan;
@@ -40,8 +56,17 @@ struct tycho_slam {
     tycho_inserter *ins;
     int *queue; /* nodes waiting for the loop-closure search (ring) */
     int qhead, qlen, qcap;
-    int qsub;           /* next submap to try for the queue's head */
-    int pending;        /* closures added since the last optimisation */
+    int qsub;    /* next submap to try for the queue's head */
+    int qclosed; /* closures found for the queue's head so far */
+    int pending; /* closures added since the last optimisation */
+    int *loops;  /* the graph's edge index of every loop closure */
+    int nloops, loopcap;
+    /* the background optimisation (optimize_lag > 0) */
+    pthread_t worker;
+    bool worker_running;
+    int worker_nodes;    /* nodes in the copy it optimises */
+    int worker_apply_at; /* its result is taken when the graph has this many nodes */
+    optimization job;
     int last_optimized; /* node count at the last optimisation */
     tycho_slam_stats st;
 };
@@ -60,6 +85,7 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->loop_radius = 3.0;
     p->loop_every = 5;
     p->loop_matches_per_scan = 2;
+    p->loop_closures_per_node = 1;
     p->loop_min_separation = 40;
     p->optimize_every = 10;
     p->edge_sigma_xy = 0.02;
@@ -67,6 +93,10 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->loop_sigma_xy = 0.05;
     p->loop_sigma_yaw = 1.0 * M_PI / 180.0;
     p->huber = 3.0;
+    p->loop_reject = 0;
+    p->optimize_lag = 0;
+    p->prior_per_m = 0;
+    p->prior_per_rad = 0;
     p->optimize_iterations = 10;
     p->loop_closure = true;
 }
@@ -91,6 +121,8 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
     NEED(p->loop_every >= 1 && p->loop_every <= 100000, "slam: loop_every must be in 1..100000");
     NEED(p->loop_matches_per_scan >= 1 && p->loop_matches_per_scan <= 1000,
          "slam: loop_matches_per_scan must be in 1..1000");
+    NEED(p->loop_closures_per_node >= 1 && p->loop_closures_per_node <= 1000,
+         "slam: loop_closures_per_node must be in 1..1000");
     NEED(p->loop_min_separation >= 0 && p->loop_min_separation <= 1000000,
          "slam: loop_min_separation must be in 0..1000000");
     NEED(p->optimize_every >= 1 && p->optimize_every <= 100000,
@@ -100,6 +132,15 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
     NEED(in_range(p->loop_sigma_xy, 1e-6, 100) && in_range(p->loop_sigma_yaw, 1e-6, 10),
          "slam: loop_sigma_xy and loop_sigma_yaw must be > 0");
     NEED(in_range(p->huber, 0, 1000), "slam: huber must be in [0, 1000] (0: none)");
+    NEED(in_range(p->loop_reject, 0, 1000), "slam: loop_reject must be in [0, 1000] (0: never)");
+    NEED(p->optimize_lag >= 0 && p->optimize_lag <= 100000,
+         "slam: optimize_lag must be in 0..100000 (0: optimise inline)");
+    NEED(in_range(p->prior_per_m, 0, 1000) && in_range(p->prior_per_rad, 0, 1000),
+         "slam: prior_per_m and prior_per_rad must be in [0, 1000]");
+    NEED(in_range(p->local.prior_xy, 0, 100), "slam: prior_xy must be in [0, 100]");
+    NEED(in_range(p->local.prior_yaw, 0, 100), "slam: prior_yaw must be in [0, 100]");
+    NEED(p->local.refine_steps >= 0 && p->local.refine_steps <= 4,
+         "slam: refine_steps must be in 0..4");
     NEED(p->optimize_iterations >= 1 && p->optimize_iterations <= 1000,
          "slam: optimize_iterations must be in 1..1000");
 #undef NEED
@@ -132,6 +173,11 @@ oom:
 void tycho_slam_free(tycho_slam *s)
 {
     if (!s) return;
+    if (s->worker_running) {
+        pthread_join(s->worker, NULL);
+        tycho_pose_graph_free(s->job.g);
+        free((int *)s->job.loops);
+    }
     for (int i = 0; i < s->n; i++) tycho_scan_free(&s->nodes[i].scan);
     for (int i = 0; i < s->nsub; i++) {
         tycho_grid_free(s->subs[i].grid);
@@ -140,6 +186,7 @@ void tycho_slam_free(tycho_slam *s)
     free(s->nodes);
     free(s->subs);
     free(s->queue);
+    free(s->loops);
     tycho_pose_graph_free(s->graph);
     tycho_matcher_free(s->front);
     tycho_inserter_free(s->ins);
@@ -215,7 +262,7 @@ static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
         tycho_matcher_set_map(m->matcher, walls ? walls : m->grid, WALL_COST, s->p.sigma, err);
     tycho_grid_free(walls);
     if (st != TYCHO_OK) return err ? err->code : TYCHO_EINVAL;
-    tycho_matcher_shrink(m->matcher);
+    if (tycho_matcher_shrink(m->matcher, err) != TYCHO_OK) return err ? err->code : TYCHO_ENOMEM;
     m->bytes = tycho_matcher_bytes(m->matcher);
     tycho_grid_free(m->grid);
     m->grid = NULL;
@@ -223,14 +270,52 @@ static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
     return TYCHO_OK;
 }
 
+/* The box (x0, y0)-(x1, y1) of what a scan taken at `pose` touches: its
+ * returns, and range_max along the beams with none (inserting clears them
+ * that far). The inserter's own growth takes the sensor's square of
+ * +-range_max: a 20 m LiDAR's submaps then grew to 800 x 800 cells whatever
+ * the walls' distance, and a half-turn scanner's to twice its box. */
+static void beams_box(const tycho_scan *scan, tycho_pose2 pose, double box[4])
+{
+    box[0] = box[2] = pose.x;
+    box[1] = box[3] = pose.y;
+    for (int i = 0; i < scan->count; i++) {
+        double r = scan->ranges[i];
+        if (!(isfinite(r) && r >= scan->range_min && r < scan->range_max)) r = scan->range_max;
+        double a = pose.yaw + tycho_scan_angle(scan, i);
+        double x = pose.x + r * cos(a), y = pose.y + r * sin(a);
+        if (x < box[0]) box[0] = x;
+        if (y < box[1]) box[1] = y;
+        if (x > box[2]) box[2] = x;
+        if (y > box[3]) box[3] = y;
+    }
+}
+
+static tycho_status grow_to_box(tycho_grid *g, const double box[4], tycho_err *err)
+{
+    tycho_status st = tycho_grid_grow_to(g, box[0], box[1], 1, err);
+    return st == TYCHO_OK ? tycho_grid_grow_to(g, box[2], box[3], 1, err) : st;
+}
+
+/* Inserts a scan into g at pose, the grid grown to the beams' box first. */
+static tycho_status insert_scan(tycho_slam *s, tycho_grid *g, tycho_pose2 pose,
+                                const tycho_scan *scan, tycho_err *err)
+{
+    double box[4];
+    beams_box(scan, pose, box);
+    tycho_status st = grow_to_box(g, box, err);
+    if (st != TYCHO_OK) return st;
+    tycho_insert_opts o;
+    tycho_insert_opts_defaults(&o);
+    o.grow = false;
+    return tycho_scan_insert(s->ins, g, pose, scan, &o, NULL, err);
+}
+
 static tycho_status insert_into(tycho_slam *s, int sub, int node, tycho_err *err)
 {
     submap *m = &s->subs[sub];
     tycho_pose2 local = tycho_pose2_between(node_pose(s, m->anchor), node_pose(s, node));
-    tycho_insert_opts o;
-    tycho_insert_opts_defaults(&o);
-    tycho_status st =
-        tycho_scan_insert(s->ins, m->grid, local, &s->nodes[node].scan, &o, NULL, err);
+    tycho_status st = insert_scan(s, m->grid, local, &s->nodes[node].scan, err);
     if (st != TYCHO_OK) return st;
     m->scans++;
     m->sum_x += local.x;
@@ -268,19 +353,143 @@ static void queue_pop(tycho_slam *s)
     s->qhead = (s->qhead + 1) % s->qcap;
     s->qlen--;
     s->qsub = 0;
+    s->qclosed = 0;
 }
 
-static tycho_status optimize(tycho_slam *s, tycho_err *err)
+/* The active loop closure of g the optimised graph disagrees with most, if
+ * by more than `reject` sigmas; -1 when none does. */
+static int worst_loop(const tycho_pose_graph *g, const int *loops, int nloops, double reject)
+{
+    int worst = -1;
+    double most = reject * reject;
+    for (int i = 0; i < nloops; i++) {
+        int e = loops[i];
+        if (!tycho_pose_graph_edge_active(g, e)) continue;
+        double chi2 = tycho_pose_graph_edge_chi2(g, e);
+        if (chi2 > most) {
+            most = chi2;
+            worst = e;
+        }
+    }
+    return worst;
+}
+
+/* Optimises o->g; then, while a loop closure disagrees with the result by
+ * more than o->reject sigmas, sets the worst aside and optimises again (a
+ * few rounds). The Huber kernel only weakens a wrong closure (a match in
+ * the next office along, 0.3-1 m off): set aside, it bends nothing. Touches
+ * nothing but *o and its graph: it runs on the background thread too. */
+static void run_optimization(optimization *o)
 {
     double t0 = now_ms();
     tycho_graph_result r;
-    tycho_status st = tycho_pose_graph_optimize(s->graph, s->p.optimize_iterations, &r, err);
-    double ms = now_ms() - t0;
+    o->rejected = 0;
+    o->status = tycho_pose_graph_optimize(o->g, o->iterations, &r, &o->err);
+    for (int round = 0; o->status == TYCHO_OK && o->reject > 0 && round < 4; round++) {
+        int e = worst_loop(o->g, o->loops, o->nloops, o->reject);
+        if (e < 0) break;
+        tycho_pose_graph_set_edge_active(o->g, e, false);
+        o->rejected++;
+        o->status = tycho_pose_graph_optimize(o->g, o->iterations, &r, &o->err);
+    }
+    o->ms = now_ms() - t0;
+}
+
+static void count_optimization(tycho_slam *s, const optimization *o)
+{
     s->st.optimizations++;
+    s->st.loop_rejected += o->rejected;
+    s->st.last_optimization_ms = o->ms;
+    if (o->ms > s->st.max_optimization_ms) s->st.max_optimization_ms = o->ms;
+}
+
+/* Optimises the graph here and now. */
+static tycho_status optimize(tycho_slam *s, tycho_err *err)
+{
+    optimization o = {.g = s->graph,
+                      .loops = s->loops,
+                      .nloops = s->nloops,
+                      .iterations = s->p.optimize_iterations,
+                      .reject = s->p.loop_reject};
+    run_optimization(&o);
+    count_optimization(s, &o);
     s->pending = 0;
     s->last_optimized = s->n;
-    s->st.last_optimization_ms = ms;
-    if (ms > s->st.max_optimization_ms) s->st.max_optimization_ms = ms;
+    if (o.status != TYCHO_OK && err) *err = o.err;
+    return o.status;
+}
+
+static void *optimization_thread(void *arg)
+{
+    run_optimization(arg);
+    return NULL;
+}
+
+/* Starts optimising a copy of the graph on a thread of its own; its result
+ * is applied optimize_lag scans later (apply_background). Out of memory or
+ * no thread: optimises here instead. */
+static tycho_status start_background(tycho_slam *s, tycho_err *err)
+{
+    tycho_pose_graph *copy = tycho_pose_graph_copy(s->graph);
+    int *loops = copy ? malloc((size_t)(s->nloops ? s->nloops : 1) * sizeof *loops) : NULL;
+    if (!loops) {
+        tycho_pose_graph_free(copy);
+        return optimize(s, err);
+    }
+    memcpy(loops, s->loops, (size_t)s->nloops * sizeof *loops);
+    s->job = (optimization){.g = copy,
+                            .loops = loops,
+                            .nloops = s->nloops,
+                            .iterations = s->p.optimize_iterations,
+                            .reject = s->p.loop_reject};
+    if (pthread_create(&s->worker, NULL, optimization_thread, &s->job) != 0) {
+        tycho_pose_graph_free(copy);
+        free(loops);
+        return optimize(s, err);
+    }
+    s->worker_running = true;
+    s->worker_nodes = s->n;
+    s->worker_apply_at = s->n + s->p.optimize_lag;
+    s->pending = 0;
+    s->last_optimized = s->n;
+    return TYCHO_OK;
+}
+
+/* Waits for the background optimisation (at once, when it is done) and
+ * takes its result: the nodes it had, and the nodes added since moved with
+ * the last of them; the closures it set aside, set aside here too. Always at
+ * the same scan whatever the machine (worker_apply_at), so that a run is
+ * the same run on any machine. */
+static tycho_status apply_background(tycho_slam *s, tycho_err *err)
+{
+    double t0 = now_ms();
+    pthread_join(s->worker, NULL);
+    double waited = now_ms() - t0;
+    if (waited > s->st.max_wait_ms) s->st.max_wait_ms = waited;
+    s->worker_running = false;
+    optimization *o = &s->job;
+    tycho_status st = o->status;
+    if (st == TYCHO_OK) {
+        int m = s->worker_nodes;
+        tycho_pose2 before = node_pose(s, m - 1), after = tycho_pose_graph_node(o->g, m - 1);
+        for (int k = m; k < s->n; k++)
+            tycho_pose_graph_set_node(
+                s->graph, k,
+                tycho_pose2_compose(after, tycho_pose2_between(before, node_pose(s, k))));
+        for (int k = 0; k < m; k++)
+            tycho_pose_graph_set_node(s->graph, k, tycho_pose_graph_node(o->g, k));
+        int edges = tycho_pose_graph_edges(o->g);
+        for (int e = 0; e < edges; e++)
+            if (!tycho_pose_graph_edge_active(o->g, e))
+                tycho_pose_graph_set_edge_active(s->graph, e, false);
+        count_optimization(s, o);
+    } else if (err) {
+        *err = o->err;
+    }
+    tycho_pose_graph_free(o->g);
+    free((int *)o->loops);
+    o->g = NULL;
+    o->loops = NULL;
     return st;
 }
 
@@ -318,6 +527,8 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
         mp.window_xy = s->p.loop_window_xy;
         mp.window_yaw = s->p.loop_window_yaw;
         mp.refine_steps = 2;
+        /* no odometry prior: the guess is the drifted pose the closure is to correct */
+        mp.prior_xy = mp.prior_yaw = 0;
         tycho_pose2 guess = tycho_pose2_between(node_pose(s, m->anchor), node_pose(s, k));
         tycho_match_result r;
         tycho_status st = tycho_matcher_match(m->matcher, &s->nodes[k].scan, guess, &mp, &r, err);
@@ -325,14 +536,23 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
         *ran = true;
         s->st.loop_candidates++;
         if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score) {
+            if (s->nloops == s->loopcap) {
+                int cap = s->loopcap ? 2 * s->loopcap : 64;
+                int *l = realloc(s->loops, (size_t)cap * sizeof *l);
+                if (!l) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
+                s->loops = l;
+                s->loopcap = cap;
+            }
+            int edge = tycho_pose_graph_edges(s->graph);
             st = tycho_pose_graph_add_edge(
                 s->graph, m->anchor, k, r.pose, 1 / (s->p.loop_sigma_xy * s->p.loop_sigma_xy),
                 1 / (s->p.loop_sigma_yaw * s->p.loop_sigma_yaw), s->p.huber, err);
             if (st != TYCHO_OK) return st;
+            s->loops[s->nloops++] = edge;
             s->st.loop_closures++;
             s->pending++;
             (*closed)++;
-            queue_pop(s); /* one closure per node is enough */
+            if (++s->qclosed >= s->p.loop_closures_per_node) queue_pop(s);
             return TYCHO_OK;
         }
         return TYCHO_OK;
@@ -342,7 +562,8 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
 
 /* Front end: where the scan is, from the odometry's guess and the current submap. */
 static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose2 guess,
-                               tycho_slam_step *out, tycho_status *st, tycho_err *err)
+                               tycho_pose2 moved, tycho_slam_step *out, tycho_status *st,
+                               tycho_err *err)
 {
     submap *m = &s->subs[s->cur];
     *st = TYCHO_OK;
@@ -358,8 +579,14 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
     }
     tycho_pose2 anchor = node_pose(s, m->anchor);
     tycho_match_result r;
-    *st = tycho_matcher_match(s->front, scan, tycho_pose2_between(anchor, guess), &s->p.local, &r,
-                              err);
+    /* the odometry's prior weakens as the step it measured grows: its
+     * error grows with the distance and the turn */
+    tycho_match_params mp = s->p.local;
+    double k = 1.0 / (1.0 + s->p.prior_per_m * hypot(moved.x, moved.y) +
+                      s->p.prior_per_rad * fabs(moved.yaw));
+    mp.prior_xy *= k;
+    mp.prior_yaw *= k;
+    *st = tycho_matcher_match(s->front, scan, tycho_pose2_between(anchor, guess), &mp, &r, err);
     if (*st != TYCHO_OK) return guess;
     out->score = r.score;
     if (!r.ok) {
@@ -387,6 +614,10 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
     if (!(isfinite(odom.x) && isfinite(odom.y) && isfinite(odom.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "slam: odometry pose must be finite");
     tycho_slam_step step = {.pose = odom};
+    if (s->worker_running && s->n >= s->worker_apply_at) {
+        tycho_status done = apply_background(s, err);
+        if (done != TYCHO_OK) return done;
+    }
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 256;
         node_scan *nn = realloc(s->nodes, (size_t)cap * sizeof *nn);
@@ -398,9 +629,9 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
     tycho_pose2 pose = odom;
     if (s->n > 0) {
         tycho_pose2 last = node_pose(s, s->n - 1);
-        tycho_pose2 guess =
-            tycho_pose2_compose(last, tycho_pose2_between(s->nodes[s->n - 1].odom, odom));
-        pose = match_front(s, scan, guess, &step, &st, err);
+        tycho_pose2 moved = tycho_pose2_between(s->nodes[s->n - 1].odom, odom);
+        tycho_pose2 guess = tycho_pose2_compose(last, moved);
+        pose = match_front(s, scan, guess, moved, &step, &st, err);
         if (st != TYCHO_OK) return st;
     }
     node_scan *ns = &s->nodes[s->n];
@@ -442,8 +673,8 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
             if ((st = loop_slice(s, &ran, &step.loop_closures, err)) != TYCHO_OK) return st;
             if (!ran) break;
         }
-        if (s->pending && s->n - s->last_optimized >= s->p.optimize_every &&
-            (st = optimize(s, err)) != TYCHO_OK)
+        if (s->pending && !s->worker_running && s->n - s->last_optimized >= s->p.optimize_every &&
+            (st = s->p.optimize_lag > 0 ? start_background(s, err) : optimize(s, err)) != TYCHO_OK)
             return st;
     }
     step.pose = node_pose(s, k);
@@ -453,6 +684,10 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
 
 tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
 {
+    if (s->worker_running) {
+        tycho_status done = apply_background(s, err);
+        if (done != TYCHO_OK) return done;
+    }
     int closed = 0;
     bool ran;
     /* the last scan too, whatever loop_every says: the end pose is the one a log or mission reports
@@ -465,6 +700,14 @@ tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
     while (s->p.loop_closure && s->qlen > 0) {
         tycho_status st = loop_slice(s, &ran, &closed, err);
         if (st != TYCHO_OK) return st;
+    }
+    /* the front end's field (two floats a cell of the current submap) is
+     * scratch: freed here, rebuilt if scans follow */
+    tycho_matcher *fresh = tycho_matcher_new();
+    if (fresh) {
+        tycho_matcher_free(s->front);
+        s->front = fresh;
+        s->front_sub = -1;
     }
     return s->pending ? optimize(s, err) : TYCHO_OK;
 }
@@ -502,17 +745,26 @@ void tycho_slam_get_stats(const tycho_slam *s, tycho_slam_stats *st)
 
 tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err)
 {
+    /* sized once to every scan's box: growing scan by scan copied the grid
+     * tens of times (1379 x 1379 cells for the Intel log) */
     tycho_pose2 o = s->n ? node_pose(s, 0) : (tycho_pose2){0, 0, 0};
-    double half = SUBMAP_CELLS * s->p.resolution / 2;
-    tycho_grid *g =
-        tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution,
-                       (tycho_pose2){o.x - half, o.y - half, 0}, TYCHO_COST_UNKNOWN, err);
-    if (!g) return NULL;
-    tycho_insert_opts opts;
-    tycho_insert_opts_defaults(&opts);
+    double box[4] = {o.x, o.y, o.x, o.y};
     for (int i = 0; i < s->n; i++) {
-        if (tycho_scan_insert(s->ins, g, node_pose(s, i), &s->nodes[i].scan, &opts, NULL, err) !=
-            TYCHO_OK) {
+        double b[4];
+        beams_box(&s->nodes[i].scan, node_pose(s, i), b);
+        for (int k = 0; k < 2; k++) box[k] = fmin(box[k], b[k]);
+        for (int k = 2; k < 4; k++) box[k] = fmax(box[k], b[k]);
+    }
+    double res = s->p.resolution;
+    double w = ceil((box[2] - box[0]) / res) + 3, h = ceil((box[3] - box[1]) / res) + 3;
+    if (!(w * h <= 1 << 28))
+        return tycho_fail(err, TYCHO_ERANGE, "slam: the map would be %.0f x %.0f cells", w, h),
+               NULL;
+    tycho_grid *g = tycho_grid_new(
+        (int)w, (int)h, res, (tycho_pose2){box[0] - res, box[1] - res, 0}, TYCHO_COST_UNKNOWN, err);
+    if (!g) return NULL;
+    for (int i = 0; i < s->n; i++) {
+        if (insert_scan((tycho_slam *)s, g, node_pose(s, i), &s->nodes[i].scan, err) != TYCHO_OK) {
             tycho_grid_free(g);
             return NULL;
         }

@@ -479,8 +479,15 @@ local slam = {}
 ---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
 ---loop_window_yaw, loop_min_score, loop_radius, loop_every, loop_matches_per_scan,
 ---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
----loop_sigma_xy, loop_sigma_yaw, huber; unknown keys are errors.
----@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number}
+---loop_sigma_xy, loop_sigma_yaw, huber, prior_xy, prior_yaw (the front end's
+---odometry prior: score lost per metre / radian off the guess), refine_steps
+---(front-end sub-step passes, 0..4), prior_per_m, prior_per_rad (the prior is
+---divided by 1 + prior_per_m * metres + prior_per_rad * radians moved since the
+---last scan), loop_reject (a closure the optimised graph misses by more sigmas
+---is set aside; 0: never), loop_closures_per_node, optimize_lag (> 0: optimise
+---on a background thread, the result taken that many scans later; 0: inline);
+---unknown keys are errors.
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer}
 ---@return tycho.slam
 function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
@@ -502,15 +509,20 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, bytes}
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
+---Frees the SLAM's memory now (the garbage collector would, later); any
+---method called afterwards raises.
+function slam:close() end
 ---@class tycho.scan_matcher
 local scan_matcher = {}
 ---Scan-to-map matcher (core/scan_match.c): correlative search + the
 ---likelihood field of the map's occupied cells. Options: window_xy (m),
 ---window_yaw, step_yaw (rad), beam_stride, refine_steps, min_score,
----degenerate_ratio, prior_xy, prior_yaw; unknown keys are errors.
----@param opts? {window_xy?: number, window_yaw?: number, step_yaw?: number, beam_stride?: integer, refine_steps?: integer, min_score?: number, degenerate_ratio?: number, prior_xy?: number, prior_yaw?: number}
+---degenerate_ratio, prior_xy, prior_yaw, plateau_centre (bool: of the poses
+---within plateau_tol of the best score take their centroid, not the one nearest
+---the guess), plateau_tol; unknown keys are errors.
+---@param opts? {window_xy?: number, window_yaw?: number, step_yaw?: number, beam_stride?: integer, refine_steps?: integer, min_score?: number, degenerate_ratio?: number, prior_xy?: number, prior_yaw?: number, plateau_centre?: boolean, plateau_tol?: number}
 ---@return tycho.scan_matcher
 function tycho.scan_matcher(opts) end
 ---The map to match against: cells with cost >= occupied (default 200) are walls;

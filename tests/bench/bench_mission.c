@@ -13,6 +13,7 @@
  * and worlds are found from TYCHO_SOURCE_DIR (set by `cmake --build build
  * --target bench`), else the working directory. */
 #define _GNU_SOURCE
+#include "child.h"
 #include "result.h"
 #include <errno.h>
 #include <limits.h>
@@ -26,53 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-typedef struct {
-    int exit_code;
-    double wall_s;
-    long max_rss_kb;
-} run_result;
-
-/* Runs argv with stdout/stderr to /dev/null; fills wall time and peak RSS. */
-static int run(char *const argv[], const char *cwd, run_result *r)
-{
-    fflush(stdout); /* or the child's freopen would print our buffer again */
-    double t0 = now();
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        if (cwd && chdir(cwd) != 0) _exit(127);
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int status;
-    struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) < 0) return -1;
-    r->wall_s = now() - t0;
-    r->max_rss_kb = ru.ru_maxrss;
-    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    return 0;
-}
-
 /* summary.json without its "wall_time_s" value (malloc'd), or NULL. */
 static char *summary_without_wall(const char *dir)
 {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = malloc(1 << 20);
-    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
+    char *buf = bench_read_summary(dir);
     if (!buf) return NULL;
-    buf[n] = 0;
     char *w = strstr(buf, "\"wall_time_s\":");
     if (w) {
         char *e = w + strlen("\"wall_time_s\":");
@@ -91,14 +50,7 @@ static double sim_time(const char *summary)
 int main(void)
 {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 8);
-    if (n <= 0) {
-        fprintf(stderr, "bench_mission: cannot find myself\n");
-        return 1;
-    }
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    strcpy(slash + 1, "tycho");
+    if (bench_tycho_exe(exe, "bench_mission") != 0) return 1;
     const char *src = getenv("TYCHO_SOURCE_DIR");
     char cwd[PATH_MAX];
     if (!src) src = getcwd(cwd, sizeof cwd);
@@ -132,8 +84,8 @@ int main(void)
                             "--seed",
                             "1",
                             NULL};
-            run_result r = {.exit_code = -1};
-            if (run(args, src, &r) != 0 || r.exit_code != 0) {
+            bench_child r = {.exit_code = -1};
+            if (bench_run_child(args, src, &r) != 0 || r.exit_code != 0) {
                 printf("mission %-22s run %d: FAILED (exit %d)\n", worlds[w].world, rep + 1,
                        r.exit_code);
                 failures++;

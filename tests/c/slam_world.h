@@ -10,14 +10,14 @@
 #include <stdint.h>
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double rnd01(void)
+static inline double rnd01(void)
 {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return (double)(rng_state >> 11) / 9007199254740992.0;
 }
-static double gauss(void)
+static inline double gauss(void)
 {
     double u = rnd01() + 1e-12, v = rnd01();
     return sqrt(-2 * log(u)) * cos(2 * M_PI * v);

@@ -73,5 +73,23 @@ describe("tycho.slam", function()
     assert.has_error(function() slam:add_scan({}, { x = 0, y = 0, yaw = 0 }) end)
     assert.has_error(function() slam:add_scan(scan, { x = 0, y = 0 / 0, yaw = 0 }) end)
     assert.has_error(function() slam:correct(1, 2) end)
+    assert.has_error(function() tycho.slam.new { loop_reject = -1 } end,
+      "bad argument #1 to 'new' (slam: loop_reject must be in [0, 1000] (0: never))")
+    assert.has_error(function() tycho.slam.new { prior_per_m = 1 / 0 } end)
+    assert.has_error(function() tycho.slam.new { refine_steps = 9 } end,
+      "bad argument #1 to 'new' (slam: refine_steps must be in 0..4)")
+    assert.has_error(function() tycho.slam.new { loop_closures_per_node = 0 } end)
+  end)
+
+  it("close() frees it at once; every method afterwards says so", function()
+    local slam = tycho.slam.new { prior_xy = 0.5, prior_yaw = 1, prior_per_m = 1, prior_per_rad = 1,
+                                  loop_reject = 5, loop_closures_per_node = 2 }
+    local scan = room():scan({ x = 1, y = 1, yaw = 0 }, { count = 360, range_max = 3.5 })
+    slam:add_scan(scan, { x = 1, y = 1, yaw = 0 })
+    assert.are.equal(0, slam:stats().loop_rejected)
+    slam:close()
+    slam:close() -- twice is harmless
+    assert.has_error(function() slam:pose() end, "calling 'pose' on bad self (slam has been freed)")
+    assert.are.equal("tycho.slam (freed)", tostring(slam))
   end)
 end)

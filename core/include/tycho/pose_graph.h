@@ -25,6 +25,9 @@ typedef struct {
 
 tycho_pose_graph *tycho_pose_graph_new(void);
 void tycho_pose_graph_free(tycho_pose_graph *g);
+/* A copy of g (its nodes and edges), or NULL when out of memory: what a
+ * background optimisation works on while g takes new nodes. */
+tycho_pose_graph *tycho_pose_graph_copy(const tycho_pose_graph *g);
 
 /* Appends a node; returns its index, or -1 when out of memory. */
 int tycho_pose_graph_add_node(tycho_pose_graph *g, tycho_pose2 pose);
@@ -33,6 +36,13 @@ int tycho_pose_graph_add_node(tycho_pose_graph *g, tycho_pose2 pose);
 tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, tycho_pose2 z,
                                        double info_xy, double info_yaw, double huber,
                                        tycho_err *err);
+
+/* Edge k's squared Mahalanobis error at the current nodes (NaN for no such
+ * edge), and setting an edge aside (an inactive edge weighs nothing in the
+ * optimisation; a loop closure found wrong is set aside, not removed). */
+double tycho_pose_graph_edge_chi2(const tycho_pose_graph *g, int k);
+void tycho_pose_graph_set_edge_active(tycho_pose_graph *g, int k, bool active);
+bool tycho_pose_graph_edge_active(const tycho_pose_graph *g, int k);
 
 int tycho_pose_graph_nodes(const tycho_pose_graph *g);
 int tycho_pose_graph_edges(const tycho_pose_graph *g);

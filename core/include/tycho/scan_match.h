@@ -40,11 +40,12 @@ typedef struct {
     double min_score;        /* mean likelihood per beam to accept, default 0.25 */
     double degenerate_ratio; /* weakest / strongest translation information below this: degenerate,
                                 default 0.02 */
-    double prior_xy;  /* score (mean likelihood per beam) a pose loses per metre off the guess,
-                         default 0.1 */
-    double prior_yaw; /* ... and per radian off the guess's heading, default 0.3 (0.005 a degree):
-                       * the odometry's guess is good over one scan, and a heading jumped for a hair
-                       * of score swings every later pose about it */
+    /* The prior on the guess, in score (mean likelihood per beam) lost per
+     * metre and per radian off it; default 0, 0 (none). The odometry's guess
+     * is good over one scan, and a heading jumped for a hair of score swings
+     * every later pose about it (SLAM on a log: 0.5 and 1.0). */
+    double prior_xy;
+    double prior_yaw;
     bool plateau_centre; /* default false: of the fine poses scoring within plateau_tol of the best,
                           * take their centroid, not the one nearest the guess. The field is flat
                           * across a wall's cell, so ties are common; breaking them towards the
@@ -76,10 +77,16 @@ void tycho_matcher_free(tycho_matcher *m);
 tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int occupied,
                                    double sigma, tycho_err *err);
 
-/* Frees the scratch of the distance transform (rebuilt by the next
- * set_map): a matcher kept only to match against a map that no longer
- * changes (a finished submap) then holds its two fields. */
-void tycho_matcher_shrink(tycho_matcher *m);
+/* For a matcher kept only to match against a map that no longer changes (a
+ * finished submap): frees the distance transform's scratch and keeps the two
+ * fields compact, as 8 x 8 tiles of 8-bit codes with the all-zero tiles left
+ * out (a field is ~0 away from the walls: a tenth of the memory or less).
+ * The codes index the field's own table of values (one per squared cell
+ * distance to a wall, up to 255 of them: sigma up to ~4.6 cells), so
+ * matches give the dense field's answers bit for bit; a wider sigma rounds
+ * values to 1/254. The next set_map makes it dense again. Fails only when
+ * out of memory (the matcher is then as before). */
+tycho_status tycho_matcher_shrink(tycho_matcher *m, tycho_err *err);
 /* Memory a matcher holds now (fields and beam scratch), for accounting. */
 size_t tycho_matcher_bytes(const tycho_matcher *m);
 

@@ -34,21 +34,30 @@ typedef struct {
     double sigma;      /* m, likelihood field spread, default 0.05 */
     int submap_scans;  /* scans in a finished submap, default 40 */
     int field_every;   /* rebuild the front end's likelihood field every n scans, default 1 */
-    tycho_match_params local;  /* front-end match (window 0.15 m, 6 deg) */
-    double loop_window_xy;     /* m, loop-closure search half-width, default 0.3 */
-    double loop_window_yaw;    /* rad, default 5 deg */
-    double loop_min_score;     /* mean likelihood per beam to accept a closure, default 0.85 */
-    double loop_radius;        /* m, try submaps whose anchor is this near the node, default 3 */
-    int loop_every;            /* search closures for every n-th node, default 5 */
-    int loop_matches_per_scan; /* loop candidate matches per add_scan (the slice), default 2 */
-    int loop_min_separation;   /* scans between a submap's last scan and a node matched against it,
-                                * default 40:   nearer ones repeat the front end's own matches */
+    tycho_match_params local;   /* front-end match (window 0.15 m, 6 deg) */
+    double loop_window_xy;      /* m, loop-closure search half-width, default 0.3 */
+    double loop_window_yaw;     /* rad, default 5 deg */
+    double loop_min_score;      /* mean likelihood per beam to accept a closure, default 0.85 */
+    double loop_radius;         /* m, try submaps whose anchor is this near the node, default 3 */
+    int loop_every;             /* search closures for every n-th node, default 5 */
+    int loop_matches_per_scan;  /* loop candidate matches per add_scan (the slice), default 2 */
+    int loop_closures_per_node; /* closures (to different submaps) one node may get, default 1 */
+    int loop_min_separation;    /* scans between a submap's last scan and a node matched against it,
+                                 * default 40: nearer ones repeat the front end's own matches */
     int optimize_every; /* scans between optimisations while closures are pending, default 10 */
+    int optimize_lag;   /* > 0: optimise on a background thread, the result taken this many scans
+                           later (waiting then if it is not done: the same results on any machine);
+                           0 (default): inline, in the add_scan that found the closures */
     double edge_sigma_xy, edge_sigma_yaw; /* consecutive-node edges, default 0.02 m, 0.5 deg */
     double loop_sigma_xy, loop_sigma_yaw; /* loop-closure edges, default 0.05 m, 1 deg */
     double huber;                         /* loop edges' Huber threshold in sigmas, default 3 */
-    int optimize_iterations;              /* Gauss-Newton steps per optimisation, default 10 */
-    bool loop_closure;                    /* default true; false: front end only (for comparison) */
+    double prior_per_m, prior_per_rad;    /* the front end's odometry prior is divided by
+                                             1 + prior_per_m * metres + prior_per_rad * radians moved
+                                             since the last scan; default 0, 0 */
+    double loop_reject;      /* a closure the optimised graph misses by more sigmas is set aside
+                                (the worst first, re-optimising between), default 0: never */
+    int optimize_iterations; /* Gauss-Newton steps per optimisation, default 10 */
+    bool loop_closure;       /* default true; false: front end only (for comparison) */
 } tycho_slam_params;
 
 void tycho_slam_params_defaults(tycho_slam_params *p);
@@ -68,9 +77,11 @@ typedef struct {
     int scans_matched, scans_degenerate, scans_poor;
     int loop_candidates; /* loop-closure matches tried */
     int loop_closures;   /* accepted */
+    int loop_rejected;   /* accepted, then set aside by the optimisation (loop_reject) */
     int optimizations;
     double last_optimization_ms, max_optimization_ms;
-    size_t bytes; /* memory held (scans, submaps, fields, graph) */
+    double max_wait_ms; /* longest an add_scan waited for the background optimisation */
+    size_t bytes;       /* memory held (scans, submaps, fields, graph) */
 } tycho_slam_stats;
 
 typedef struct tycho_slam tycho_slam;
@@ -96,7 +107,8 @@ void tycho_slam_get_stats(const tycho_slam *s, tycho_slam_stats *st);
 tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err);
 
 /* Runs the whole loop-closure search for every node still queued and
- * optimises (the end of a log or mission; not sliced). */
+ * optimises (the end of a log or mission; not sliced). Frees the front
+ * end's scratch (rebuilt if more scans are added). */
 tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err);
 
 #endif
