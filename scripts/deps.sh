@@ -8,7 +8,7 @@ PKGS=(cmake make gcc clang pkg-config
       libzstd-dev zlib1g-dev libwslay-dev nettle-dev
       libedit-dev libi2c-dev libgpiod-dev
       lua-check clang-format
-      luarocks)
+      luarocks debootstrap)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

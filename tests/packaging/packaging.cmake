@@ -20,6 +20,12 @@ if(NOT TYCHO_SANITIZE AND NOT TYCHO_LUAJIT)
   # dpkg -i changes the machine: alone, and 77 (not root, or a tycho
   # package already there) is a skip
   set_tests_properties(package_deb PROPERTIES LABELS packaging TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+  # the same package on a clean Debian 12 (debootstrap): its Depends resolved
+  # from the archive, not from what this machine has
+  add_test(NAME package_deb_chroot
+           COMMAND bash ${TYCHO_PACKAGING_DIR}/package_deb_chroot.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(package_deb_chroot PROPERTIES LABELS packaging TIMEOUT 900 RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77)
   add_test(NAME rockspec_make COMMAND bash ${TYCHO_PACKAGING_DIR}/rockspec_make.sh ${CMAKE_SOURCE_DIR} ${LUA_INTERP})
   set_tests_properties(rockspec_make PROPERTIES LABELS packaging TIMEOUT 600 SKIP_RETURN_CODE 77)
   # .busted points at build/: tested from the build that is there
