@@ -400,8 +400,9 @@ print(("summary: %d detections, %d targets (%d not confirmed when faced, not fir
     tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
 if summary.localization then
   local l = summary.localization
-  print(("summary: localization %s: trajectory error %.3f m RMSE, %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
-    :format(l.method, l.ate_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched, l.scans_kept_odometry))
+  print(("summary: localization %s: trajectory error %.3f m RMSE (%.3f m aligned), %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
+    :format(l.method, l.ate_rmse_m, l.ate_aligned_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched,
+      l.scans_kept_odometry))
   if l.method == "slam" then
     print(("summary: SLAM closed %d loops; %d pose graph optimisations, the longest %.1f ms")
       :format(l.loop_closures, l.optimizations or 0, l.max_optimization_ms or 0))

@@ -36,7 +36,10 @@ function Report.new(o)
   if not o.sim then return nil end
   local self = setmetatable({ sim = o.sim, truth = o.sim:truth(), cameras = o.cameras,
                               world = o.sim:world(), per = {}, estimate = o.estimate,
-                              ate_sq = 0, ate_n = 0, ate_max = 0 }, Report)
+                              ate_sq = 0, ate_n = 0, ate_max = 0,
+                              -- sums for the best-fit alignment (estimate p, truth q)
+                              fit = { px = 0, py = 0, qx = 0, qy = 0, pp = 0, qq = 0, dot = 0, cross = 0 } },
+                        Report)
   local res = self.truth.resolution
   for i, s in ipairs(self.world.heat_sources) do
     -- the face the source sits on: the shortest of 16 rays from its centre
@@ -74,6 +77,10 @@ function Report:observe()
     local e = dist(x, y, ex, ey)
     self.ate_sq, self.ate_n = self.ate_sq + e * e, self.ate_n + 1
     if e > self.ate_max then self.ate_max = e end
+    local f = self.fit
+    f.px, f.py, f.qx, f.qy = f.px + ex, f.py + ey, f.qx + x, f.qy + y
+    f.pp, f.qq = f.pp + ex * ex + ey * ey, f.qq + x * x + y * y
+    f.dot, f.cross = f.dot + ex * x + ey * y, f.cross + ex * y - ey * x
   end
   for i, s in ipairs(self.world.heat_sources) do
     local p = self.per[i]
@@ -107,15 +114,34 @@ function Report:odometry()
            encoder_ticks_per_m = e.encoder_ticks_per_m }
 end
 
+-- The trajectory error after the rotation and translation that fit the
+-- estimate to the truth best (least squares, Horn's closed form in 2D), from
+-- running sums: min over R, t of sum |R p + t - q|^2 = |p'|^2 + |q'|^2 -
+-- 2 sqrt(C^2 + S^2), with p', q' about their means and C, S the summed dot
+-- and cross products. It leaves out a map frame that is off as a whole (a
+-- scan matcher's first matches fix it for the rest of the run, the map and
+-- the poses agreeing with each other).
+function Report:aligned_ate()
+  local f, n = self.fit, self.ate_n
+  if n == 0 then return 0 end
+  local mpx, mpy, mqx, mqy = f.px / n, f.py / n, f.qx / n, f.qy / n
+  local pp = f.pp - n * (mpx * mpx + mpy * mpy)
+  local qq = f.qq - n * (mqx * mqx + mqy * mqy)
+  local c = f.dot - n * (mpx * mqx + mpy * mqy)
+  local sn = f.cross - n * (mpx * mqy - mpy * mqx)
+  return math.sqrt(math.max(0, pp + qq - 2 * math.sqrt(c * c + sn * sn)) / n)
+end
+
 --- How well the mission knew where it was: absolute trajectory error of the
--- pose it used against the truth (sampled at the camera rate), with the
--- localiser's counters (nil stats: odometry alone).
+-- pose it used against the truth (sampled at the camera rate), as it is and
+-- after the best-fitting alignment, with the localiser's counters (nil
+-- stats: odometry alone).
 function Report:localization(stats)
   local x, y = self.sim:pose()
   local ox, oy = self.sim:odom()
   return { method = stats and stats.method or "odometry",
            ate_rmse_m = self.ate_n > 0 and math.sqrt(self.ate_sq / self.ate_n) or 0,
-           ate_max_m = self.ate_max, odom_drift_m = dist(x, y, ox, oy),
+           ate_max_m = self.ate_max, ate_aligned_rmse_m = self:aligned_ate(), odom_drift_m = dist(x, y, ox, oy),
            scans = stats and stats.scans or 0, scans_matched = stats and stats.matched or 0,
            scans_kept_odometry = stats and stats.kept or 0,
            scans_degenerate = stats and stats.degenerate or 0, scans_poor = stats and stats.poor or 0,
