@@ -205,15 +205,22 @@ static tycho_pose2 node_pose(const tycho_slam *s, int i)
     return tycho_pose_graph_node(s->graph, i);
 }
 
+/* Room for one more element in the growing array *arr (n used, *cap
+ * allocated, elements of `size` bytes; doubles from `first`). */
+static tycho_status room_for(void *arr, int n, int *cap, size_t size, int first, tycho_err *err)
+{
+    if (n < *cap) return TYCHO_OK;
+    int grown = *cap ? 2 * *cap : first;
+    void *p = realloc(*(void **)arr, (size_t)grown * size);
+    if (!p) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
+    *(void **)arr = p;
+    *cap = grown;
+    return TYCHO_OK;
+}
+
 static int start_submap(tycho_slam *s, int anchor, tycho_err *err)
 {
-    if (s->nsub == s->subcap) {
-        int cap = s->subcap ? 2 * s->subcap : 16;
-        submap *m = realloc(s->subs, (size_t)cap * sizeof *m);
-        if (!m) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory"), -1;
-        s->subs = m;
-        s->subcap = cap;
-    }
+    if (room_for(&s->subs, s->nsub, &s->subcap, sizeof *s->subs, 16, err) != TYCHO_OK) return -1;
     double half = SUBMAP_CELLS * s->p.resolution / 2;
     tycho_grid *g = tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution,
                                    (tycho_pose2){-half, -half, 0}, TYCHO_COST_UNKNOWN, err);
@@ -298,7 +305,7 @@ static tycho_status grow_to_box(tycho_grid *g, const double box[4], tycho_err *e
 }
 
 /* Inserts a scan into g at pose, the grid grown to the beams' box first. */
-static tycho_status insert_scan(tycho_slam *s, tycho_grid *g, tycho_pose2 pose,
+static tycho_status insert_scan(tycho_inserter *ins, tycho_grid *g, tycho_pose2 pose,
                                 const tycho_scan *scan, tycho_err *err)
 {
     double box[4];
@@ -308,14 +315,14 @@ static tycho_status insert_scan(tycho_slam *s, tycho_grid *g, tycho_pose2 pose,
     tycho_insert_opts o;
     tycho_insert_opts_defaults(&o);
     o.grow = false;
-    return tycho_scan_insert(s->ins, g, pose, scan, &o, NULL, err);
+    return tycho_scan_insert(ins, g, pose, scan, &o, NULL, err);
 }
 
 static tycho_status insert_into(tycho_slam *s, int sub, int node, tycho_err *err)
 {
     submap *m = &s->subs[sub];
     tycho_pose2 local = tycho_pose2_between(node_pose(s, m->anchor), node_pose(s, node));
-    tycho_status st = insert_scan(s, m->grid, local, &s->nodes[node].scan, err);
+    tycho_status st = insert_scan(s->ins, m->grid, local, &s->nodes[node].scan, err);
     if (st != TYCHO_OK) return st;
     m->scans++;
     m->sum_x += local.x;
@@ -536,13 +543,8 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
         *ran = true;
         s->st.loop_candidates++;
         if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score) {
-            if (s->nloops == s->loopcap) {
-                int cap = s->loopcap ? 2 * s->loopcap : 64;
-                int *l = realloc(s->loops, (size_t)cap * sizeof *l);
-                if (!l) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
-                s->loops = l;
-                s->loopcap = cap;
-            }
+            st = room_for(&s->loops, s->nloops, &s->loopcap, sizeof *s->loops, 64, err);
+            if (st != TYCHO_OK) return st;
             int edge = tycho_pose_graph_edges(s->graph);
             st = tycho_pose_graph_add_edge(
                 s->graph, m->anchor, k, r.pose, 1 / (s->p.loop_sigma_xy * s->p.loop_sigma_xy),
@@ -618,14 +620,8 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
         tycho_status done = apply_background(s, err);
         if (done != TYCHO_OK) return done;
     }
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 256;
-        node_scan *nn = realloc(s->nodes, (size_t)cap * sizeof *nn);
-        if (!nn) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
-        s->nodes = nn;
-        s->cap = cap;
-    }
-    tycho_status st = TYCHO_OK;
+    tycho_status st = room_for(&s->nodes, s->n, &s->cap, sizeof *s->nodes, 256, err);
+    if (st != TYCHO_OK) return st;
     tycho_pose2 pose = odom;
     if (s->n > 0) {
         tycho_pose2 last = node_pose(s, s->n - 1);
@@ -764,7 +760,7 @@ tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err)
         (int)w, (int)h, res, (tycho_pose2){box[0] - res, box[1] - res, 0}, TYCHO_COST_UNKNOWN, err);
     if (!g) return NULL;
     for (int i = 0; i < s->n; i++) {
-        if (insert_scan((tycho_slam *)s, g, node_pose(s, i), &s->nodes[i].scan, err) != TYCHO_OK) {
+        if (insert_scan(s->ins, g, node_pose(s, i), &s->nodes[i].scan, err) != TYCHO_OK) {
             tycho_grid_free(g);
             return NULL;
         }
