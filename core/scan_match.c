@@ -16,7 +16,7 @@
  * nearest wall (its table, up to (3 sigma / res + 1)^2 + 1 entries: 17 at
  * sigma = res), and the pooled field its values too: with at most 255 of
  * them the palette is that table and the codes lose nothing (else values
- * are rounded to 1/255). */
+ * are rounded to steps of 1/254). */
 typedef struct {
     int32_t *index;
     uint8_t *data;
@@ -201,7 +201,7 @@ tycho_status tycho_matcher_set_map(tycho_matcher *m, const tycho_grid *g, int oc
 }
 
 /* The palette code of value v: exact when v is in the palette (the field's
- * table, decreasing after code 0), else the nearest of 1/255 steps. */
+ * table, decreasing after code 0), else the nearest of 1/254 steps. */
 static uint8_t encode(const tycho_matcher *m, float v)
 {
     if (!(v > 0)) return 0;
