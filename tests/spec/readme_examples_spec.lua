@@ -33,6 +33,7 @@ local ELSEWHERE = {
   { "^tycho run /usr/", "package_deb" },
   { "^lua5%.4 %-e", "install_relocated and package_deb (require \"tycho\" from the stock interpreter)" },
   { "^scripts/bench%.sh", "bench_report_spec (the report), the benches themselves are not tests" },
+  { "^scripts/figures%.sh %-%-check", "the ctest readme_figures runs it" },
   { "^scripts/warthog_anchor%.sh", "warthog_anchor_spec (with a stand-in: warthog is built outside the repository)" },
   { "^CC=clang cmake .*TYCHO_FUZZ", "the fuzz targets: built by hand (libFuzzer), see Fuzzing" },
   { "^build%-fuzz/", "the fuzz targets: built by hand (libFuzzer), see Fuzzing" },

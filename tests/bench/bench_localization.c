@@ -1,0 +1,168 @@
+/* Localization in the mission against the simulator's ground truth: the
+ * large maze with the `turtlebot3` odometry error preset plus a 3 % larger
+ * left wheel and a 0.5 deg/s gyro bias, seeds 1-5, with scan matching and
+ * with SLAM (the tycho executable running heat_seek.lua, as a user would).
+ * Prints each run and, per method, the worst trajectory error (RMSE as it
+ * is, after the best-fitting alignment, and the maximum), the engaged
+ * sources and collisions; targets: RMSE <= 3 cm, max <= 10 cm, every source
+ * engaged, 0 collisions.
+ *
+ *   TYCHO_SOURCE_DIR=$PWD build/bench_localization   (~2 min on 2 cores) */
+#include "child.h"
+#include "result.h"
+
+#include <stdbool.h>
+
+#define SEEDS 5
+
+/* The count of true and of all entries in summary's "engaged":[...] */
+static void engaged_counts(const char *summary, int *engaged, int *total)
+{
+    *engaged = *total = 0;
+    const char *s = summary ? strstr(summary, "\"engaged\":[") : NULL;
+    if (!s) return;
+    for (s += strlen("\"engaged\":["); *s && *s != ']'; s++) {
+        if (strncmp(s, "true", 4) == 0) ++*engaged, ++*total;
+        else if (strncmp(s, "false", 5) == 0) ++*total;
+    }
+}
+
+/* The large maze's world file with the errors, its map path made absolute
+ * (the copy lives in a temporary folder). */
+static int write_world(const char *src, const char *path)
+{
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/maps/maze_large.lua", src);
+    FILE *f = fopen(in, "rb");
+    if (!f) return -1;
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *key = "map = \"maze_large.yaml\",";
+    char *at = strstr(text, key);
+    if (!at) return -1;
+    FILE *o = fopen(path, "wb");
+    if (!o) return -1;
+    fprintf(o,
+            "%.*smap = \"%s/maps/maze_large.yaml\", robot = { errors = \"turtlebot3\" },\n"
+            "  odom = { wheel_radius_error_left = 0.03 }, imu = { gyro_bias = %.10f },%s",
+            (int)(at - text), text, src, 0.5 * M_PI / 180.0, at + strlen(key));
+    return fclose(o) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    char exe[PATH_MAX];
+    if (bench_tycho_exe(exe, "bench_localization") != 0) return 1;
+    const char *src = getenv("TYCHO_SOURCE_DIR");
+    char cwd[PATH_MAX];
+    if (!src) src = getcwd(cwd, sizeof cwd);
+    char tmpl[] = "/tmp/tycho-bench-localization-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    if (!root) {
+        perror("bench_localization: mkdtemp");
+        return 1;
+    }
+    char world[PATH_MAX];
+    snprintf(world, sizeof world, "%s/maze_large_errors.lua", root);
+    if (write_world(src, world) != 0) {
+        fprintf(stderr, "bench_localization: cannot write %s from %s/maps/maze_large.lua\n", world,
+                src);
+        return 1;
+    }
+    printf("bench_localization: maze_large, turtlebot3 preset + 3 %% left wheel + 0.5 deg/s gyro "
+           "bias, seeds 1-%d\n",
+           SEEDS);
+    static const char *methods[] = {"scan_matching", "slam"};
+    int failures = 0;
+    for (int m = 0; m < 2; m++) {
+        double worst_rmse = 0, worst_aligned = 0, worst_max = 0, sum_aligned = 0, wall = 0;
+        double best_aligned = INFINITY, best_rmse = INFINITY;
+        int engaged = 0, total = 0, collisions = 0, runs = 0;
+        for (int seed = 1; seed <= SEEDS; seed++) {
+            char out[PATH_MAX], seed_s[16], set[64];
+            snprintf(out, sizeof out, "%s/%s-%d", root, methods[m], seed);
+            snprintf(seed_s, sizeof seed_s, "%d", seed);
+            snprintf(set, sizeof set, "localization=%s", methods[m]);
+            char *args[] = {exe,       "run",     "behaviors/heat_seek.lua",
+                            "--world", world,     "--out",
+                            out,       "--quiet", "--seed",
+                            seed_s,    "--set",   set,
+                            NULL};
+            bench_child r = {.exit_code = -1};
+            if (bench_run_child(args, src, &r) != 0 || r.exit_code != 0) {
+                printf("  %-13s seed %d: FAILED (exit %d)\n", methods[m], seed, r.exit_code);
+                failures++;
+                continue;
+            }
+            char *s = bench_read_summary(out);
+            double rmse = bench_json_number(s, "ate_rmse_m");
+            double aligned = bench_json_number(s, "ate_aligned_rmse_m");
+            double max = bench_json_number(s, "ate_max_m");
+            double drift = bench_json_number(s, "max_drift_m");
+            int e, t;
+            engaged_counts(s, &e, &t);
+            int coll = (int)bench_json_number(s, "collisions");
+            free(s);
+            if (!(rmse == rmse) || !(aligned == aligned) || !(max == max) || t == 0) {
+                printf("  %-13s seed %d: summary.json lacks the localization figures\n", methods[m],
+                       seed);
+                failures++;
+                continue;
+            }
+            printf("  %-13s seed %d: RMSE %.1f cm (aligned %.1f cm), max %.1f cm; odometry "
+                   "alone %.2f m off at most; engaged %d/%d, %d collisions; %.1f s wall\n",
+                   methods[m], seed, rmse * 100, aligned * 100, max * 100, drift, e, t, coll,
+                   r.wall_s);
+            runs++;
+            worst_rmse = fmax(worst_rmse, rmse);
+            best_rmse = fmin(best_rmse, rmse);
+            worst_aligned = fmax(worst_aligned, aligned);
+            best_aligned = fmin(best_aligned, aligned);
+            sum_aligned += aligned;
+            worst_max = fmax(worst_max, max);
+            engaged += e, total += t, collisions += coll;
+            wall += r.wall_s;
+        }
+        if (runs == 0) continue;
+        char key[96], what[256];
+        const char *me = methods[m];
+        printf("  %s: RMSE %.1f-%.1f cm as it is, %.1f-%.1f cm aligned (mean %.1f), max %.1f "
+               "cm; engaged %d/%d; %d collisions; %.1f s wall\n",
+               me, best_rmse * 100, worst_rmse * 100, best_aligned * 100, worst_aligned * 100,
+               sum_aligned / runs * 100, worst_max * 100, engaged, total, collisions, wall);
+        snprintf(key, sizeof key, "localization.%s.worst_rmse_m", me);
+        snprintf(what, sizeof what,
+                 "`bench_localization`: %s, maze_large with turtlebot3 errors + 3 %% wheel + "
+                 "0.5 deg/s gyro, trajectory RMSE as it is, worst of seeds 1-%d",
+                 me, SEEDS);
+        bench_result(key, worst_rmse, "m", "<=", 0.03, what);
+        snprintf(key, sizeof key, "localization.%s.best_rmse_m", me);
+        snprintf(what, sizeof what, "`bench_localization`: the same, best seed");
+        bench_result(key, best_rmse, "m", NULL, 0, what);
+        snprintf(key, sizeof key, "localization.%s.worst_aligned_rmse_m", me);
+        snprintf(what, sizeof what,
+                 "`bench_localization`: the same after the best-fitting alignment (ATE as the "
+                 "TUM benchmark defines it), worst seed");
+        bench_result(key, worst_aligned, "m", "<=", 0.03, what);
+        snprintf(key, sizeof key, "localization.%s.best_aligned_rmse_m", me);
+        snprintf(what, sizeof what, "`bench_localization`: the same aligned, best seed");
+        bench_result(key, best_aligned, "m", NULL, 0, what);
+        snprintf(key, sizeof key, "localization.%s.worst_max_m", me);
+        snprintf(what, sizeof what,
+                 "`bench_localization`: the same, largest error anywhere on any seed's trajectory");
+        bench_result(key, worst_max, "m", "<=", 0.10, what);
+        snprintf(key, sizeof key, "localization.%s.engaged_pct", me);
+        snprintf(what, sizeof what, "`bench_localization`: the same, heat sources engaged");
+        bench_result(key, total ? 100.0 * engaged / total : 0, "%", ">=", 100, what);
+        snprintf(key, sizeof key, "localization.%s.collisions", me);
+        snprintf(what, sizeof what, "`bench_localization`: the same, collisions");
+        bench_result(key, collisions, "collisions", "<=", 0, what);
+    }
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) fprintf(stderr, "bench_localization: could not remove %s\n", root);
+    printf("bench_localization: %s\n", failures ? "FAIL (runs failed)" : "done");
+    return failures ? 1 : 0;
+}
