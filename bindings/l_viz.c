@@ -3,7 +3,8 @@
  * colour-mapped images. The small messages (transforms, poses, scene
  * entities, logs) are built in Lua (behaviors/channels.lua).
  *
- *   tycho.viz.grid(grid, t, frame_id)           -> foxglove.Grid JSON (uint8 "cost" field)
+ *   tycho.viz.grid(grid, t, frame_id)           -> foxglove.Grid JSON (uint8 "cost" field) of
+ *                                                  the box round the cells that are not unknown
  *   tycho.viz.scan(scan, t, frame_id)           -> foxglove.LaserScan JSON
  *   tycho.viz.image(values, w, h, lo, hi, t, frame_id) -> foxglove.RawImage JSON, rgb8,
  *                                                  values (row-major) mapped lo..hi onto a heat
@@ -77,16 +78,55 @@ static void add_base64(luaL_Buffer *b, const uint8_t *data, size_t n)
     }
 }
 
-/* A length to the millimetre ("-2.345"), by hand: printf's float
- * formatting was the largest cost of scan and trail messages. */
+/* A length to the millimetre ("-2.345"), digits written by hand: snprintf
+ * was the largest cost of scan and trail messages (a recording formats 360
+ * ranges five times a simulated second). */
 static void add_millimetres(luaL_Buffer *b, const char *prefix, double v)
 {
-    char tmp[64];
+    luaL_addstring(b, prefix);
+    char tmp[32];
+    size_t n = 0;
     if (!isfinite(v) || fabs(v) > 1e9) v = 0;
     long mm = lround(fabs(v) * 1000);
-    int n = snprintf(tmp, sizeof tmp, "%s%s%ld.%03ld", prefix, v < 0 && mm ? "-" : "", mm / 1000,
-                     mm % 1000);
-    luaL_addlstring(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (v < 0 && mm) tmp[n++] = '-';
+    char digits[24];
+    int k = 0;
+    long whole = mm / 1000;
+    do {
+        digits[k++] = (char)('0' + whole % 10);
+        whole /= 10;
+    } while (whole);
+    while (k) tmp[n++] = digits[--k];
+    long frac = mm % 1000;
+    tmp[n++] = '.';
+    tmp[n++] = (char)('0' + frac / 100);
+    tmp[n++] = (char)('0' + frac / 10 % 10);
+    tmp[n++] = (char)('0' + frac % 10);
+    luaL_addlstring(b, tmp, n);
+}
+
+/* The box of the cells that are not unknown (255), inclusive; the single
+ * cell (0, 0) when every cell is unknown. A mission's map is a 20 m square
+ * of which the maze fills a few metres: sending the whole square at 1 Hz
+ * was most of what a recording cost (a small maze: 160,000 cells a message
+ * where 8,000 are known). */
+static void known_box(const uint8_t *c, int w, int h, int box[4])
+{
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *row = c + (size_t)y * w;
+        int first = 0;
+        while (first < w && row[first] == TYCHO_COST_UNKNOWN) first++;
+        if (first == w) continue;
+        int last = w - 1;
+        while (row[last] == TYCHO_COST_UNKNOWN) last--;
+        if (first < x0) x0 = first;
+        if (last > x1) x1 = last;
+        if (y < y0) y0 = y;
+        y1 = y;
+    }
+    if (x1 < 0) x0 = y0 = x1 = y1 = 0;
+    box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
 }
 
 static int l_grid(lua_State *L)
@@ -95,22 +135,46 @@ static int l_grid(lua_State *L)
     double t;
     check_time(L, 2, &t);
     const char *frame = check_frame_id(L, 3);
-    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    int w = tycho_grid_width(g);
     double res = tycho_grid_resolution(g);
     tycho_pose2 o = tycho_grid_origin(g);
+    const uint8_t *cells = tycho_grid_cells_const(g);
+    int box[4];
+    known_box(cells, w, tycho_grid_height(g), box);
+    int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
+    /* the box's corner in the world: the origin moved along the grid's axes */
+    double c = cos(o.yaw), s = sin(o.yaw), dx = box[0] * res, dy = box[1] * res;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     add_header(&b, t, frame);
     add_fmt(&b,
             ",\"pose\":{\"position\":{\"x\":%.9g,\"y\":%.9g,\"z\":0},"
             "\"orientation\":{\"x\":0,\"y\":0,\"z\":%.9g,\"w\":%.9g}}",
-            o.x, o.y, sin(o.yaw / 2), cos(o.yaw / 2));
+            o.x + c * dx - s * dy, o.y + s * dx + c * dy, sin(o.yaw / 2), cos(o.yaw / 2));
     add_fmt(&b,
             ",\"column_count\":%d,\"cell_size\":{\"x\":%.9g,\"y\":%.9g},\"row_stride\":%d,\"cell_"
             "stride\":1,"
             "\"fields\":[{\"name\":\"cost\",\"offset\":0,\"type\":1}],\"data\":\"",
-            w, res, res, w);
-    add_base64(&b, tycho_grid_cells_const(g), (size_t)w * (size_t)h);
+            bw, res, res, bw);
+    if (bw == w) {
+        add_base64(&b, cells + (size_t)box[1] * w, (size_t)w * (size_t)bh);
+    } else {
+        /* rows of the box, a few at a time, in multiples of 3 bytes so the
+         * base64 slices join without padding in between */
+        uint8_t tmp[3 * 1024];
+        size_t n = 0;
+        for (int y = box[1]; y <= box[3]; y++) {
+            const uint8_t *row = cells + (size_t)y * w + box[0];
+            for (int x = 0; x < bw; x++) {
+                tmp[n++] = row[x];
+                if (n == sizeof tmp) {
+                    add_base64(&b, tmp, n);
+                    n = 0;
+                }
+            }
+        }
+        add_base64(&b, tmp, n);
+    }
     luaL_addstring(&b, "\"}");
     luaL_pushresult(&b);
     return 1;

@@ -100,7 +100,12 @@ local function read_runs(dir)
   return runs
 end
 
-local function lower_is_better(fig) return fig.cmp ~= ">=" end
+-- a figure without a target: lower is better unless its unit says otherwise
+local HIGHER_IS_BETTER = { x_real_time = true, x = true }
+local function lower_is_better(fig)
+  if fig.cmp then return fig.cmp ~= ">=" end
+  return not HIGHER_IS_BETTER[fig.unit]
+end
 
 --- Relative change for the worse (> 0) or better (< 0) against prev; nil if none.
 local function worse_by(fig, prev)

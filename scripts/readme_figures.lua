@@ -20,7 +20,7 @@ local M = {}
 
 local UNIT_SHOWN = { us = "µs", ["us/scan"] = "µs/scan", ["us/frame"] = "µs/frame",
                      ["us/query"] = "µs/query", ["us/revolution"] = "µs/revolution",
-                     x_real_time = "× real time", x = "×", bool = "" }
+                     x_real_time = "× real time", x = "×", deg = "°", bool = "" }
 
 --- A value as people read it: three significant figures or so, and its unit.
 function M.show(v, unit)
@@ -36,6 +36,7 @@ function M.show(v, unit)
   local u = UNIT_SHOWN[unit] or unit
   if unit == "bool" then return v >= 1 and "yes" or "no" end
   if u == "%" then return s .. " %" end
+  if u == "°" then return s .. u end
   return u == "" and s or (s .. " " .. u)
 end
 

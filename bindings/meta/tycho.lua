@@ -899,7 +899,7 @@ function mcap_writer:bytes() end
 function mcap_writer:close() end
 
 tycho.viz = {}
----foxglove.Grid JSON of a grid (uint8 field "cost").
+---foxglove.Grid JSON of a grid (uint8 field "cost"): the box round the cells that are not unknown (255).
 ---@return string
 function tycho.viz.grid(grid, t, frame_id) end
 ---foxglove.LaserScan JSON of a scan.

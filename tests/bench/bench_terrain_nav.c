@@ -15,6 +15,7 @@
 typedef struct {
     int reached, entered, plans;
     double sim_s, wall_s;
+    double pitch_deg, roll_deg, dev_mean_m, dev_max_m;
 } outcome;
 
 static int run(const char *exe, const char *src, const char *world, const char *kind, outcome *o)
@@ -39,6 +40,12 @@ static int run(const char *exe, const char *src, const char *world, const char *
         double driven;
         if (sscanf(line, "summary: driven %lf m, %d plans", &driven, &o->plans) == 2) {
             found++;
+            const char *a = strstr(line, "max pitch ");
+            if (!a || sscanf(a,
+                             "max pitch %lf deg, max roll %lf deg, deviation from plan mean %lf m "
+                             "max %lf m",
+                             &o->pitch_deg, &o->roll_deg, &o->dev_mean_m, &o->dev_max_m) != 4)
+                found--; /* the summary line changed: say so rather than report zeros */
             const char *c = strstr(line, " untraversable cells entered");
             while (c && c > line && c[-1] != ' ') c--;
             o->entered = c ? atoi(c) : -1;
@@ -75,9 +82,33 @@ int main(void)
                 pass = pass && o.reached && o.entered == 0;
             }
             printf(
-                "%-14s %-8s goal %s, %d plans, %.1f s simulated in %.3f s wall: %.0fx real time\n",
+                "%-14s %-8s goal %s, %d plans, %.1f s simulated in %.3f s wall: %.0fx real time; "
+                "max pitch %.1f deg, roll %.1f deg, off the plan %.3f m mean, %.3f m max\n",
                 worlds[wi], kinds[ki], o.reached ? "reached" : "NOT reached", o.plans, sim / 3,
-                wall / 3, sim / wall);
+                wall / 3, sim / wall, o.pitch_deg, o.roll_deg, o.dev_mean_m, o.dev_max_m);
+            /* the figures the README quotes: every pairing's speed and plans, the rough
+             * world's ride with the differential drive (runs are deterministic: the last) */
+            char key[96], what[200];
+            const char *fig[] = {"x_real_time", "plans",      "sim_s",    "pitch_deg",
+                                 "roll_deg",    "dev_mean_m", "dev_max_m"};
+            const char *unit[] = {"x_real_time", "plans", "s", "deg", "deg", "m", "m"};
+            const char *doc[] = {"times real time (mean of 3)",
+                                 "plans made",
+                                 "simulated time to the goal",
+                                 "largest pitch",
+                                 "largest roll",
+                                 "mean distance from the plan",
+                                 "largest distance from the plan"};
+            double val[] = {sim / wall, o.plans,      o.sim_s,    o.pitch_deg,
+                            o.roll_deg, o.dev_mean_m, o.dev_max_m};
+            int nfig = (wi == 0 && ki == 0) ? 7 : 2;
+            for (int k = 0; k < nfig; k++) {
+                snprintf(key, sizeof key, "terrain_nav.%s.%s.%s", worlds[wi] + 8, kinds[ki],
+                         fig[k]);
+                snprintf(what, sizeof what, "`bench_terrain_nav`: %s, %s robot, %s", worlds[wi],
+                         kinds[ki], doc[k]);
+                bench_result(key, val[k], unit[k], NULL, 0, what);
+            }
         }
     pass = pass && worst >= 30;
     printf("terrain mission: slowest run %.0fx real time (target >= 30x) %s\n", worst,

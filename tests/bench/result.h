@@ -6,8 +6,8 @@
  *
  * name: [a-z0-9_.]+, unique over all benchmarks (prefixed with the bench's
  * own name); unit: no spaces; target: "<=X" or ">=X" in the same unit, or
- * "-" for a figure reported without one (then lower is better); the
- * description (the rest of the line) becomes the table's first column. */
+ * "-" for a figure reported without one (then lower is better, but for the units x_real_time and
+ * x); the description (the rest of the line) becomes the table's first column. */
 #ifndef TYCHO_BENCH_RESULT_H
 #define TYCHO_BENCH_RESULT_H
 

@@ -136,6 +136,31 @@ describe("tycho.viz encoders", function()
     assert.has_error(function() tycho.viz.grid(g, -1, "map") end)
   end)
 
+  it("sends only the box round the known cells, placed where those cells are", function()
+    local g = tycho.grid.new { width = 10, height = 8, resolution = 0.5, origin = { x = 1, y = 2, yaw = math.pi / 2 },
+                               fill = 255 }
+    g:set(3, 2, 0)
+    g:set(5, 4, 254)
+    local m = json.decode(tycho.viz.grid(g, 1, "map"))
+    assert.are.equal(3, m.column_count)
+    assert.are.equal(3, m.row_stride)
+    local cells = unbase64(m.data)
+    assert.are.equal(9, #cells) -- cells (3..5, 2..4)
+    assert.are.equal(0, cells:byte(1))
+    assert.are.equal(254, cells:byte(9))
+    assert.are.equal(255, cells:byte(5))
+    -- cell (3, 2)'s corner: the origin + R(90 deg) (1.5, 1.0) = (1 - 1.0, 2 + 1.5)
+    assert.is_near(0, m.pose.position.x, 1e-9)
+    assert.is_near(3.5, m.pose.position.y, 1e-9)
+    assert.is_near(math.sin(math.pi / 4), m.pose.orientation.z, 1e-9)
+    -- nothing known: one cell at the origin
+    g:fill(255)
+    m = json.decode(tycho.viz.grid(g, 1, "map"))
+    assert.are.equal(1, m.column_count)
+    assert.are.equal(1, #unbase64(m.data))
+    assert.is_near(1, m.pose.position.x, 1e-9)
+  end)
+
   it("writes a LaserScan with 0 for beams without a return", function()
     local g = tycho.grid.new { width = 40, height = 40, resolution = 0.1, origin = { x = 0, y = 0 }, fill = 0 }
     for cy = 0, 39 do g:set(30, cy, 254) end

@@ -20,7 +20,7 @@ typedef struct {
     size_t
         chunk_size; /* uncompressed bytes a chunk collects before it is written (default 1 MiB) */
     int compress;   /* 1: zstd chunks (default), 0: uncompressed */
-    int zstd_level; /* default 3 */
+    int zstd_level; /* default 1 */
 } tycho_mcap_options;
 
 void tycho_mcap_options_init(tycho_mcap_options *o);
