@@ -12,19 +12,15 @@
 local tycho = require "tycho"
 local tasks = require "tasks"
 local fsm = require "fsm"
-local logmod = require "log"
 local P = require "heat_seek_params"
 local Mapping = require "mapping"
 local Nav = require "nav"
 local ThermalSweep = require "thermal_sweep"
 local Targets = require "targets"
 local Reloader = require "reload"
-local Session = require "session"
 local Report = require "heat_seek_report"
-local guard = require("mission_guard").install("heat_seek") -- signals, checked outputs
-
+local Mission = require "mission"
 local cli = require "cli"
-local params_cli = require "params_cli"
 
 -- command line: every option declared here, once (--help is generated from it)
 local OPTIONS = {
@@ -40,384 +36,348 @@ local OPTIONS = {
   { name = "watch", type = "boolean", doc = "reload heat_seek_states.lua when it is saved (on with --repl)" },
   { name = "quiet", type = "boolean", doc = "only warnings and the final summary" },
 }
-local opt, spec = params_cli.parse_mission { prog = "heat_seek", usage_line = "--world WORLD.lua [options]",
-  options = OPTIONS, params = P, argv = arg,
-  -- on the robot the wheels slip and the scans arrive on the wall clock, so
-  -- the odometry alone smears the map: match each scan unless the command
-  -- line (--set, --params-file) says otherwise
-  defaults = function(o, params) if o.robot then params:set("localization", "scan_matching") end end,
-  epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)" }
-if not opt then return spec end -- the exit code
-local function fail_usage(msg) return cli.usage_error(spec, msg) end
-if not opt.world and not opt.robot then return fail_usage("--world (simulator) or --robot (hardware) is required") end
-if opt.world and opt.robot then return fail_usage("--world or --robot, not both") end
--- on the robot everything runs at the wall clock's pace
-if opt.robot then opt.realtime = true end
-local world_name = (opt.world or opt.robot):match("([^/]+)%.lua$") or "world"
-opt.out = opt.out or ("out/" .. world_name)
-do local ok, err = guard.check_out(opt.out) if not ok then return fail_usage(err) end end
+-- what the hooks below share: start sets them up, finish reads them
+local opt, log, now, guard, world_name
+local robot, x0, y0, yaw0, mapping, nav, report, bb, machine
 
--- runtime --------------------------------------------------------------------
-local wall0 = tycho.clock.monotonic()
-local clock = tycho.clock.new { mode = opt.robot and "wall" or "sim" }
-local sched = tycho.scheduler.new { clock = clock, realtime = opt.realtime or false }
-local log = logmod.new { clock = clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info"),
-                         sinks = opt.repl and {} or nil }
-sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
-local function now() return clock:now() end
+--- The mission on the runner's clock, scheduler and log (behaviors/mission.lua):
+-- the robot, the tasks, the state machine; what the console and attach see.
+local function start(m)
+  opt, log, guard = m.opt, m.log, m.guard
+  local clock, sched = m.clock, m.sched
+  now = function() return clock:now() end
+  world_name = (opt.world or opt.robot):match("([^/]+)%.lua$") or "world"
 
-local robot
-if opt.robot then
-  local ok, r = pcall(require("robot_hw").open, opt.robot, { log = log })
-  if not ok then
-    io.stderr:write("heat_seek: ", tostring(r), "\n")
-    return 1
+  if opt.robot then
+    local ok, r = pcall(require("robot_hw").open, opt.robot, { log = log })
+    if not ok then
+      io.stderr:write("heat_seek: ", tostring(r), "\n")
+      return 1
+    end
+    robot = r
+    robot.step() -- the first samples (odometry) before anything looks at the pose
+  else
+    local r, code = cli.load("heat_seek", require("robot_sim").open, opt.world, { seed = opt.seed })
+    if not r then return code end
+    robot = r
   end
-  robot = r
-  robot.step() -- the first samples (odometry) before anything looks at the pose
-else
-  local r, code = cli.load("heat_seek", require("robot_sim").open, opt.world, { seed = opt.seed })
-  if not r then return code end
-  robot = r
-end
-local x0, y0, yaw0 = robot.pose()
-local mapping = Mapping.new(P, x0, y0)
-if P.localization ~= "odometry" then robot = require("localize").wrap(robot, mapping, P, log) end
-local nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
-local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.sweep_check_distance }
--- ground truth for the summary's per-source verdicts (simulator only)
-local report = Report.new { sim = robot.sim, cameras = robot.cameras,
-                            estimate = function() return robot.pose() end }
-local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
-                                     abs_threshold = P.pitch_threshold }
-if robot.world then
-  log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
-    #robot.world.heat_sources, #robot.world.ramps, x0, y0, math.deg(yaw0))
-else
-  log:info("robot %s: %d camera(s), start (%.2f, %.2f, %.0f deg)", opt.robot, #robot.cameras, x0, y0, math.deg(yaw0))
-end
-
--- the blackboard: everything the behaviour knows, kept across reloads
-local bb = {
-  detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {}, frames = {},
-  blacklist = {}, unmapped_arrivals = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
-  front_range = math.huge, left_range = math.huge, right_range = math.huge, max_pitch = 0,
-}
-
-local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
-
--- fast task: mapping, thermal fusion, IMU watch ------------------------------
-local reported = {}
-local function note_detection(x, y, cam, from)
-  bb.detections[#bb.detections + 1] = { x = x, y = y, t = now(), camera = cam, rx = from.x, ry = from.y }
-  for _, r in ipairs(reported) do if dist(r.x, r.y, x, y) < 0.6 then return end end
-  reported[#reported + 1] = { x = x, y = y }
-  log:info("heat: new hot spot at (%.2f, %.2f) seen by camera %d (%d detections so far)",
-    x, y, cam, #bb.detections)
-end
-
-local function fast_tick()
-  local scan, _, scan_pose = robot.scan()
-  if scan then
-    mapping:insert_scan(scan_pose, scan)
-    mapping:refresh()
-    bb.scan, bb.scan_pose = scan, scan_pose
-    bb.front_range, bb.left_range, bb.right_range = Nav.lane_ranges(scan, P.robot_radius + P.footprint_padding)
-    nav:check_path()
+  x0, y0, yaw0 = robot.pose()
+  mapping = Mapping.new(P, x0, y0)
+  if P.localization ~= "odometry" then robot = require("localize").wrap(robot, mapping, P, log) end
+  nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
+  local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.sweep_check_distance }
+  -- ground truth for the summary's per-source verdicts (simulator only)
+  report = Report.new { sim = robot.sim, cameras = robot.cameras,
+                              estimate = function() return robot.pose() end }
+  local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
+                                       abs_threshold = P.pitch_threshold }
+  if robot.world then
+    log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
+      #robot.world.heat_sources, #robot.world.ramps, x0, y0, math.deg(yaw0))
+  else
+    log:info("robot %s: %d camera(s), start (%.2f, %.2f, %.0f deg)", opt.robot, #robot.cameras, x0, y0, math.deg(yaw0))
   end
-  if bb.scan then
-    for i, cam in ipairs(robot.cameras) do
-      local frame, _, frame_pose = robot.thermal(i)
-      if frame then
-        bb.frames[i] = frame
-        -- the scan is older than the frame: look along the camera axis as it
-        -- was when the frame was taken, expressed in the scan's robot frame
-        local turn = frame_pose.yaw - bb.scan_pose.yaw
-        sweep:observe(bb.scan_pose, bb.scan, cam.yaw + turn, cam.fov)
-        local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
-          yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
-          max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
-        if x then
-          x, y = Targets.on_face(mapping.map, bb.scan_pose, x, y, P.face_snap_distance)
-          note_detection(x, y, i, frame_pose)
+
+  -- the blackboard: everything the behaviour knows, kept across reloads
+  bb = {
+    detections = {}, targets = {}, launches = {}, trail = {}, pose_history = {}, frames = {},
+    blacklist = {}, unmapped_arrivals = {}, ti = 1, ramp = nil, ramp_events = 0, climbed = false,
+    front_range = math.huge, left_range = math.huge, right_range = math.huge, max_pitch = 0,
+  }
+
+  local function dist(ax, ay, bx, by) return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2) end
+
+  -- fast task: mapping, thermal fusion, IMU watch ------------------------------
+  local reported = {}
+  local function note_detection(x, y, cam, from)
+    bb.detections[#bb.detections + 1] = { x = x, y = y, t = now(), camera = cam, rx = from.x, ry = from.y }
+    for _, r in ipairs(reported) do if dist(r.x, r.y, x, y) < 0.6 then return end end
+    reported[#reported + 1] = { x = x, y = y }
+    log:info("heat: new hot spot at (%.2f, %.2f) seen by camera %d (%d detections so far)",
+      x, y, cam, #bb.detections)
+  end
+
+  local function fast_tick()
+    local scan, _, scan_pose = robot.scan()
+    if scan then
+      mapping:insert_scan(scan_pose, scan)
+      mapping:refresh()
+      bb.scan, bb.scan_pose = scan, scan_pose
+      bb.front_range, bb.left_range, bb.right_range = Nav.lane_ranges(scan, P.robot_radius + P.footprint_padding)
+      nav:check_path()
+    end
+    if bb.scan then
+      for i, cam in ipairs(robot.cameras) do
+        local frame, _, frame_pose = robot.thermal(i)
+        if frame then
+          bb.frames[i] = frame
+          -- the scan is older than the frame: look along the camera axis as it
+          -- was when the frame was taken, expressed in the scan's robot frame
+          local turn = frame_pose.yaw - bb.scan_pose.yaw
+          sweep:observe(bb.scan_pose, bb.scan, cam.yaw + turn, cam.fov)
+          local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
+            yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
+            max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
+          if x then
+            x, y = Targets.on_face(mapping.map, bb.scan_pose, x, y, P.face_snap_distance)
+            note_detection(x, y, i, frame_pose)
+          end
         end
       end
     end
+    if report then report:observe() end
+    local p, roll = robot.imu()
+    bb.max_pitch = math.max(bb.max_pitch, math.abs(p))
+    local anomaly = pitch:push(now(), p)
+    local on_known_ramp = false
+    if anomaly then
+      local x, y = robot.pose()
+      local _, d = mapping:nearest_keepout(x, y, "ramp")
+      on_known_ramp = d < P.ramp_block_size * 1.5 + P.robot_radius + P.footprint_padding + 0.3
+    end
+    if anomaly and not on_known_ramp and not bb.climbing and not bb.pitch_alarm and bb.machine
+       and bb.machine.state ~= "ImuInterrupt" then
+      bb.pitch_alarm = true
+      bb.alarm_pitch, bb.alarm_roll = p, roll
+      log:warn("imu: pitch anomaly (%.1f deg)", math.deg(p))
+    end
   end
-  if report then report:observe() end
-  local p, roll = robot.imu()
-  bb.max_pitch = math.max(bb.max_pitch, math.abs(p))
-  local anomaly = pitch:push(now(), p)
-  local on_known_ramp = false
-  if anomaly then
-    local x, y = robot.pose()
-    local _, d = mapping:nearest_keepout(x, y, "ramp")
-    on_known_ramp = d < P.ramp_block_size * 1.5 + P.robot_radius + P.footprint_padding + 0.3
+
+  -- control task: follower + simulator step -------------------------------------
+  local control_dt = 1 / P.control_rate
+  local function control_tick()
+    nav:control(control_dt)
+    robot.step(control_dt)
+    local t = now()
+    local x, y, yaw = robot.pose()
+    local sim = robot.sim
+    if sim and sim.collisions ~= (bb.collisions_seen or 0) then
+      bb.collisions_seen = sim.collisions
+      log:warn("sim: collision at (%.2f, %.2f, %.0f deg) in state %s", x, y, math.deg(yaw),
+        tostring(bb.machine and bb.machine.state))
+    end
+    local last = bb.trail[#bb.trail]
+    if not last or dist(last.x, last.y, x, y) > 0.05 then bb.trail[#bb.trail + 1] = { x = x, y = y } end
+    local h = bb.pose_history
+    if not h[#h] or t - h[#h].t >= 0.1 then
+      h[#h + 1] = { t = t, x = x, y = y, yaw = yaw }
+      if #h > 400 then table.remove(h, 1) end
+    end
   end
-  if anomaly and not on_known_ramp and not bb.climbing and not bb.pitch_alarm and bb.machine
-     and bb.machine.state ~= "ImuInterrupt" then
-    bb.pitch_alarm = true
-    bb.alarm_pitch, bb.alarm_roll = p, roll
-    log:warn("imu: pitch anomaly (%.1f deg)", math.deg(p))
-  end
-end
 
--- control task: follower + simulator step -------------------------------------
-local control_dt = 1 / P.control_rate
-local function control_tick()
-  nav:control(control_dt)
-  robot.step(control_dt)
-  local t = now()
-  local x, y, yaw = robot.pose()
-  local sim = robot.sim
-  if sim and sim.collisions ~= (bb.collisions_seen or 0) then
-    bb.collisions_seen = sim.collisions
-    log:warn("sim: collision at (%.2f, %.2f, %.0f deg) in state %s", x, y, math.deg(yaw),
-      tostring(bb.machine and bb.machine.state))
-  end
-  local last = bb.trail[#bb.trail]
-  if not last or dist(last.x, last.y, x, y) > 0.05 then bb.trail[#bb.trail + 1] = { x = x, y = y } end
-  local h = bb.pose_history
-  if not h[#h] or t - h[#h].t >= 0.1 then
-    h[#h + 1] = { t = t, x = x, y = y, yaw = yaw }
-    if #h > 400 then table.remove(h, 1) end
-  end
-end
-
--- behaviour: the state machine (behaviors/heat_seek_states.lua, hot-reloadable)
-local ctx = { robot = robot, nav = nav, mapping = mapping, sweep = sweep, pitch = pitch,
-              bb = bb, P = P, log = log, now = now }
-local states_path = package.searchpath("heat_seek_states", package.path)
-local reloader = Reloader.new { path = states_path, ctx = ctx, log = log }
-local def, def_err = reloader:build()
-if not def then
-  io.stderr:write("heat_seek: ", tostring(def_err), "\n")
-  return 1
-end
-
-local runner = tasks.new(sched, { rate = P.decision_rate, name = "decide" })
-bb.states = {}
-local feeder -- the channels (--record), once the session is up
-local machine = fsm.new(def, bb, {
-  runner = runner, fast_rate = P.fast_rate, name = "heat_seek",
-  on_transition = function(from, to, t, reason)
-    bb.states[#bb.states + 1] = { state = to, t = t }
-    log:info("state: %s -> %s%s", tostring(from), to, reason and (" (" .. tostring(reason) .. ")") or "")
-    if feeder then feeder:state(from, to, t, reason) end
-  end,
-})
-bb.machine = machine
-reloader:attach(machine)
-if opt.repl or opt.watch then
-  -- saving heat_seek_states.lua reloads it (checked every 0.1 s of mission time)
-  reloader:watch()
-  sched:every(0.1, function() reloader:check() end, "reload-watch")
-end
-
-sched:every(control_dt, control_tick, "control")
-sched:every(1 / P.fast_rate, fast_tick, "fast")
-sched:every(30, function()
-  local s = mapping.map:stats()
-  log:info("progress: %d scans, %.1f m2 known, %d detections, %d targets, %d launches",
-    mapping.scans, (s.free + s.lethal + s.inflated + s.inscribed) * mapping.map.resolution ^ 2,
-    #bb.detections, #bb.targets, #bb.launches)
-end, { name = "progress", phase = 30 })
-machine:start()
-
--- the runtime around the mission: console (--repl), attach socket, log file
-local paused, steps = false, 0
-local session
-local host = {
-  params = P, machine = machine, history = function() return bb.states end,
-  log_tail = function(n) return log:recent(n) end,
-  reload = function() return reloader:reload() end,
-  save_params = function(path)
-    path = path or opt["params-file"]
-    if not path then return nil, "no path (give one, or start with --params-file)" end
-    local ok, err = P:save(path)
-    return ok and path, err
-  end,
-  safe_stop = function()
-    bb.failure = "safe stop from the console"
-    machine:go("safe_stop", "console :stop")
-  end,
-  pause = function() paused = true end,
-  resume = function() paused = false end,
-  step = function(n)
-    if not paused then return session:print(":step works while paused") end
-    steps = steps + n -- run by the loop below, outside the scheduler
-  end,
-}
-local env = setmetatable({ tycho = tycho, robot = robot, sim = robot.sim, sched = sched, P = P, bb = bb,
-                           machine = machine, mapping = mapping, nav = nav, log = log, clock = clock },
-                         { __index = _G })
-do
-  local ok, s = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = opt.repl,
-                                     socket_default = (opt.repl or opt.realtime) and true or false, name = "heat_seek" })
-  if not ok then
-    io.stderr:write("heat_seek: ", tostring(s), "\n")
+  -- behaviour: the state machine (behaviors/heat_seek_states.lua, hot-reloadable)
+  local ctx = { robot = robot, nav = nav, mapping = mapping, sweep = sweep, pitch = pitch,
+                bb = bb, P = P, log = log, now = now }
+  local states_path = package.searchpath("heat_seek_states", package.path)
+  local reloader = Reloader.new { path = states_path, ctx = ctx, log = log }
+  local def, def_err = reloader:build()
+  if not def then
+    io.stderr:write("heat_seek: ", tostring(def_err), "\n")
     return 1
   end
-  session = s
-end
-if session.channels then
-  feeder = require("robot_channels").new(session.channels, {
-    robot = robot, now = now, mapping = mapping, nav = nav, bb = bb, machine = machine, world = robot.world,
-    scan = function() return bb.scan end, thermal = function(i) return bb.frames[i] end })
-  feeder:state(nil, machine.state, now())
-  sched:every(0.05, function() feeder:tick() end, "channels")
-end
-if not (opt.repl or opt.realtime) and (session.server or session.viz) then
-  -- faster than real time the scheduler never sleeps: serve clients in passing
-  sched:every(0.1, function() session:service() end, "attach")
+
+  local runner = tasks.new(sched, { rate = P.decision_rate, name = "decide" })
+  bb.states = {}
+  local feeder -- the channels (--record), once the session is up
+  machine = fsm.new(def, bb, {
+    runner = runner, fast_rate = P.fast_rate, name = "heat_seek",
+    on_transition = function(from, to, t, reason)
+      bb.states[#bb.states + 1] = { state = to, t = t }
+      log:info("state: %s -> %s%s", tostring(from), to, reason and (" (" .. tostring(reason) .. ")") or "")
+      if feeder then feeder:state(from, to, t, reason) end
+    end,
+  })
+  bb.machine = machine
+  reloader:attach(machine)
+  if opt.repl or opt.watch then
+    -- saving heat_seek_states.lua reloads it (checked every 0.1 s of mission time)
+    reloader:watch()
+    sched:every(0.1, function() reloader:check() end, "reload-watch")
+  end
+
+  sched:every(control_dt, control_tick, "control")
+  sched:every(1 / P.fast_rate, fast_tick, "fast")
+  sched:every(30, function()
+    local s = mapping.map:stats()
+    log:info("progress: %d scans, %.1f m2 known, %d detections, %d targets, %d launches",
+      mapping.scans, (s.free + s.lethal + s.inflated + s.inscribed) * mapping.map.resolution ^ 2,
+      #bb.detections, #bb.targets, #bb.launches)
+  end, { name = "progress", phase = 30 })
+  machine:start()
+
+  -- what the console (--repl) and `tycho attach` see and do
+  m.host = {
+    params = P, machine = machine, history = function() return bb.states end,
+    log_tail = function(n) return log:recent(n) end,
+    reload = function() return reloader:reload() end,
+    save_params = function(path)
+      path = path or opt["params-file"]
+      if not path then return nil, "no path (give one, or start with --params-file)" end
+      local ok, err = P:save(path)
+      return ok and path, err
+    end,
+    safe_stop = function()
+      bb.failure = "safe stop from the console"
+      machine:go("safe_stop", "console :stop")
+    end,
+    pause = function() m.paused = true end,
+    resume = function() m.paused = false end,
+    step = function(n)
+      if not m.paused then return m.session:print(":step works while paused") end
+      m.steps = m.steps + n -- run by the runner's loop, outside the scheduler
+    end,
+  }
+  m.env = setmetatable({ tycho = tycho, robot = robot, sim = robot.sim, sched = sched, P = P, bb = bb,
+                         machine = machine, mapping = mapping, nav = nav, log = log, clock = clock },
+                       { __index = _G })
+  m.state = function() return machine.state end
+  -- --viz, --record: the robot's channels
+  m:channels(function(channels)
+    feeder = require("robot_channels").new(channels, {
+      robot = robot, now = now, mapping = mapping, nav = nav, bb = bb, machine = machine, world = robot.world,
+      scan = function() return bb.scan end, thermal = function(i) return bb.frames[i] end })
+    feeder:state(nil, machine.state, now())
+    return feeder
+  end)
 end
 
-local reason
-if not opt.repl then
-  reason = sched:run { until_fn = function() return machine.finished or guard:stop_requested() end, until_time = P.mission_timeout,
-                       wait = opt.realtime and session.wait or nil }
-else
-  -- the console beside the mission: keys are read while the scheduler
-  -- waits for the next task; :pause freezes everything (the scheduler
-  -- returns), :step N runs N tasks, :resume carries on
-  session:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
-    opt.speed or "1"))
-  while not session:quitting() and not guard:stop_requested() do
-    if steps > 0 then
-      local n = steps
-      steps = 0
-      sched:run { max_steps = n, realtime = false }
-      session:print(("stepped %d task(s); sim time %.2f s, state %s"):format(n, now(), tostring(machine.state)))
-    elseif paused or machine.finished then
-      session.wait(0.1)
-    else
-      reason = sched:run { until_fn = function() return machine.finished or paused or session:quitting() or guard:stop_requested() end,
-                           until_time = P.mission_timeout, realtime = tonumber(opt.speed) or 1,
-                           wait = session.wait }
-      if reason == "until_time" then break end
-    end
-  end
-  if session:quitting() and not machine.finished and not bb.failure then
+--- After the run: the robot stopped, why it ended, and the outputs.
+local function finish(m, reason)
+  if m.session:quitting() and not machine.finished and not bb.failure then
     bb.failure = ("ended from the console in state %s"):format(tostring(machine.state))
   end
-end
-session:close()
-robot.safe_stop()
-if guard:stop_requested() and not machine.finished and not bb.failure then bb.failure = guard:end_reason() end
-if not machine.finished and not bb.failure then
-  bb.failure = ("mission timeout after %.0f s in state %s (%s)"):format(now(), tostring(machine.state), reason)
-end
+  robot.safe_stop()
+  if guard:stop_requested() and not machine.finished and not bb.failure then bb.failure = guard:end_reason() end
+  if not machine.finished and not bb.failure then
+    bb.failure = ("mission timeout after %.0f s in state %s (%s)"):format(now(), tostring(machine.state), reason)
+  end
 
--- outputs ----------------------------------------------------------------------
--- what only the simulator knows (the true map, the judge) is left out on a robot
-local sim = robot.sim
-local coverage = sim and sim:truth():coverage(mapping.map, x0, y0) or false
-local engaged = sim and sim:engaged() or {}
-local n_engaged = 0
-for _, e in ipairs(engaged) do if e then n_engaged = n_engaged + 1 end end
-local targets = {}
-local unconfirmed = 0
-for _, t in ipairs(bb.targets) do
-  targets[#targets + 1] = { x = t.x, y = t.y, engaged = t.engaged or false, unconfirmed = t.unconfirmed or false,
-                            retired = t.retired or false }
-  if t.unconfirmed then unconfirmed = unconfirmed + 1 end
-end
-local launches = {}
-for _, l in ipairs(bb.launches) do
-  launches[#launches + 1] = { t = l.t, x = l.x, y = l.y, yaw = l.yaw, balls = l.balls,
-                              engaged_source = l.engaged_source, target = l.target or false }
-end
--- the saved map: with SLAM, every scan re-rendered at its optimised pose
-local out_map = robot.final_map and robot.final_map() or mapping.map
-local summary = {
-  schema_version = Report.SCHEMA_VERSION, -- schemas/heat_seek_summary.schema.json
-  world = opt.world, robot = opt.robot, seed = robot.world and robot.world.seed or false,
-  completed = bb.completed == true, failure = bb.failure,
-  states = bb.states, detections = #bb.detections, targets = targets, launches = launches,
-  engaged = engaged, coverage = coverage, collisions = sim and sim.collisions or false,
-  ramp = { detected = bb.ramp ~= nil, climbed = bb.climbed == true, events = bb.ramp_events },
-  nav = nav.stats,
-  sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
-  odometry = report and report:odometry() or nil,
-  localization = report and report:localization(robot.localization) or nil,
-  sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - wall0,
-  end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
-}
-guard:write_json(opt.out .. "/summary.json", summary)
--- the state machine as it ran (the last reload's), for Graphviz: dot -Tsvg
-guard:write(opt.out .. "/fsm.dot", fsm.dot(machine.def))
-guard:save(opt.out .. "/map.yaml", tycho.map.save, out_map, opt.out .. "/map.yaml")
+  -- outputs ----------------------------------------------------------------------
+  -- what only the simulator knows (the true map, the judge) is left out on a robot
+  local sim = robot.sim
+  local coverage = sim and sim:truth():coverage(mapping.map, x0, y0) or false
+  local engaged = sim and sim:engaged() or {}
+  local n_engaged = 0
+  for _, e in ipairs(engaged) do if e then n_engaged = n_engaged + 1 end end
+  local targets = {}
+  local unconfirmed = 0
+  for _, t in ipairs(bb.targets) do
+    targets[#targets + 1] = { x = t.x, y = t.y, engaged = t.engaged or false, unconfirmed = t.unconfirmed or false,
+                              retired = t.retired or false }
+    if t.unconfirmed then unconfirmed = unconfirmed + 1 end
+  end
+  local launches = {}
+  for _, l in ipairs(bb.launches) do
+    launches[#launches + 1] = { t = l.t, x = l.x, y = l.y, yaw = l.yaw, balls = l.balls,
+                                engaged_source = l.engaged_source, target = l.target or false }
+  end
+  -- the saved map: with SLAM, every scan re-rendered at its optimised pose
+  local out_map = robot.final_map and robot.final_map() or mapping.map
+  local summary = {
+    schema_version = Report.SCHEMA_VERSION, -- schemas/heat_seek_summary.schema.json
+    world = opt.world, robot = opt.robot, seed = robot.world and robot.world.seed or false,
+    completed = bb.completed == true, failure = bb.failure,
+    states = bb.states, detections = #bb.detections, targets = targets, launches = launches,
+    engaged = engaged, coverage = coverage, collisions = sim and sim.collisions or false,
+    ramp = { detected = bb.ramp ~= nil, climbed = bb.climbed == true, events = bb.ramp_events },
+    nav = nav.stats,
+    sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
+    odometry = report and report:odometry() or nil,
+    localization = report and report:localization(robot.localization) or nil,
+    sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - m.wall0,
+    end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
+  }
+  guard:write_json(opt.out .. "/summary.json", summary)
+  -- the state machine as it ran (the last reload's), for Graphviz: dot -Tsvg
+  guard:write(opt.out .. "/fsm.dot", fsm.dot(machine.def))
+  guard:save(opt.out .. "/map.yaml", tycho.map.save, out_map, opt.out .. "/map.yaml")
 
--- picture of the known part of the map (the grid grew with margins)
-local function known_part(m)
-  local left, bottom, right, top = m.width, m.height, -1, -1
-  for cy = 0, m.height - 1 do
-    for cx = 0, m.width - 1 do
-      if m:get(cx, cy) ~= 255 then
-        if cx < left then left = cx end
-        if cx > right then right = cx end
-        if cy < bottom then bottom = cy end
-        if cy > top then top = cy end
-      end
+  -- picture of the known part of the map (the grid grew with margins)
+  local function known_part(g)
+    local left, bottom, right, top = g:known_box()
+    if not left then return g end
+    left, bottom = math.max(0, left - 10), math.max(0, bottom - 10)
+    right, top = math.min(g.width - 1, right + 10), math.min(g.height - 1, top + 10)
+    return g:crop(left, bottom, right - left + 1, top - bottom + 1)
+  end
+  local pic = tycho.picture(known_part(out_map), { scale = 4 })
+  pic:path(bb.trail, { color = "#2060ff", width = 2 })
+  for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", radius = 2, shape = "dot" }) end
+  for _, s in ipairs(robot.world and robot.world.heat_sources or {}) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
+  for _, t in ipairs(targets) do pic:point(t.x, t.y, { color = "magenta", radius = 9, shape = "circle", width = 2 }) end
+  for _, l in ipairs(launches) do pic:pose(l.x, l.y, l.yaw, { color = l.engaged_source and "green" or "black", length = 18 }) end
+  pic:pose(x0, y0, yaw0, { color = "cyan", length = 18, width = 3 })
+  if bb.ramp then pic:pose(bb.ramp.x, bb.ramp.y, bb.ramp.yaw, { color = "#c06000", length = 24, width = 3 }) end
+  -- what the symbols mean, the scale and the axes, under the map
+  local legend = {
+    { label = "free", symbol = "cell", color = "white" }, { label = "wall", symbol = "cell", color = "black" },
+    { label = "unknown", symbol = "cell", color = "grey" }, { label = "start", symbol = "arrow", color = "cyan" },
+    { label = "driven trail", symbol = "line", color = "#2060ff" },
+    { label = "heat detection", symbol = "dot", color = "orange" },
+    { label = "target", symbol = "circle", color = "magenta" },
+    { label = "launch, source engaged", symbol = "arrow", color = "green" },
+    { label = "launch, none engaged", symbol = "arrow", color = "black" },
+    { label = "ramp (the way up)", symbol = "arrow", color = "#c06000" },
+  }
+  if robot.world then table.insert(legend, 6, { label = "heat source (truth)", symbol = "cross", color = "red" }) end
+  pic:annotate { legend = legend, title = ("%s: %s; %d targets, %d launches%s"):format(world_name,
+    robot.world and ("%d of %d heat sources engaged"):format(n_engaged, #engaged) or "on the robot",
+    #targets, #launches, summary.ramp.climbed and ", ramp climbed" or "") }
+  guard:save(opt.out .. "/map.png", pic.save, pic, opt.out .. "/map.png")
+
+  print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(
+    summary.completed and "mission completed" or ("mission FAILED: " .. tostring(bb.failure)),
+    summary.sim_time_s, summary.wall_time_s, summary.sim_time_s / math.max(summary.wall_time_s, 1e-6)))
+  print(("summary: %d detections, %d targets (%d not confirmed when faced, not fired at), %d launches, engaged %d/%d heat sources, coverage %.0f%%, %d collisions, ramp detected %s climbed %s")
+    :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, (coverage or 0) * 100,
+      sim and sim.collisions or 0,
+      tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
+  if summary.localization then
+    local l = summary.localization
+    print(("summary: localization %s: trajectory error %.3f m RMSE (%.3f m aligned), %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
+      :format(l.method, l.ate_rmse_m, l.ate_aligned_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched,
+        l.scans_kept_odometry))
+    if l.method == "slam" then
+      print(("summary: SLAM closed %d loops; %d pose graph optimisations, the longest %.1f ms")
+        :format(l.loop_closures, l.optimizations or 0, l.max_optimization_ms or 0))
     end
   end
-  if right < 0 then return m end
-  left, bottom = math.max(0, left - 10), math.max(0, bottom - 10)
-  right, top = math.min(m.width - 1, right + 10), math.min(m.height - 1, top + 10)
-  return m:crop(left, bottom, right - left + 1, top - bottom + 1)
+  if summary.odometry and summary.odometry.errors ~= "none" then
+    local o = summary.odometry
+    print(("summary: odometry (%s errors) drifted %.2f m from the truth at the end, %.2f m at most, heading %.1f deg")
+      :format(o.errors, o.drift_m, o.max_drift_m, o.heading_drift_deg))
+  end
+  for i, src in ipairs(summary.sources or {}) do
+    if not src.engaged then
+      print(("summary: heat source %d at (%.2f, %.2f), %.1f C missed: %s (closest %.2f m, %d detections near)"):format(
+        i, src.x, src.y, src.temp, src.missed_because, src.closest_approach_m or -1, src.detections_near))
+    end
+  end
+  print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm,fsm.dot}")
+  return summary.completed and 0 or 1
 end
-local pic = tycho.picture(known_part(out_map), { scale = 4 })
-pic:path(bb.trail, { color = "#2060ff", width = 2 })
-for _, d in ipairs(bb.detections) do pic:point(d.x, d.y, { color = "orange", radius = 2, shape = "dot" }) end
-for _, s in ipairs(robot.world and robot.world.heat_sources or {}) do pic:point(s.x, s.y, { color = "red", radius = 7, shape = "cross", width = 2 }) end
-for _, t in ipairs(targets) do pic:point(t.x, t.y, { color = "magenta", radius = 9, shape = "circle", width = 2 }) end
-for _, l in ipairs(launches) do pic:pose(l.x, l.y, l.yaw, { color = l.engaged_source and "green" or "black", length = 18 }) end
-pic:pose(x0, y0, yaw0, { color = "cyan", length = 18, width = 3 })
-if bb.ramp then pic:pose(bb.ramp.x, bb.ramp.y, bb.ramp.yaw, { color = "#c06000", length = 24, width = 3 }) end
--- what the symbols mean, the scale and the axes, under the map
-local legend = {
-  { label = "free", symbol = "cell", color = "white" }, { label = "wall", symbol = "cell", color = "black" },
-  { label = "unknown", symbol = "cell", color = "grey" }, { label = "start", symbol = "arrow", color = "cyan" },
-  { label = "driven trail", symbol = "line", color = "#2060ff" },
-  { label = "heat detection", symbol = "dot", color = "orange" },
-  { label = "target", symbol = "circle", color = "magenta" },
-  { label = "launch, source engaged", symbol = "arrow", color = "green" },
-  { label = "launch, none engaged", symbol = "arrow", color = "black" },
-  { label = "ramp (the way up)", symbol = "arrow", color = "#c06000" },
-}
-if robot.world then table.insert(legend, 6, { label = "heat source (truth)", symbol = "cross", color = "red" }) end
-pic:annotate { legend = legend, title = ("%s: %s; %d targets, %d launches%s"):format(world_name,
-  robot.world and ("%d of %d heat sources engaged"):format(n_engaged, #engaged) or "on the robot",
-  #targets, #launches, summary.ramp.climbed and ", ramp climbed" or "") }
-guard:save(opt.out .. "/map.png", pic.save, pic, opt.out .. "/map.png")
 
-print(("summary: %s in %.0f s sim / %.2f s wall (%.0fx real time)"):format(
-  summary.completed and "mission completed" or ("mission FAILED: " .. tostring(bb.failure)),
-  summary.sim_time_s, summary.wall_time_s, summary.sim_time_s / math.max(summary.wall_time_s, 1e-6)))
-print(("summary: %d detections, %d targets (%d not confirmed when faced, not fired at), %d launches, engaged %d/%d heat sources, coverage %.0f%%, %d collisions, ramp detected %s climbed %s")
-  :format(#bb.detections, #targets, unconfirmed, #launches, n_engaged, #engaged, (coverage or 0) * 100,
-    sim and sim.collisions or 0,
-    tostring(summary.ramp.detected), tostring(summary.ramp.climbed)))
-if summary.localization then
-  local l = summary.localization
-  print(("summary: localization %s: trajectory error %.3f m RMSE (%.3f m aligned), %.3f m max (odometry alone drifted %.2f m); of %d scans %d corrected the pose, %d agreed with the odometry")
-    :format(l.method, l.ate_rmse_m, l.ate_aligned_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched,
-      l.scans_kept_odometry))
-  if l.method == "slam" then
-    print(("summary: SLAM closed %d loops; %d pose graph optimisations, the longest %.1f ms")
-      :format(l.loop_closures, l.optimizations or 0, l.max_optimization_ms or 0))
-  end
-end
-if summary.odometry and summary.odometry.errors ~= "none" then
-  local o = summary.odometry
-  print(("summary: odometry (%s errors) drifted %.2f m from the truth at the end, %.2f m at most, heading %.1f deg")
-    :format(o.errors, o.drift_m, o.max_drift_m, o.heading_drift_deg))
-end
-for i, src in ipairs(summary.sources or {}) do
-  if not src.engaged then
-    print(("summary: heat source %d at (%.2f, %.2f), %.1f C missed: %s (closest %.2f m, %d detections near)"):format(
-      i, src.x, src.y, src.temp, src.missed_because, src.closest_approach_m or -1, src.detections_near))
-  end
-end
-print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm,fsm.dot}")
-return guard:exit_code(summary.completed and 0 or 1)
+return Mission.run {
+  name = "heat_seek", usage_line = "--world WORLD.lua [options]", options = OPTIONS, params = P,
+  -- on the robot the wheels slip and the scans arrive on the wall clock, so
+  -- the odometry alone smears the map: match each scan unless the command
+  -- line (--set, --params-file) says otherwise; and everything runs at the
+  -- wall clock's pace
+  defaults = function(o, params)
+    if o.robot then
+      params:set("localization", "scan_matching")
+      o.realtime = true
+    end
+  end,
+  epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)",
+  check = function(o)
+    if not o.world and not o.robot then return "--world (simulator) or --robot (hardware) is required" end
+    if o.world and o.robot then return "--world or --robot, not both" end
+  end,
+  out = function(o) return "out/" .. ((o.world or o.robot):match("([^/]+)%.lua$") or "world") end,
+  clock = function(o) return o.robot and "wall" or "sim" end,
+  start = start,
+  done = function() return machine.finished end,
+  time_limit = function() return P.mission_timeout end,
+  finish = finish,
+}

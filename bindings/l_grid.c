@@ -143,6 +143,19 @@ static int l_paste(lua_State *L)
     return 1;
 }
 
+/* grid:known_box() -> cx0, cy0, cx1, cy1 (inclusive) round every cell that
+ * is not unknown, or nil when none is */
+static int l_known_box(lua_State *L)
+{
+    int box[4];
+    if (!tycho_grid_known_box(tycho_l_checkgrid(L, 1), box)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    for (int k = 0; k < 4; k++) lua_pushinteger(L, box[k]);
+    return 4;
+}
+
 static int l_stats(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -326,6 +339,7 @@ static const luaL_Reg grid_methods[] = {
     {"crop", l_crop},
     {"paste", l_paste},
     {"stats", l_stats},
+    {"known_box", l_known_box},
     {"grow_to", l_grow_to},
     {"observe", l_observe},
     {"logodds", l_logodds},

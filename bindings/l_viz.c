@@ -105,30 +105,6 @@ static void add_millimetres(luaL_Buffer *b, const char *prefix, double v)
     luaL_addlstring(b, tmp, n);
 }
 
-/* The box of the cells that are not unknown (255), inclusive; the single
- * cell (0, 0) when every cell is unknown. A mission's map is a 20 m square
- * of which the maze fills a few metres: sending the whole square at 1 Hz
- * was most of what a recording cost (a small maze: 160,000 cells a message
- * where 8,000 are known). */
-static void known_box(const uint8_t *c, int w, int h, int box[4])
-{
-    int x0 = w, y0 = h, x1 = -1, y1 = -1;
-    for (int y = 0; y < h; y++) {
-        const uint8_t *row = c + (size_t)y * w;
-        int first = 0;
-        while (first < w && row[first] == TYCHO_COST_UNKNOWN) first++;
-        if (first == w) continue;
-        int last = w - 1;
-        while (row[last] == TYCHO_COST_UNKNOWN) last--;
-        if (first < x0) x0 = first;
-        if (last > x1) x1 = last;
-        if (y < y0) y0 = y;
-        y1 = y;
-    }
-    if (x1 < 0) x0 = y0 = x1 = y1 = 0;
-    box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
-}
-
 static int l_grid(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
@@ -139,8 +115,12 @@ static int l_grid(lua_State *L)
     double res = tycho_grid_resolution(g);
     tycho_pose2 o = tycho_grid_origin(g);
     const uint8_t *cells = tycho_grid_cells_const(g);
-    int box[4];
-    known_box(cells, w, tycho_grid_height(g), box);
+    /* only the box round the known cells: a mission's map is a 20 m square
+     * of which the maze fills a few metres, and sending the whole square at
+     * 1 Hz was most of what a recording cost (a small maze: 160,000 cells a
+     * message where 8,000 are known); the cell (0, 0) when nothing is */
+    int box[4] = {0, 0, 0, 0};
+    tycho_grid_known_box(g, box);
     int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
     /* the box's corner in the world: the origin moved along the grid's axes */
     double c = cos(o.yaw), s = sin(o.yaw), dx = box[0] * res, dy = box[1] * res;

@@ -238,6 +238,26 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s)
     s->unknown = hist[TYCHO_COST_UNKNOWN];
 }
 
+bool tycho_grid_known_box(const tycho_grid *g, int box[4])
+{
+    int w = g->width, x0 = w, y0 = g->height, x1 = -1, y1 = -1;
+    for (int y = 0; y < g->height; y++) {
+        const uint8_t *row = g->cost + (size_t)y * w;
+        int first = 0;
+        while (first < w && row[first] == TYCHO_COST_UNKNOWN) first++;
+        if (first == w) continue;
+        int last = w - 1;
+        while (row[last] == TYCHO_COST_UNKNOWN) last--;
+        if (first < x0) x0 = first;
+        if (last > x1) x1 = last;
+        if (y < y0) y0 = y;
+        y1 = y;
+    }
+    if (x1 < 0) return false;
+    box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
+    return true;
+}
+
 tycho_status tycho_grid_grow_to(tycho_grid *g, double x, double y, int margin, tycho_err *err)
 {
     if (!isfinite(x) || !isfinite(y))

@@ -51,6 +51,9 @@ function grid:world_to_cell(x, y) end
 function grid:cell_to_world(cx, cy) end
 ---@return {free: integer, lethal: integer, inflated: integer, inscribed: integer, unknown: integer}
 function grid:stats() end
+---The smallest box round every cell that is not unknown (inclusive), or nil when every cell is.
+---@return integer|nil cx0, integer cy0, integer cx1, integer cy1
+function grid:known_box() end
 ---Address of the cost layer for LuaJIT FFI (bindings/tycho_ffi.lua).
 ---@return lightuserdata
 function grid:cells_ptr() end

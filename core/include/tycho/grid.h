@@ -79,6 +79,9 @@ bool tycho_grid_world_to_cell(const tycho_grid *g, double x, double y, int *cx, 
 void tycho_grid_cell_to_world(const tycho_grid *g, int cx, int cy, double *x, double *y);
 
 void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s);
+/* The smallest box holding every cell that is not unknown: box = {cx0, cy0,
+ * cx1, cy1}, inclusive. False (box untouched) when every cell is unknown. */
+bool tycho_grid_known_box(const tycho_grid *g, int box[4]);
 
 /* Grows the grid (cells keep their world place; new cells unknown) so that the
  * world point lies at least `margin` cells inside. Growth happens in chunks so

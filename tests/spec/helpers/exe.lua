@@ -82,6 +82,13 @@ function M.read_json(path)
   return json.decode(text)
 end
 
+-- Writes text to a file (raising when it cannot).
+function M.write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
 function M.exists(path)
   local f = io.open(path, "rb")
   if f then f:close() end

@@ -1,0 +1,193 @@
+--- The mission skeleton: the one runner every mission script is built on
+-- (after Nav2's bt_navigator: a generic runner, and a mission that plugs
+-- into it). The runner owns what every mission does the same way:
+--
+--   * the command line: the mission's options + the parameter options
+--     (--set, --params [--json|--yaml], --params-file, --strict, generated
+--     from the params schema) + the session's (--socket, --viz, --record,
+--     ...); --help; exit 2 with one line on bad usage;
+--   * the signal guard (SIGINT/SIGTERM end the run with its outputs
+--     written), the output folder's check;
+--   * the clock, the scheduler and the log;
+--   * the session: the console (--repl), `tycho attach`, --viz, --record,
+--     and feeding the channels at 20 Hz;
+--   * the run loop: as fast as it goes, at wall-clock pace (--realtime, on
+--     the robot), or with the console beside it (:pause, :step N, :resume);
+--   * the exit code (0 done, 1 failed, 2 bad usage; a signal's own code).
+--
+-- A mission gives hooks (only `name`, `options`, `start` and `finish` are
+-- required):
+--
+--   return require("mission").run {
+--     name = "heat_seek", usage_line = "--world WORLD.lua [options]", epilog = "...",
+--     options = OPTIONS,            -- cli.lua declarations of the mission's own options
+--     params = P,                   -- its params group (omit: no parameter options)
+--     defaults = function(opt, P) end,  -- before --set/--params-file apply
+--     check = function(opt) return "a usage problem" end,  -- nil when fine
+--     out = function(opt) return "out/" .. name end,        -- the default output folder
+--     clock = function(opt) return "sim" end,               -- or "wall" (a robot)
+--     start = function(m) ... end,  -- load the world or robot, set up the tasks on m.sched;
+--                                   -- return nil to go on, or an exit code
+--     host = ..., env = ...,        -- set on m by start: what the console and attach see
+--     feeder = ...,                 -- set by m:channels(fn) from start
+--     done = function(m) return finished end,
+--     time_limit = function(m) return seconds end,
+--     pace = function(opt) return speed end,  -- simulated s per wall s (default: --realtime's 1, or none)
+--     run = function(m) return reason end,  -- instead of the runner's loop (terrain_nav)
+--     finish = function(m, reason) return 0 or 1 end,  -- outputs, summary lines
+--   }
+--
+-- m (the mission's handle) carries opt, spec, guard, clock, sched, log,
+-- now(), wall0 (tycho.clock.monotonic() at the start), session, and the
+-- console's pause/step state.
+local tycho = require "tycho"
+local cli = require "cli"
+local params_cli = require "params_cli"
+local Session = require "session"
+local logmod = require "log"
+local MissionGuard = require "mission_guard"
+
+local M = {}
+
+local KNOWN = { name = true, usage_line = true, epilog = true, options = true, params = true, defaults = true,
+                check = true, out = true, clock = true, start = true, done = true, time_limit = true, run = true,
+                finish = true, argv = true, socket_default = true, pace = true }
+
+local function check_def(def)
+  if type(def) ~= "table" then error("bad argument #1 to 'mission.run' (table expected)", 3) end
+  for k in pairs(def) do
+    if not KNOWN[k] then error(("mission.run: unknown field '%s'"):format(tostring(k)), 3) end
+  end
+  for _, k in ipairs { "start", "finish" } do
+    if type(def[k]) ~= "function" then error(("mission.run: '%s' must be a function"):format(k), 3) end
+  end
+  if type(def.name) ~= "string" or type(def.options) ~= "table" then
+    error("mission.run: 'name' (string) and 'options' (table) are required", 3)
+  end
+end
+
+--- The command line: opt, spec, or nil and the exit code.
+local function parse(def)
+  if def.params then
+    return params_cli.parse_mission { prog = def.name, usage_line = def.usage_line, options = def.options,
+                                      params = def.params, argv = def.argv or arg, defaults = def.defaults,
+                                      epilog = def.epilog }
+  end
+  local spec = cli.spec { prog = def.name, usage_line = def.usage_line, epilog = def.epilog,
+                          options = cli.options(def.options, Session.OPTIONS) }
+  local opt, usage_err = spec:parse(def.argv or arg)
+  if not opt then return nil, cli.usage_error(spec, usage_err) end
+  if opt.help then io.write(spec:usage()) return nil, 0 end
+  Session.from_cli(opt)
+  if def.defaults then def.defaults(opt) end
+  return opt, spec
+end
+
+local Handle = {}
+Handle.__index = Handle
+
+function Handle:now() return self.clock:now() end
+
+--- A usage problem found after parsing (exit 2, one line).
+function Handle:usage_error(msg) return cli.usage_error(self.spec, msg) end
+
+--- Feeds the channels (--viz, --record) from fn(channels) -> a feeder with
+-- :tick(), 20 times a simulated second; nothing when neither is on.
+function Handle:channels(make)
+  self.make_feeder = make
+end
+
+--- The runner's own loop: returns the scheduler's reason for stopping.
+local function default_run(m, def)
+  local opt, sched, session, guard = m.opt, m.sched, m.session, m.guard
+  local done = function() return def.done and def.done(m) or false end
+  local limit = def.time_limit and def.time_limit(m) or nil
+  if not opt.repl then
+    -- paced: the scheduler's own (--realtime), or the mission's (fleet's --speed)
+    local pace = def.pace and def.pace(opt) or nil
+    return sched:run { until_fn = function() return done() or guard:stop_requested() end, until_time = limit,
+                       realtime = pace, wait = (opt.realtime or pace) and session.wait or nil }
+  end
+  -- the console beside the mission: keys are read while the scheduler
+  -- waits for the next task; :pause freezes everything (the scheduler
+  -- returns), :step N runs N tasks, :resume carries on
+  local reason
+  session:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
+    opt.speed or "1"))
+  while not session:quitting() and not guard:stop_requested() do
+    if m.steps > 0 then
+      local n = m.steps
+      m.steps = 0
+      sched:run { max_steps = n, realtime = false }
+      session:print(("stepped %d task(s); sim time %.2f s%s"):format(n, m:now(),
+        m.state and (", state " .. tostring(m.state())) or ""))
+    elseif m.paused or done() then
+      session.wait(0.1)
+    else
+      reason = sched:run { until_fn = function() return done() or m.paused or session:quitting() or guard:stop_requested() end,
+                           until_time = limit, realtime = tonumber(opt.speed) or 1, wait = session.wait }
+      if reason == "until_time" then break end
+    end
+  end
+  return reason
+end
+
+--- Runs a mission (see the top of this file); returns the script's exit code.
+function M.run(def)
+  check_def(def)
+  local guard = MissionGuard.install(def.name)
+  local opt, spec = parse(def)
+  if not opt then return spec end -- the exit code
+  local m = setmetatable({ def = def, opt = opt, spec = spec, guard = guard, params = def.params,
+                           paused = false, steps = 0 }, Handle)
+  if def.check then
+    local problem = def.check(opt)
+    if problem then return m:usage_error(problem) end
+  end
+  if def.out then
+    opt.out = opt.out or def.out(opt)
+    local ok, err = guard.check_out(opt.out)
+    if not ok then return m:usage_error(err) end
+  end
+
+  m.wall0 = tycho.clock.monotonic()
+  m.clock = tycho.clock.new { mode = def.clock and def.clock(opt) or "sim" }
+  m.sched = tycho.scheduler.new { clock = m.clock, realtime = opt.realtime or false }
+  -- with the console up the log goes to the console (Session.new adds it), not to stderr
+  m.log = logmod.new { clock = m.clock, level = opt.quiet and "warn" or (os.getenv("TYCHO_LOG") or "info"),
+                       sinks = opt.repl and {} or nil }
+  m.sched:on_error(function(name, msg)
+    if m.on_task_error then m.on_task_error(name, msg) end
+    m.log:error("task %s failed: %s", name, msg)
+  end)
+
+  local code = def.start(m)
+  if code then return code end
+
+  -- the runtime around the mission: console (--repl), attach socket, log
+  -- file, live view and recording
+  local socket_default = def.socket_default
+  if socket_default == nil then socket_default = (opt.repl or opt.realtime) and true or false end
+  local ok, s = pcall(Session.new, { opt = opt, env = m.env or setmetatable({ tycho = tycho }, { __index = _G }),
+                                     host = m.host or {}, log = m.log, console = opt.repl,
+                                     socket_default = socket_default, name = def.name })
+  if not ok then
+    io.stderr:write(def.name, ": ", tostring(s), "\n")
+    return 1
+  end
+  m.session = s
+  if s.channels and m.make_feeder then
+    m.feeder = m.make_feeder(s.channels)
+    if m.feeder and m.feeder.tick then m.sched:every(0.05, function() m.feeder:tick() end, "channels") end
+  end
+  if not def.run and not (opt.repl or opt.realtime) and (s.server or s.viz) then
+    -- faster than real time the scheduler never sleeps: serve clients in passing
+    m.sched:every(0.1, function() s:service() end, "attach")
+  end
+
+  local reason = (def.run or default_run)(m, def)
+  s:close()
+  return guard:exit_code(def.finish(m, reason))
+end
+
+return M
