@@ -223,7 +223,7 @@ local function contact_sheet(results, out_dir, path)
   local gap = 4
   local W, H = cols * (tw + gap) + gap, rows * (th + gap) + gap
   local sheet = tycho.grid.new { width = W, height = H, resolution = res, origin = { x = 0, y = 0 } }
-  sheet:fill(tycho.grid.UNKNOWN or 255)
+  sheet:fill(tycho.grid.UNKNOWN)
   local marks = {}
   for k, t in ipairs(tiles) do
     local col, row = (k - 1) % cols, math.floor((k - 1) / cols)

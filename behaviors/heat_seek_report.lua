@@ -20,6 +20,8 @@
 --   fired_off_angle       ... was more than the judge's angle off
 --   fired_wrong_side      ... was from behind the wall the source is on
 --   fired_no_line_of_sight ... was blocked by some other wall
+local tycho = require "tycho"
+
 local Report = {}
 --- The version of summary.json's layout (schemas/heat_seek_summary.schema.json):
 -- raised when a field changes meaning or goes away, not when one is added.
@@ -204,7 +206,7 @@ function Report:sources(bb, map, judge)
     e.launch = best or false
     if not e.engaged then
       local cx, cy, inside = map:world_to_cell(s.x + p.nx * 0.15, s.y + p.ny * 0.15)
-      local mapped = inside and map:get(cx, cy) ~= 255
+      local mapped = inside and map:get(cx, cy) ~= tycho.grid.UNKNOWN
       if best then
         if best.wrong_side then e.missed_because = "fired_wrong_side"
         elseif not best.line_of_sight then e.missed_because = "fired_no_line_of_sight"

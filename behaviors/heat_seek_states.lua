@@ -5,6 +5,7 @@
 -- :reload in the console) builds and validates the new definition first and
 -- only then swaps it in (fsm Machine:replace): the machine keeps its state
 -- and the blackboard `bb`; a broken edit changes nothing.
+local tycho = require "tycho"
 local tasks = require "tasks"
 local fsm = require "fsm"
 local Targets = require "targets"
@@ -105,7 +106,7 @@ return function(ctx)
       local cost = mapping:cost_at(cx, cy)
       local face = math.atan(t.y - cy, t.x - cx)
       local r = mapping.map:raycast(cx, cy, face, d)
-      if off <= math.rad(75) and cost < 253 and (r == math.huge or r >= d - 0.2) then
+      if off <= math.rad(75) and cost < tycho.grid.INSCRIBED and (r == math.huge or r >= d - 0.2) then
         cands[#cands + 1] = { x = cx, y = cy, yaw = face,
                               score = dist(here.x, here.y, cx, cy) + cost / 100 + off }
       end
@@ -276,7 +277,7 @@ return function(ctx)
           local map, fx, fy = mapping.map, f.nearest.x, f.nearest.y
           local function mapped()
             local cx, cy, inside = map:world_to_cell(fx, fy)
-            return inside and map:get(cx, cy) ~= 255
+            return inside and map:get(cx, cy) ~= tycho.grid.UNKNOWN
           end
           tasks.wait_until(function() return not nav:active() or mapped() end, P.goal_timeout)
           if nav:active() then

@@ -149,7 +149,7 @@ end
 function M:in_soft_keepout(x, y)
   local band = self:band()
   for _, k in ipairs(self.keepouts) do
-    if k.cost and k.cost < 253 and math.abs(x - k.x) <= k.h + band and math.abs(y - k.y) <= k.h + band then
+    if k.cost and k.cost < tycho.grid.INSCRIBED and math.abs(x - k.x) <= k.h + band and math.abs(y - k.y) <= k.h + band then
       return true
     end
   end

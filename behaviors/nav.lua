@@ -5,6 +5,7 @@
 -- `nav:go_to(x, y)` yields until arrived / failed / timed out and never
 -- blocks the process. `nav:control(dt)` runs on every control tick.
 local tycho = require "tycho"
+local INSCRIBED, LETHAL = tycho.grid.INSCRIBED, tycho.grid.LETHAL -- Nav2 costs
 local tasks = require "tasks"
 
 local Nav = {}
@@ -49,7 +50,7 @@ end
 function Nav:free_near(x, y, grid)
   local cm = grid or self.mapping.costmap
   local cx, cy, inside = cm:world_to_cell(x, y)
-  if inside and cm:get(cx, cy) < 253 then return x, y end
+  if inside and cm:get(cx, cy) < INSCRIBED then return x, y end
   -- nearest by path first (stays on the same side of a wall) ...
   if inside then
     local nx, ny = cm:nearest(cx, cy, { min_cost = 0, max_cost = 252 })
@@ -65,7 +66,7 @@ function Nav:free_near(x, y, grid)
       local d2 = dx * dx + dy * dy
       if d2 <= r * r and (not best or d2 < best) then
         local c = cm:get(cx + dx, cy + dy)
-        if c < 253 then best, bx, by = d2, cx + dx, cy + dy end
+        if c < INSCRIBED then best, bx, by = d2, cx + dx, cy + dy end
       end
     end
   end
@@ -246,7 +247,7 @@ end
 function Nav:check_path()
   local g = self.goal
   if not g or g.done or g.kind ~= "go_to" or g.recover_until then return end
-  if self.follower:blocked(self.mapping.costmap, { lookahead = 1.5, threshold = 254 }) then
+  if self.follower:blocked(self.mapping.costmap, { lookahead = 1.5, threshold = LETHAL }) then
     self.log:debug("nav: wall on the path ahead, re-planning")
     replan(self, g, "path blocked", true)
   end
@@ -262,7 +263,7 @@ function Nav:arc_collides(x, y, yaw, v, w, limit)
   -- a robot already in the band was only kept off wall cells: its bare
   -- disc must clear the walls too (driving along a wall 5 cm off it is a
   -- collision however the costmap rounds it)
-  if self.mapping.tight and self.mapping:cost_at(x, y) >= 253 then return not self:disc_clear(x, y, yaw, v, w) end
+  if self.mapping.tight and self.mapping:cost_at(x, y) >= INSCRIBED then return not self:disc_clear(x, y, yaw, v, w) end
   return false
 end
 
@@ -278,7 +279,7 @@ end
 -- first; nil if none. A robot already inside the padded band is judged by
 -- its bare disc (every arc from inside the band touches the band).
 function Nav:_backing_arc(x, y, yaw, v)
-  local in_band = self.mapping.tight and self.mapping:cost_at(x, y) >= 253
+  local in_band = self.mapping.tight and self.mapping:cost_at(x, y) >= INSCRIBED
   for _, w in ipairs { 0, 0.6, -0.6, 1.2, -1.2 } do
     local clear
     if in_band then clear = self:disc_clear(x, y, yaw, v, w) else clear = not self:arc_collides(x, y, yaw, v, w) end

@@ -200,7 +200,7 @@ function M.wall_normal(map, x, y)
     for dx = -r, r do
       if dx * dx + dy * dy <= r * r then
         local c = map:get(cx + dx, cy + dy)
-        if c ~= nil and c >= 253 and c ~= 255 then
+        if c ~= nil and c >= tycho.grid.INSCRIBED and c ~= tycho.grid.UNKNOWN then
           n, sx, sy = n + 1, sx + dx, sy + dy
           pts[#pts + 1] = dx
           pts[#pts + 1] = dy

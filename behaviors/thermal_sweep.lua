@@ -87,7 +87,7 @@ function TS:next_view(map, costmap, rx, ry, standoff, within)
   for s = self.res, standoff + 1e-9, self.res do
     local x, y = best.x + best.nx * s, best.y + best.ny * s
     local c = costmap:get(costmap:world_to_cell(x, y))
-    if c >= 253 and s > 0.3 then break end
+    if c >= tycho.grid.INSCRIBED and s > 0.3 then break end
     if c < 200 then vx, vy = x, y end
   end
   if not vx then

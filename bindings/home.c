@@ -351,3 +351,15 @@ int tycho_l_home(lua_State *L)
     }
     return 1;
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---Where the runtime's own files were found: from the executable's (or
+---tycho.so's) own place, or TYCHO_HOME. layout is "installed", "source" or
+---"none" (then problem says why); lua holds the runtime's Lua files, plugins
+---the driver plugins, data the maps/ and robots/ folders.
+---@return {layout: "installed"|"source"|"none", lua?: string, plugins?: string, data?: string, problem?: string}
+function tycho.home() end
+*/
+// clang-format on

@@ -30,6 +30,15 @@ static int l_arc_hit(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@param o? {dt?: number, limit?: integer}
+---@return number|false seconds_to_first_blocked_step
+function grid:arc_hit(x, y, yaw, v, w, horizon, o) end
+*/
+// clang-format on
+
 void tycho_l_open_arc(lua_State *L, int module, int methods)
 {
     (void)module;

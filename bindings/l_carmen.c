@@ -71,6 +71,21 @@ static int l_carmen_load(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---CARMEN robot logs (core/carmen.c): ODOM, FLASER and RLASER lines; other
+---messages are counted in `ignored`. Each laser carries `wheel`, the ODOM
+---odometry interpolated at its time (its own pose is, in a GMapping-processed
+---log, the corrected one). A malformed or unreadable log returns nil and
+---"path:line: why"; a bad argument raises.
+tycho.carmen = {}
+---@param path string
+---@return {odom: table[], lasers: table[], ignored: integer, lines: integer}|nil log, string? err
+function tycho.carmen.load(path) end
+*/
+// clang-format on
+
 void tycho_l_open_carmen(lua_State *L, int module, int methods)
 {
     (void)methods;

@@ -107,6 +107,36 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---A set of world cells (core/cell_set.c): the thermal sweep's cells a
+---camera has looked at. A point is the cell floor(x/res + 0.5), floor(y/res + 0.5).
+---@class tycho.cell_set
+local cell_set = {}
+---@param o {resolution: number}
+---@return tycho.cell_set
+function tycho.cell_set(o) end
+---@param x number
+---@param y number
+---@return boolean
+function cell_set:has(x, y) end
+---@param x number
+---@param y number
+---@return boolean added
+function cell_set:add(x, y) end
+---Adds the cells round the end of every beam of `scan` (taken at `pose`)
+---within fov/2 of the camera axis cam_yaw (robot frame) and max_range.
+---@param pose table {x=, y=, yaw=}
+---@param scan tycho.scan
+---@param cam_yaw number
+---@param fov number
+---@param max_range number
+---@return integer added
+function cell_set:observe(pose, scan, cam_yaw, fov, max_range) end
+*/
+// clang-format on
+
 void tycho_l_open_cell_set(lua_State *L, int module, int methods)
 {
     (void)methods;

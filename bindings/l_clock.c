@@ -112,6 +112,26 @@ static int l_monotonic(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- runtime: clock, scheduler, tasks -------------------------------------------------------
+
+---@class tycho.clock
+local clock = {}
+tycho.clock = {}
+---@param o? {mode?: "sim"|"wall"}
+---@return tycho.clock
+function tycho.clock.new(o) end
+---@return number seconds   a monotonic wall clock
+function tycho.clock.monotonic() end
+---@return number
+function clock:now() end
+---Advances a simulated clock.
+function clock:advance(dt) end
+*/
+// clang-format on
+
 void tycho_l_open_clock(lua_State *L, int module, int methods)
 {
     (void)methods;

@@ -330,6 +330,25 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- console, sockets, system -----------------------------------------------------------------
+
+---@class tycho.console
+local console = {}
+tycho.console = {}
+---@param o? {prompt?: string, history?: string, complete?: fun(word: string, line: string, pos: integer): string[]}
+---@return tycho.console
+function tycho.console.open(o) end
+---@return string[]|nil lines, string? why
+function console:poll(timeout_s) end
+function console:prompt(text) end
+function console:print(text) end
+function console:close() end
+*/
+// clang-format on
+
 void tycho_l_open_console(lua_State *L, int module, int methods)
 {
     (void)methods;

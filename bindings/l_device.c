@@ -42,9 +42,18 @@ static int l_open(lua_State *L)
     const char *kind_name = luaL_checkstring(L, 1);
     const char *driver = luaL_checkstring(L, 2);
     int kind = tycho_device_kind_parse(kind_name);
-    if (kind < 0)
-        return luaL_argerror(L, 1,
-                             "range_scanner, thermal_camera, imu, diff_base or launcher expected");
+    if (kind < 0) {
+        /* the kinds the loader knows, in its words */
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int k = 1; strcmp(tycho_device_kind_name((tycho_device_kind)k), "?") != 0; k++) {
+            if (k > 1) luaL_addstring(&b, ", ");
+            luaL_addstring(&b, tycho_device_kind_name((tycho_device_kind)k));
+        }
+        luaL_addstring(&b, " expected");
+        luaL_pushresult(&b);
+        return luaL_argerror(L, 1, lua_tostring(L, -1));
+    }
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
     tycho_setting s[32];
@@ -228,6 +237,36 @@ static int l_path(lua_State *L)
     lua_pushstring(L, plugin_path());
     return 1;
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- devices (driver plugins) --------------------------------------------------------------------
+
+---A device opened through a driver plugin (drivers/include/tycho/driver.h).
+---@class tycho.device
+---@field kind "range_scanner"|"thermal_camera"|"imu"|"diff_base"|"launcher"
+---@field driver string
+local device = {}
+tycho.device = {}
+---Opens a device: the driver's settings are checked against its schema.
+---@param kind "range_scanner"|"thermal_camera"|"imu"|"diff_base"|"launcher"
+---@param driver string   e.g. "tb3_base", "amg8833", "launcher_gpio"
+---@param settings? table<string, string|number|boolean>
+---@return tycho.device|nil device, string? err
+function tycho.device.open(kind, driver, settings) end
+---The plugin path (TYCHO_DRIVER_PATH, else the plugins folder of tycho.home()).
+---@return string
+function tycho.device.path() end
+---The latest sample if there is a new one (never waits).
+---@return table|nil sample, string? err
+function device:read() end
+---@param command "velocity"|"arm"|"fire"|"disarm"|"safe_stop"
+---@return true|nil ok, string? err
+function device:write(command, a, b) end
+function device:close() end
+*/
+// clang-format on
 
 void tycho_l_open_device(lua_State *L, int module, int methods)
 {

@@ -351,6 +351,47 @@ static int load_poses(lua_State *L, int goals)
 static int l_stage(lua_State *L) { return load_poses(L, 0); }
 static int l_goals(lua_State *L) { return load_poses(L, 1); }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- many robots --------------------------------------------------------------------------------
+
+---@class tycho.fleet_planner
+---@field orders_tried integer
+---@field vertices integer
+local fleet_planner = {}
+tycho.fleet = {}
+---@alias tycho.graph_opts {graph?: "grid"|"sparse", cell?: number, connectivity?: 4|8, spacing?: number}
+---@alias tycho.route_graph {nodes: tycho.xy[], edges: {a: integer, b: integer, length: number, width: number}[]}
+---@param o? {cell?: number, horizon?: integer, max_orders?: integer, time_limit?: number, graph?: "grid"|"sparse", connectivity?: 4|8, spacing?: number}
+---@return tycho.fleet_planner
+function tycho.fleet.planner(costmap, o) end
+---A route graph of the map: grid (4/8-connected) or sparse (the free space's skeleton).
+---@param o? tycho.graph_opts
+---@return tycho.route_graph
+function tycho.fleet.graph(costmap, o) end
+---The planner's graph.
+---@return tycho.route_graph
+function fleet_planner:graph() end
+---@return {robot: integer, x: number, y: number, yaw: number}[]|nil poses, string? err
+function tycho.fleet.stage_poses(path) end
+---@return {robot: integer, x: number, y: number, yaw: number}[]|nil goals, string? err
+function tycho.fleet.goals(path) end
+---@param starts tycho.xy[]
+---@param goals tycho.xy[]
+---@return true|nil ok, string? err
+function fleet_planner:plan(starts, goals) end
+---@return {x: number, y: number, vertex: integer, enter: integer, leave: integer}[]
+function fleet_planner:route(i) end
+---@return {robot: integer, segment: integer}[]
+function fleet_planner:preconditions(i, k) end
+---@return number x, number y
+function fleet_planner:at(i, step) end
+---@return integer step
+function fleet_planner:arrival(i) end
+*/
+// clang-format on
+
 void tycho_l_open_fleet(lua_State *L, int module, int methods)
 {
     (void)methods;

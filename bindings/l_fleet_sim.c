@@ -210,6 +210,41 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---The fleet simulator: N diff-drive discs driving their routes waypoint by waypoint.
+---@class tycho.fleet_sim
+---@field time number
+---@field collisions integer
+---@field estopped boolean
+---@field min_clearance number
+local fleet_sim = {}
+---@param o? {radius?: number, v_max?: number, w_max?: number, accel?: number, tolerance?: number, dt?: number}
+---@return tycho.fleet_sim
+function tycho.fleet.sim(n, o) end
+function fleet_sim:set_pose(i, x, y, yaw) end
+---@param points tycho.xy[]
+function fleet_sim:set_route(i, points) end
+---May drive up to waypoint k.
+function fleet_sim:allow(i, k) end
+---An injected stop until simulated time t.
+function fleet_sim:stop_until(i, t) end
+---@return integer new_contacts
+function fleet_sim:step(n) end
+---@return integer k   last waypoint reached (0: none)
+function fleet_sim:reached(i) end
+---@return boolean
+function fleet_sim:moving(i) end
+---@return boolean
+function fleet_sim:stopped(i) end
+---@return number x, number y, number yaw
+function fleet_sim:pose(i) end
+---@return {distance: number, wait_time: number, stop_time: number, waits: integer}
+function fleet_sim:stats(i) end
+*/
+// clang-format on
+
 void tycho_l_open_fleet_sim(lua_State *L, int module, int methods)
 {
     (void)methods;

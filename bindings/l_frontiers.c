@@ -133,6 +133,16 @@ static int l_frontiers(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- frontiers, regions, walls, arcs
+---@param o {robot: tycho.xy, min_size?: number, min_cells?: integer, potential_scale?: number, gain_scale?: number, free_max?: integer, start_radius?: number, cells?: boolean}
+---@return {x: number, y: number, size: number, distance: number, cost: number}[]|nil frontiers, string? reason
+function grid:frontiers(o) end
+*/
+// clang-format on
+
 void tycho_l_open_frontiers(lua_State *L, int module, int methods)
 {
     (void)module;

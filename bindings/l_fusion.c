@@ -406,6 +406,34 @@ static int l_pitch_index(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- heat seeking: fusion, clustering, pitch -------------------------------------------
+
+tycho.fusion = {}
+---Fuses a thermal frame with the LiDAR scan into a world position.
+---@param camera? {yaw?: number, fov?: number, rows?: integer, cols?: integer, mirrored?: boolean, threshold?: number, bin_width?: number, min_range?: number, max_range?: number, narrow?: boolean}
+---@return number|nil x, number|string y_or_reason, table info
+function tycho.fusion.locate(pose, scan, frame, camera) end
+---@param k integer|{k_max?: integer, radius?: number}
+---@param o? {seed?: integer, max_iter?: integer, n_init?: integer}
+---@return {x: number, y: number, count: integer, radius: number}[] centroids, integer[] assignments, table info
+function tycho.kmeans(points, k, o) end
+
+---@class tycho.pitch_detector
+local pitch_detector = {}
+---@param params? {window?: number, multiple?: number, floor?: number, abs_threshold?: number, spike_fraction?: number, baseline_tau?: number, min_samples?: integer, capacity?: integer}
+---@return tycho.pitch_detector
+function tycho.pitch_detector(params) end
+---@return boolean anomaly, number short_avg, number long_avg
+function pitch_detector:push(t, pitch) end
+function pitch_detector:reset() end
+---@return table
+function pitch_detector:state() end
+*/
+// clang-format on
+
 void tycho_l_open_fusion(lua_State *L, int module, int methods)
 {
     (void)methods;

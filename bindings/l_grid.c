@@ -330,6 +330,65 @@ static int l_index(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- grid ------------------------------------------------------------------------
+
+---An occupancy grid / costmap (Nav2 values: 0 free .. 253 inscribed, 254 lethal, 255 unknown).
+---@class tycho.grid
+---@field width integer
+---@field height integer
+---@field resolution number   metres per cell
+---@field origin tycho.pose   pose of cell (0, 0)'s corner
+local grid = {}
+
+tycho.grid = {}
+---@param o {width: integer, height: integer, resolution?: number, origin?: tycho.pose, fill?: integer}
+---@return tycho.grid
+function tycho.grid.new(o) end
+
+---@return integer cost
+function grid:get(cx, cy) end
+---@param cost integer 0..255
+function grid:set(cx, cy, cost) end
+---@param cost integer
+function grid:fill(cost) end
+---@return tycho.grid
+function grid:copy() end
+---@return tycho.grid
+function grid:crop(cx, cy, w, h) end
+---Copies src's cells with its cell (0, 0) at (cx, cy), clipped to this grid.
+---@param src tycho.grid
+---@param cx integer
+---@param cy integer
+---@return integer cells_copied
+function grid:paste(src, cx, cy) end
+---Grows the grid (keeping cells) so the world rectangle fits.
+function grid:grow_to(xmin, ymin, xmax, ymax) end
+---@return integer cx, integer cy, boolean inside   whether the cell is on the grid
+function grid:world_to_cell(x, y) end
+---@return number x, number y   the cell's centre
+function grid:cell_to_world(cx, cy) end
+---@return {free: integer, lethal: integer, inflated: integer, inscribed: integer, unknown: integer}
+function grid:stats() end
+---The smallest box round every cell that is not unknown (inclusive), or nil when every cell is.
+---@return integer|nil cx0, integer cy0, integer cx1, integer cy1
+function grid:known_box() end
+---Address of the cost layer for LuaJIT FFI (bindings/tycho_ffi.lua).
+---@return lightuserdata
+function grid:cells_ptr() end
+---@return number fraction, integer reachable, integer mapped
+function grid:coverage(map, x, y) end
+---@param o {p_hit?: number, p_miss?: number, p_min?: number, p_max?: number, occ_thresh?: number, free_thresh?: number}
+function grid:set_logodds_params(o) end
+---@return number
+function grid:logodds(cx, cy) end
+---Log-odds update of one cell (hit or miss).
+function grid:observe(cx, cy, hit) end
+*/
+// clang-format on
+
 static const luaL_Reg grid_methods[] = {
     {"set", l_set},
     {"fill", l_fill},

@@ -238,6 +238,28 @@ static int l_ws_gc(lua_State *L)
     return 0;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- inflation and distance fields
+---@alias tycho.inflation_opts {inscribed_radius: number, inflation_radius: number, cost_scaling_factor?: number, inflate_unknown?: boolean, inflate_around_unknown?: boolean}
+---@param o tycho.inflation_opts
+---@return tycho.grid
+function grid:inflate(o) end
+---@param o tycho.inflation_opts
+---@return tycho.grid dst
+function grid:inflate_into(dst, o) end
+---@param o? {threshold?: integer, unknown_blocked?: boolean, max_distance?: number}
+---@return tycho.distance_field
+function grid:distance_transform(o) end
+
+---@class tycho.distance_field
+local distance_field = {}
+---@return number metres   math.huge when no obstacle is within max_distance
+function distance_field:get(cx, cy) end
+*/
+// clang-format on
+
 void tycho_l_open_inflation(lua_State *L, int module, int methods)
 {
     (void)module;

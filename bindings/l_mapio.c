@@ -122,6 +122,31 @@ static int l_write_atomic(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- map files -------------------------------------------------------------------------
+
+tycho.map = {}
+---Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics.
+---@return tycho.grid grid, table meta
+function tycho.map.load(yaml_path) end
+---Writes the grid as map_server YAML + image (atomically). A file that cannot
+---be written returns nil and the reason; a bad argument raises.
+---@param fmt? "pgm"|"png"
+---@return true|nil ok, string? err
+function tycho.map.save(g, yaml_path, fmt) end
+---@return table meta
+function tycho.map.parse_yaml(yaml_path) end
+tycho.image = {}
+---@return integer width, integer height, integer channels
+function tycho.image.load(path) end
+---Writes a file atomically (temp file, fsync, rename).
+---@return true|nil ok, string? err
+function tycho.write_atomic(path, data) end
+*/
+// clang-format on
+
 void tycho_l_open_mapio(lua_State *L, int module, int methods)
 {
     (void)methods;

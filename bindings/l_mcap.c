@@ -36,7 +36,7 @@ static int l_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     tycho_mcap_options opt;
-    tycho_mcap_options_init(&opt);
+    tycho_mcap_options_defaults(&opt);
     if (!lua_isnoneornil(L, 2)) {
         tycho_l_checkopts(L, 2, 2, &open_spec);
         opt.chunk_size =
@@ -219,6 +219,34 @@ static int l_read(lua_State *L)
     lua_setfield(L, -2, "channels");
     return 1;
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- recording and live view ---------------------------------------------------------------
+
+tycho.mcap = {}
+---@class tycho.mcap_writer
+local mcap_writer = {}
+---Starts an MCAP recording at path (written as path.part until close).
+---@param o? {chunk_size?: integer, compress?: boolean, level?: integer}
+---@return tycho.mcap_writer|nil writer, string? err
+function tycho.mcap.open(path, o) end
+---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
+---@return table|nil info, string? err
+function tycho.mcap.read(path, fn) end
+---@return integer id
+function mcap_writer:schema(name, encoding, data) end
+---@return integer id
+function mcap_writer:channel(topic, schema_id, encoding) end
+---@return true|nil ok, string? err
+function mcap_writer:write(channel_id, t, data) end
+---@return integer
+function mcap_writer:bytes() end
+---@return true|nil ok, string? err
+function mcap_writer:close() end
+*/
+// clang-format on
 
 static const luaL_Reg writer_methods[] = {
     {"schema", l_schema}, {"channel", l_channel}, {"write", l_write},

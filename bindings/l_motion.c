@@ -446,6 +446,57 @@ static int l_dd_defaults(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@param points tycho.xy[]
+---@param o? {lookahead?: number, threshold?: integer, unknown?: boolean}
+---@return boolean blocked, integer? index
+function grid:path_blocked(points, o) end
+
+-- motion ------------------------------------------------------------------------------
+
+---Regulated pure pursuit path follower.
+---@class tycho.follower
+local follower = {}
+---@alias tycho.follower_params {desired_v?: number, max_v?: number, max_w?: number, lookahead_time?: number, min_lookahead?: number, max_lookahead?: number, min_radius?: number, min_v?: number, slow_clearance?: number, clearance_gain?: number, approach_dist?: number, approach_min_v?: number, rotate_to_heading?: boolean, rotate_threshold?: number, rotate_w?: number, max_accel?: number, max_w_accel?: number, xy_tolerance?: number, yaw_tolerance?: number, search_dist?: number}
+---@param params? tycho.follower_params
+---@return tycho.follower
+function tycho.follower(params) end
+---@return tycho.follower
+function follower:set_path(points, goal_yaw) end
+---@return number v, number w, string status, integer nearest, number remaining
+function follower:step(pose, dt, clearance) end
+---@param o? {lookahead?: number, threshold?: integer, unknown?: boolean}
+---@return boolean blocked, integer? index
+function follower:blocked(g, o) end
+---@return table
+function follower:params() end
+---@param t tycho.follower_params
+function follower:set_params(t) end
+---@return tycho.xy[]
+function follower:path() end
+---@return integer nearest, number remaining
+function follower:progress() end
+function follower:reset() end
+
+tycho.diffdrive = {}
+---@return table params
+function tycho.diffdrive.defaults() end
+---@return tycho.pose
+function tycho.diffdrive.step(pose, v, w, dt) end
+---@param params? {wheel_separation?: number, wheel_radius?: number, max_v?: number, max_w?: number}
+---@return number left, number right   wheel speeds
+function tycho.diffdrive.to_wheels(v, w, params) end
+---@param params? {wheel_separation?: number, wheel_radius?: number, max_v?: number, max_w?: number}
+---@return number v, number w
+function tycho.diffdrive.from_wheels(left, right, params) end
+---@param params? {wheel_separation?: number, wheel_radius?: number, max_v?: number, max_w?: number}
+---@return number v, number w
+function tycho.diffdrive.limit(v, w, params) end
+*/
+// clang-format on
+
 void tycho_l_open_motion(lua_State *L, int module, int methods)
 {
     static const luaL_Reg follower_methods[] = {{"set_path", l_follower_set_path},

@@ -574,6 +574,64 @@ static int l_conn_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.net.server
+local server = {}
+---@class tycho.net.conn
+local conn = {}
+---@class tycho.net
+---@field frame_limit integer
+tycho.net = {}
+---@return tycho.net.server|nil server, string? err
+function tycho.net.listen_unix(path) end
+---@return tycho.net.server|nil server, string? err
+function tycho.net.listen_tcp(host, port) end
+---@return tycho.net.conn|nil conn, string? err
+function tycho.net.connect_unix(path) end
+---@return tycho.net.conn|nil conn, string? err
+function tycho.net.connect_tcp(host, port) end
+---Any number of descriptors; nil and a message if poll itself fails.
+---@param fds integer[]
+---@param wfds? integer[]
+---@return table<integer, boolean>|nil ready, string? err
+function tycho.net.wait(fds, timeout, wfds) end
+---Constant-time string comparison.
+---@return boolean
+function tycho.net.equal(a, b) end
+---Reads a token file; refused unless only its owner can read it.
+---@return string|nil token, string? err
+function tycho.net.read_secret(path) end
+---nil when nobody is waiting; nil, message, "emfile"|"error" when accepting failed
+---(out of descriptors: the waiting connection was refused)
+---@return tycho.net.conn|nil conn, string? err, string? kind
+function server:accept() end
+function server:close() end
+---@return integer
+function server:fd() end
+---@return integer
+function server:port() end
+---@param type string one letter 'A'..'Z'
+---@return true|nil ok, string? err
+function conn:send(type, payload) end
+---@return {[1]: string, [2]: string}[]|nil frames, string? err
+function conn:recv() end
+---@return integer|nil queued, string? err
+function conn:flush() end
+function conn:close() end
+---@return integer
+function conn:fd() end
+---@return integer
+function conn:backlog() end
+---@return integer|nil uid
+function conn:peer_uid() end
+function conn:set_limit(bytes) end
+---Output that may be queued before send() refuses (the peer is not reading).
+function conn:set_out_limit(bytes) end
+*/
+// clang-format on
+
 void tycho_l_open_net(lua_State *L, int module, int methods)
 {
     (void)methods;

@@ -578,6 +578,29 @@ static int l_gsub(lua_State *L)
     return 2;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---Lua patterns with a step counter the watchdog can stop (bindings/l_pattern.c);
+---under Lua 5.4 they are also string.find/match/gmatch/gsub (LuaJIT keeps its own).
+tycho.pattern = {}
+---@return integer|nil start, integer? finish, any ...
+function tycho.pattern.find(s, pattern, init, plain) end
+---@return any ...
+function tycho.pattern.match(s, pattern, init) end
+---@return fun(): any
+function tycho.pattern.gmatch(s, pattern, init) end
+---@return string text, integer count
+function tycho.pattern.gsub(s, pattern, repl, n) end
+---The string library's own functions, as they were before tycho replaced them.
+tycho.pattern.stock = {}
+function tycho.pattern.stock.find(s, pattern, init, plain) end
+function tycho.pattern.stock.match(s, pattern, init) end
+function tycho.pattern.stock.gmatch(s, pattern, init) end
+function tycho.pattern.stock.gsub(s, pattern, repl, n) end
+*/
+// clang-format on
+
 static const luaL_Reg FUNCS[] = {
     {"find", l_find}, {"match", l_match}, {"gmatch", l_gmatch}, {"gsub", l_gsub}, {NULL, NULL}};
 

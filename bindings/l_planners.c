@@ -50,7 +50,7 @@ static const tycho_opt_spec distances_spec = {"grid:path_distances", distances_f
 
 static void read_opts(lua_State *L, int idx, const tycho_opt_spec *spec, tycho_plan_opts *o)
 {
-    tycho_plan_opts_default(o);
+    tycho_plan_opts_defaults(o);
     if (lua_isnoneornil(L, idx)) return;
     tycho_l_checkopts(L, idx, idx, spec);
     lua_getfield(L, idx, "algorithm");
@@ -147,7 +147,7 @@ static int l_path_distances(lua_State *L)
     luaL_checktype(L, 4, LUA_TTABLE);
     tycho_l_checkopts(L, 5, 5, &distances_spec);
     tycho_dijkstra_opts o;
-    tycho_dijkstra_opts_default(&o);
+    tycho_dijkstra_opts_defaults(&o);
     o.allow_unknown = tycho_l_optfield_boolean(L, 5, 5, "allow_unknown", 0);
     o.blocked_cost = (int)tycho_l_optfield_integer(L, 5, 5, "blocked_cost", o.blocked_cost);
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
@@ -293,6 +293,40 @@ static int planner_gc(lua_State *L)
     b->p = NULL;
     return 0;
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.path
+---@field cost number
+---@field length number   cells
+local path = {}
+---@return integer cx, integer cy
+function path:cell(i) end
+---@return number x, number y
+function path:world(i) end
+---@return tycho.path
+function path:shorten(g, opts) end
+
+---@alias tycho.plan_opts {algorithm?: "astar"|"astar4"|"jps"|"costaware", weight?: number, blocked_cost?: integer, allow_unknown?: boolean, shorten?: boolean}
+---@return tycho.path|nil path, string? reason
+---@param opts? tycho.plan_opts
+function grid:plan(sx, sy, gx, gy, opts) end
+---@return tycho.path|nil path, string? reason
+---@param opts? tycho.plan_opts
+function grid:plan_world(x0, y0, x1, y1, opts) end
+---@param o? {min_cost?: integer, max_cost?: integer}
+---@return integer|nil cx, integer cy, number distance
+function grid:nearest(cx, cy, o) end
+
+---Path lengths (metres, 8-connected through cells below blocked_cost) from the world point
+---(x, y) to each of `points`; math.huge where unreachable. One Dijkstra field for them all.
+---@param points tycho.xy[]
+---@param o? {allow_unknown?: boolean, blocked_cost?: integer}
+---@return number[] metres
+function grid:path_distances(x, y, points, o) end
+*/
+// clang-format on
 
 void tycho_l_open_planners(lua_State *L, int module, int methods)
 {

@@ -422,6 +422,62 @@ static int l_scan_lane(lua_State *L)
     return 3;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- ray casting and scans
+---@param o? {threshold?: integer, unknown_blocked?: boolean}
+---@return number range   math.huge when nothing is hit
+function grid:raycast(x, y, angle, max_range, o) end
+---@param params {count?: integer, angle_min?: number, angle_increment?: number, angle_max?: number, range_min?: number, range_max: number, threshold?: integer, unknown_blocked?: boolean}
+---@return tycho.scan
+function grid:scan(pose, params) end
+---@param o? {clear_on_max_range?: boolean, grow?: boolean}
+---@return integer cells_updated
+function grid:insert_scan(pose, scan, o) end
+---@param o? {threshold?: integer, unknown_blocked?: boolean}
+---@return tycho.raymap
+function grid:raycaster(o) end
+
+---@class tycho.raymap
+local raymap = {}
+---@return number range
+function raymap:cast(x, y, angle, max_range) end
+---@alias tycho.scan_params {count?: integer, angle_min?: number, angle_increment?: number, angle_max?: number, range_min?: number, range_max: number}
+---@param params tycho.scan_params
+---@return tycho.scan
+function raymap:scan(pose, params) end
+function raymap:update(g) end
+
+---A LiDAR scan; ranges are C-owned. #scan is the beam count.
+---@class tycho.scan
+---@field count integer
+---@field angle_min number
+---@field angle_max number
+---@field angle_increment number
+---@field range_min number
+---@field range_max number
+local scan = {}
+tycho.scan = {}
+---@param params tycho.scan_params
+---@param ranges number[]
+---@return tycho.scan
+function tycho.scan.new(params, ranges) end
+---@return number
+function scan:range(i) end
+---Nearest return ahead within `half` of the heading line, and beside the
+---robot on its left and right (within `half` of its axle); math.huge where none.
+---@param half number
+---@return number front, number left, number right
+function scan:lane(half) end
+---@return number
+function scan:angle(i) end
+---@return number[]
+function scan:ranges() end
+function scan:set_range(i, r) end
+*/
+// clang-format on
+
 static const luaL_Reg scan_methods[] = {
     {"range", l_scan_range}, {"lane", l_scan_lane},     {"set_range", l_scan_set_range},
     {"angle", l_scan_angle}, {"ranges", l_scan_ranges}, {NULL, NULL},

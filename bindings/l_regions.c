@@ -295,6 +295,34 @@ static int l_wall_faces(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8, value?: integer, cells?: boolean}
+---@return integer count, {cx: integer, cy: integer}[]? cells
+function grid:flood_fill(cx, cy, o) end
+---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8}
+---@return integer count, tycho.labels labels
+function grid:components(o) end
+---@param o? {min_cost?: integer, max_cost?: integer, connectivity?: 4|8}
+---@return integer cells_sealed
+function grid:seal_region(cx, cy, o) end
+---@param o? {world?: boolean, thickness?: integer, cost?: integer}
+---@return integer cells_sealed
+function grid:seal_line(x0, y0, x1, y1, o) end
+---@param o? {threshold?: integer, free_max?: integer}
+---@return {x: number, y: number, nx: number, ny: number, cx: integer, cy: integer}[]
+function grid:wall_faces(o) end
+
+---@class tycho.labels
+local labels = {}
+---@return integer label
+function labels:get(cx, cy) end
+---@return integer cells
+function labels:size(k) end
+*/
+// clang-format on
+
 void tycho_l_open_regions(lua_State *L, int module, int methods)
 {
     (void)module;

@@ -411,6 +411,40 @@ static int l_gc(lua_State *L)
     return 0;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- pictures --------------------------------------------------------------------------
+
+---@class tycho.picture
+local picture = {}
+---A picture of an occupancy grid, or of a height field shaded (with what a terrain map knew laid over).
+---@param g tycho.grid|tycho.heightfield
+---@param o? {scale?: integer, map?: tycho.terrain_map}
+---@return tycho.picture
+function tycho.picture(g, o) end
+---@param points tycho.xy[]
+---@param o? {color?: string, width?: number}
+function picture:path(points, o) end
+---@param o? {color?: string, radius?: number, shape?: "dot"|"circle"|"cross", width?: number}
+function picture:point(x, y, o) end
+---@param o? {color?: string, length?: number, width?: number}
+function picture:pose(x, y, yaw, o) end
+---Adds a panel under the map: the title, a scale bar (1, 2 or 5 x 10^k m),
+---the world's x and y axes, and a legend of symbols (at most 64) with their
+---labels (text by cairo). The map's pixels and world_to_pixel are unchanged.
+---@param o {title?: string, legend?: {label: string, symbol?: "dot"|"circle"|"cross"|"line"|"arrow"|"cell", color?: string|integer[]}[], scale_bar?: boolean, axes?: boolean}
+---@return tycho.picture self
+function picture:annotate(o) end
+---@return true|nil ok, string? err
+function picture:save(path) end
+---@return integer? r, integer g, integer b
+function picture:pixel(px, py) end
+---@return number px, number py
+function picture:world_to_pixel(x, y) end
+*/
+// clang-format on
+
 static const luaL_Reg pic_methods[] = {
     {"path", l_path},
     {"point", l_point},

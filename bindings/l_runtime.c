@@ -449,7 +449,7 @@ static int l_run(lua_State *L)
     tycho_l_checkopts(L, 2, 2, &run_spec);
     lua_settop(L, 2);
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.until_time = tycho_l_optfield_number(L, 2, 2, "until_time", INFINITY);
     if (isnan(o.until_time)) return luaL_error(L, "bad field 'until_time' in argument #2 (NaN)");
     o.max_steps = (long long)tycho_l_optfield_integer(L, 2, 2, "max_steps", -1);
@@ -486,7 +486,7 @@ static int l_step(lua_State *L)
 {
     lsched *b = check_sched(L, 1);
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.max_steps = 1;
     o.ignore_pause = true;
     o.realtime = b->realtime;
@@ -498,7 +498,7 @@ static int l_tick(lua_State *L)
 {
     lsched *b = check_sched(L, 1);
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     double due;
     if (!tycho_sched_peek(b->s, &due, NULL)) {
         lua_pushinteger(L, 0);
@@ -738,6 +738,51 @@ static void add_funcs(lua_State *L, int module, const char *field, const luaL_Re
     }
     lua_setfield(L, module, field);
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.task
+local task = {}
+function task:cancel() end
+
+---@class tycho.scheduler
+local scheduler = {}
+tycho.scheduler = {}
+---@param o? {clock?: tycho.clock, realtime?: boolean|number, on_error?: fun(task: string, message: string)}
+---@return tycho.scheduler
+function tycho.scheduler.new(o) end
+---@return string
+function tycho.scheduler.traceback(co, msg) end
+---@param fn fun()
+---@param o? string|{name?: string, phase?: number}
+---@return tycho.task
+function scheduler:every(period, fn, o) end
+---@param fn fun()
+---@param o? string|{name?: string, phase?: number}
+---@return tycho.task
+function scheduler:after(delay, fn, o) end
+---@param o? {until_time?: number, until_fn?: fun(): boolean, max_steps?: integer, stop_on_error?: boolean, realtime?: boolean|number, wait?: fun(seconds: number)}
+---@return string reason
+function scheduler:run(o) end
+---@return string|nil name
+function scheduler:step() end
+---@return integer ran
+function scheduler:tick() end
+function scheduler:stop() end
+function scheduler:pause() end
+function scheduler:resume() end
+---@return number
+function scheduler:now() end
+---@return {name: string, period: number, next_due: number, last_run: number, runs: integer, missed: integer, status: string}[]
+function scheduler:tasks() end
+function scheduler:cancel_all() end
+---@param fn fun(name: string, message: string)|nil
+---@return function|nil old
+function scheduler:on_error(fn) end
+function scheduler:report_error(name, message) end
+*/
+// clang-format on
 
 void tycho_l_open_runtime(lua_State *L, int module, int methods)
 {

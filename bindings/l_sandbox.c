@@ -294,6 +294,19 @@ static int l_load_data(lua_State *L)
     return 2;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---Runs a Lua data file (world, terrain world, fleet file, robot config) in the
+---sandbox: private copies of math/string/table/utf8 and the pure base functions,
+---an instruction count, a CPU-time budget (C functions included) and a memory limit.
+---@param path string
+---@param opts? {budget_s?: number, instructions?: number, memory_mb?: number, globals?: table}
+---@return any value, string? err  the file's value, or nil and "path[:line]: message"
+function tycho.load_data(path, opts) end
+*/
+// clang-format on
+
 void tycho_l_open_sandbox(lua_State *L, int module, int methods)
 {
     (void)methods;

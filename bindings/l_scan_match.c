@@ -135,6 +135,32 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.scan_matcher
+local scan_matcher = {}
+---Scan-to-map matcher (core/scan_match.c): correlative search + the
+---likelihood field of the map's occupied cells. Options: window_xy (m),
+---window_yaw, step_yaw (rad), beam_stride, refine_steps, min_score,
+---degenerate_ratio, prior_xy, prior_yaw, plateau_centre (bool: of the poses
+---within plateau_tol of the best score take their centroid, not the one nearest
+---the guess), plateau_tol; unknown keys are errors.
+---@param opts? {window_xy?: number, window_yaw?: number, step_yaw?: number, beam_stride?: integer, refine_steps?: integer, min_score?: number, degenerate_ratio?: number, prior_xy?: number, prior_yaw?: number, plateau_centre?: boolean, plateau_tol?: number}
+---@return tycho.scan_matcher
+function tycho.scan_matcher(opts) end
+---The map to match against: cells with cost >= occupied (default 200) are walls;
+---sigma (m, default 0.05) is the likelihood field's width.
+---@param grid tycho.grid
+---@param opts? {occupied?: integer, sigma?: number}
+function scan_matcher:set_map(grid, opts) end
+---@param scan tycho.scan
+---@param guess table {x=, y=, yaw=} the LiDAR's pose from odometry
+---@return table result {x, y, yaw, score, guess_score, beams, ok, degenerate, info_min, info_max}
+function scan_matcher:match(scan, guess) end
+*/
+// clang-format on
+
 void tycho_l_open_scan_match(lua_State *L, int module, int methods)
 {
     (void)methods;

@@ -592,6 +592,69 @@ static int l_index(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- simulator ---------------------------------------------------------------------------
+
+---The deterministic simulator: a robot with LiDAR, two thermal cameras, IMU and launcher in a world.
+---@class tycho.sim
+---@field time number
+---@field collisions integer
+local sim = {}
+tycho.sim = {}
+---Loads a world file (a sandboxed Lua table; every field checked).
+---@return tycho.sim
+function tycho.sim.load(world_path, overrides) end
+---@return tycho.sim
+function tycho.sim.new(g, config) end
+function sim:step(dt) end
+---Velocity command (m/s, rad/s).
+function sim:set_cmd(v, w) end
+---@return number x, number y, number yaw
+function sim:pose() end
+---@return number x, number y, number yaw
+function sim:odom() end
+---The odometry and IMU errors as resolved at creation (robot.errors preset
+---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
+---wheel_base_error, encoder_ticks_per_m, slip_ramp, slip_contact, gyro_bias
+---(rad/s), gyro_scale, noise_v, noise_w.
+---@return table
+function sim:errors() end
+---@return number v, number w
+function sim:velocity() end
+function sim:teleport(x, y, yaw) end
+---@return tycho.scan
+function sim:scan() end
+---@return tycho.scan|nil scan, number? stamp
+function sim:last_scan() end
+---@return number stamp, integer sample
+function sim:scan_info() end
+---@return table frames
+function sim:thermal() end
+---@return table|nil frames
+function sim:last_thermal() end
+---@return table imu {roll=, pitch=, yaw_rate=, ...}
+function sim:imu() end
+function sim:launcher_spin(on) end
+---@return boolean fired, string? reason
+function sim:launcher_feed() end
+---@return table state
+function sim:launcher() end
+---@return table verdict
+function sim:judge() end
+---@return table[]
+function sim:launches() end
+---@return integer engaged, integer total
+function sim:engaged() end
+---A copy of the true map.
+---@return tycho.grid
+function sim:truth() end
+---@return table world
+function sim:world() end
+*/
+// clang-format on
+
 static const luaL_Reg sim_methods[] = {
     {"step", l_step},
     {"set_cmd", l_set_cmd},

@@ -231,6 +231,56 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---SLAM (core/slam.c): submaps matched by the scan matcher, a pose graph
+---optimised by sparse Cholesky (SuiteSparse), loop closure in slices.
+tycho.slam = {}
+---@class tycho.slam
+local slam = {}
+---Options (all optional; angles in rad): resolution, sigma (m), submap_scans,
+---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
+---loop_window_yaw, loop_min_score, loop_radius, loop_every, loop_matches_per_scan,
+---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
+---loop_sigma_xy, loop_sigma_yaw, huber, prior_xy, prior_yaw (the front end's
+---odometry prior: score lost per metre / radian off the guess), refine_steps
+---(front-end sub-step passes, 0..4), prior_per_m, prior_per_rad (the prior is
+---divided by 1 + prior_per_m * metres + prior_per_rad * radians moved since the
+---last scan), loop_reject (a closure the optimised graph misses by more sigmas
+---is set aside; 0: never), loop_closures_per_node, optimize_lag (> 0: optimise
+---on a background thread, the result taken that many scans later; 0: inline);
+---unknown keys are errors.
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer}
+---@return tycho.slam
+function tycho.slam.new(opts) end
+---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
+---@param scan tycho.scan
+---@param odom table {x=, y=, yaw=}
+---@return table step {x, y, yaw, matched, degenerate, score, loop_closures}
+function slam:add_scan(scan, odom) end
+---The latest scan's corrected pose.
+---@return number x, number y, number yaw
+function slam:pose() end
+---An odometry pose taken since the latest scan, corrected.
+---@return number x, number y, number yaw
+function slam:correct(x, y, yaw) end
+---Every scan re-rendered at its optimised pose (a new grid).
+---@return tycho.grid
+function slam:map() end
+---Runs the loop search for every queued scan (and the last) and optimises.
+function slam:finish() end
+---Every scan's optimised pose.
+---@return table[] poses {{x, y, yaw}, ...}
+function slam:trajectory() end
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+function slam:stats() end
+---Frees the SLAM's memory now (the garbage collector would, later); any
+---method called afterwards raises.
+function slam:close() end
+*/
+// clang-format on
+
 void tycho_l_open_slam(lua_State *L, int module, int methods)
 {
     (void)methods;

@@ -185,6 +185,22 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.swarm
+local swarm = {}
+tycho.swarm = {}
+---@param o? {dist_critical?: number, dist_attract?: number, dist_repulse?: number, repulse_shape?: string, attract_shape?: string, max_speed?: number, goal_tolerance?: number, stall_ratio?: number, stall_time?: number, stall_progress?: number, escape_time?: number, mode?: "velocity"|"position", horizon?: number, off_in?: string[]}
+---@return tycho.swarm
+function tycho.swarm.new(o) end
+---@return number
+function tycho.swarm.shape(name, u) end
+---@return number|nil vx_or_x, number|string vy_or_y, table? info
+function swarm:command(t, pos, goal, neighbours, state) end
+*/
+// clang-format on
+
 void tycho_l_open_swarm(lua_State *L, int module, int methods)
 {
     (void)methods;

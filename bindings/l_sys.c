@@ -212,6 +212,34 @@ static int l_list_dir(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+tycho.sys = {}
+---@return integer
+function tycho.sys.pid() end
+---@return integer
+function tycho.sys.uid() end
+---@return boolean
+function tycho.sys.alive(pid) end
+---@return string|nil dir, string? err
+function tycho.sys.runtime_dir() end
+---@return string[]|nil names, string? err
+function tycho.sys.list_dir(path) end
+---The descriptor limit; with n, the soft limit is raised to min(n, hard) first.
+---@return integer soft, integer hard
+function tycho.sys.nofile(n) end
+---SIGINT/SIGTERM noted instead of fatal (a second one while pending is fatal);
+---SIGPIPE and SIGXFSZ ignored (writes fail with EPIPE/EFBIG instead).
+function tycho.sys.catch_signals() end
+---@return string|nil name, integer? number  "SIGTERM", 15 once one arrived
+function tycho.sys.signal_pending() end
+---Creates a folder and its parents (mode 0755), like mkdir -p.
+---@return true|nil ok, string? err
+function tycho.sys.mkdir(path) end
+*/
+// clang-format on
+
 void tycho_l_open_sys(lua_State *L, int module, int methods)
 {
     (void)methods;

@@ -502,28 +502,33 @@ static int l_map_plan(lua_State *L)
                   o.slope_weight >= 0 && o.clearance_weight >= 0 && o.roughness_weight >= 0 &&
                       !isnan(o.unknown_cost),
                   6, "slope_weight, clearance_weight and roughness_weight >= 0 expected");
-    size_t cap = (size_t)tycho_terrain_width(t) * (size_t)tycho_terrain_height(t);
-    int *cells = malloc(2 * cap * sizeof *cells);
-    if (!cells) return luaL_error(L, "out of memory");
-    double cost = 0;
-    int n = tycho_terrain_plan_opt(t, sx, sy, gx, gy, &o, cells, (int)cap, &cost);
-    if (n <= 0) {
-        free(cells);
+    tycho_path path;
+    tycho_path_init(&path);
+    tycho_err err = {0};
+    tycho_status st =
+        tycho_terrain_plan(t, (tycho_cell){sx, sy}, (tycho_cell){gx, gy}, &o, &path, &err);
+    if (st == TYCHO_ENOMEM) {
+        tycho_path_release(&path);
+        return luaL_error(L, "%s", err.msg);
+    }
+    if (st != TYCHO_OK) {
+        tycho_path_release(&path);
         lua_pushnil(L);
         lua_pushstring(L, o.unknown_cost >= 1 ? "no path over traversable or unknown cells"
                                               : "no path over traversable cells");
         return 2;
     }
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
+    double cost = path.cost;
+    lua_createtable(L, (int)path.count, 0);
+    for (size_t i = 0; i < path.count; i++) {
         lua_createtable(L, 2, 0);
-        lua_pushinteger(L, cells[2 * i]);
+        lua_pushinteger(L, path.cells[i].x);
         lua_rawseti(L, -2, 1);
-        lua_pushinteger(L, cells[2 * i + 1]);
+        lua_pushinteger(L, path.cells[i].y);
         lua_rawseti(L, -2, 2);
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    free(cells);
+    tycho_path_release(&path);
     lua_pushnumber(L, cost);
     return 2;
 }
@@ -590,6 +595,79 @@ tycho_terrain *tycho_l_testterrainmap(lua_State *L, int idx)
     lmap *b = luaL_testudata(L, idx, TMAP_MT);
     return b ? b->t : NULL;
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+-- rough ground ---------------------------------------------------------------------------------
+
+---@class tycho.heightfield
+---@field width integer
+---@field height integer
+---@field resolution number
+---@field zmax number
+local heightfield = {}
+---@class tycho.terrain_map
+local terrain_map = {}
+tycho.terrain = {}
+---@param o {width: integer, height: integer, resolution?: number, origin?: tycho.xy}
+---@return tycho.heightfield
+function tycho.terrain.heightfield(o) end
+---A 2.5D terrain map (min/max height per cell) with traversability.
+---@param o {width: integer, height: integer, resolution?: number, origin?: tycho.xy}
+---@return tycho.terrain_map
+function tycho.terrain.map(o) end
+---@return number w1, number w2, number w3, number w4
+function tycho.terrain.mecanum_inverse(vx, vy, wz, geometry) end
+---@return number vx, number vy, number wz
+function tycho.terrain.mecanum_forward(w1, w2, w3, w4, geometry) end
+function heightfield:set(cx, cy, z) end
+---@return number|nil z
+function heightfield:at(x, y) end
+function heightfield:box(x0, y0, x1, y1, top) end
+---@param o? {class?: string, gd_n0?: number, w?: number, bands?: integer, blur?: number, seed?: integer, n_min?: number, n_max?: number}
+function heightfield:roughness(o) end
+function heightfield:stairs(x0, y0, y1, n, step_len, step_h) end
+function heightfield:prisms(x0, y0, x1, y1, period, height) end
+function heightfield:bump(cx, y0, y1, r, base_h) end
+function heightfield:bell(cx, cy, r, height) end
+function heightfield:gravel(x0, y0, x1, y1, count, size, height, seed) end
+---@return tycho.heightfield
+function heightfield:copy() end
+---Puts back src's heights over the cells whose centre is in the rectangle.
+function heightfield:restore(src, x0, y0, x1, y1) end
+---A 3D LiDAR sweep: world points as a flat list x, y, z, ..., and the beam count;
+---with a terrain map as `into`, the points go straight into it and their count is returned instead.
+---@param robot {x?: number, y?: number, z?: number, roll?: number, pitch?: number, yaw?: number}
+---@param o? {lines?: 16|32|64, columns?: integer, range_max?: number, mount?: table, self?: table, refresh?: boolean}
+---@param into? tycho.terrain_map
+---@return number[]|integer points, integer beams
+function heightfield:sweep(robot, o, into) end
+---@param points number[]|tycho.heightfield  flat x, y, z triples, or a whole height field (one point per cell)
+---@return integer added
+function terrain_map:add(points) end
+---Known untraversable, within the barrier of such a cell, or off the map.
+---@return boolean
+function terrain_map:blocked(cx, cy) end
+---@return boolean
+function terrain_map:known(cx, cy) end
+---The terrain as an occupancy grid: traversable free, untraversable lethal, barrier inscribed, unseen unknown.
+---@return tycho.grid
+function terrain_map:to_grid() end
+---Index of the first blocked cell of a path ({{cx, cy}, ...}) at or after `from`.
+---@return integer|nil
+function terrain_map:first_blocked(path, from) end
+---@param o? {step_coef?: number, slope_coef?: number, barrier?: number, margin?: number}
+function terrain_map:traversability(o) end
+---@return boolean
+function terrain_map:traversable(cx, cy) end
+---@return number|nil slope, number roughness
+function terrain_map:plane_fit(cx, cy, radius) end
+---@param o? {slope_weight?: number, unknown_cost?: number, clearance_weight?: number, roughness_weight?: number}
+---@return {[1]: integer, [2]: integer}[]|nil path, number|string cost_or_reason
+function terrain_map:plan(sx, sy, gx, gy, o) end
+*/
+// clang-format on
 
 void tycho_l_open_terrain(lua_State *L, int module, int methods)
 {

@@ -228,3 +228,36 @@ void tycho_l_terrain_robot_funcs(lua_State *L, int table)
     tycho_l_register_opts(L, &robot_spec);
     tycho_l_register_opts(L, &compare_spec);
 }
+
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---A robot (differential drive or mecanum) whose wheels rest on a height field.
+---@param o? {kind?: "diff"|"mecanum", half_length?: number, half_width?: number, wheel_radius?: number, max_wheel?: number, max_accel?: number, max_w_accel?: number, max_step?: number}
+---@return tycho.terrain_robot
+function tycho.terrain.robot(o) end
+---Deviation of trajectory a from b (mean, max, hausdorff, lengths), arrays of {x, y} or {x =, y =}.
+---@param o? {spacing?: number}
+---@return {mean: number, max: number, hausdorff: number, length_a: number, length_b: number, length_diff: number, samples: integer}
+function tycho.terrain.compare(a, b, o) end
+---@class tycho.terrain_robot
+---@field x number
+---@field y number
+---@field z number
+---@field roll number
+---@field pitch number
+---@field yaw number
+---@field vx number
+---@field vy number
+---@field wz number
+---@field pose {x: number, y: number, z: number, roll: number, pitch: number, yaw: number}
+---@field wheels number[]
+---@field bumps integer
+---@field kind string
+local terrain_robot = {}
+---@return true|nil ok, string? why
+function terrain_robot:place(hf, x, y, yaw) end
+---@return boolean moved  false: a wheel met a step it cannot climb
+function terrain_robot:step(hf, vx, vy, wz, dt) end
+*/
+// clang-format on

@@ -446,6 +446,33 @@ static int l_json(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+tycho.viz = {}
+---foxglove.Grid JSON of a grid (uint8 field "cost"): the box round the cells that are not unknown (255).
+---@return string
+function tycho.viz.grid(grid, t, frame_id) end
+---foxglove.LaserScan JSON of a scan.
+---@return string
+function tycho.viz.scan(scan, t, frame_id) end
+---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
+---@return string
+function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
+---foxglove.PosesInFrame JSON of {x=, y=[, yaw=]} points (at most max, evenly picked).
+---@return string
+function tycho.viz.poses(points, t, frame_id, max) end
+---CRC-32 of a grid's size, place and cells.
+---@return integer
+function tycho.viz.digest(grid) end
+---@return string
+function tycho.viz.base64(s) end
+---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
+---@return string
+function tycho.viz.json(value) end
+*/
+// clang-format on
+
 static const luaL_Reg viz_functions[] = {
     {"json", l_json}, {"poses", l_poses}, {"digest", l_digest}, {"grid", l_grid},
     {"scan", l_scan}, {"image", l_image}, {"base64", l_base64}, {NULL, NULL},

@@ -122,6 +122,21 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.watch
+local watch = {}
+---Watches files (inotify on their folders) for hot reload.
+---@param paths string[]
+---@return tycho.watch
+function tycho.watch(paths) end
+---@return string[] changed
+function watch:poll() end
+function watch:close() end
+*/
+// clang-format on
+
 void tycho_l_open_watch(lua_State *L, int module, int methods)
 {
     (void)methods;

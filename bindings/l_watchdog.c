@@ -398,6 +398,32 @@ static int l_untrip(lua_State *L)
     return 0;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho.watchdog
+tycho.watchdog = {}
+---Restarts co's budget: `count` VM instructions.
+function tycho.watchdog.arm(co, count) end
+---The same after `seconds` of CPU time; with `hard`, a time slice: co is only
+---suspended after `seconds` (resume it to carry on) and C loops stop after `hard`.
+function tycho.watchdog.arm_time(co, seconds, hard) end
+function tycho.watchdog.disarm(co) end
+function tycho.watchdog.disarm_time(co) end
+---Clears the tripped mark (after a slice).
+function tycho.watchdog.untrip(co) end
+---coroutine.resume with a CPU-time budget (the tasks runner's path, Lua 5.4
+---only): false, "runaway: ..." when co ran `seconds` without yielding.
+---@param co thread
+---@param seconds number
+---@return boolean ok
+function tycho.watchdog.resume(co, seconds, ...) end
+---true once co ran out; true, "c" when a C function stopped it (it cannot be resumed).
+---@return boolean tripped, string? how
+function tycho.watchdog.tripped(co) end
+*/
+// clang-format on
+
 void tycho_l_open_watchdog(lua_State *L, int module, int methods)
 {
     (void)methods;

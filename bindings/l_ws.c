@@ -519,6 +519,50 @@ static int l_conn_close(lua_State *L)
     return 0;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+tycho.ws = {}
+---@class tycho.ws.server
+local ws_server = {}
+---@class tycho.ws.conn
+local ws_conn = {}
+---A WebSocket server (subprotocol foxglove.websocket.v1) for the live view; port 0 picks one.
+---@return tycho.ws.server|nil server, string? err
+function tycho.ws.listen(host, port) end
+---@return tycho.ws.conn|nil conn, string? err
+function ws_server:accept() end
+---@return integer
+function ws_server:fd() end
+---@return integer
+function ws_server:port() end
+function ws_server:close() end
+---@return integer
+function ws_conn:fd() end
+---Reads what arrived: the handshake, then messages.
+---@return string[]|nil texts, string? why_closed
+function ws_conn:service() end
+---@return boolean
+function ws_conn:is_open() end
+---@return boolean queued
+function ws_conn:send_text(s, always) end
+---@return boolean queued
+function ws_conn:send_binary(s) end
+---@return boolean queued
+function ws_conn:send_message(subscription_id, t, payload) end
+---@return boolean queued
+function ws_conn:send_time(t) end
+---@return boolean more
+function ws_conn:flush() end
+---@return integer
+function ws_conn:queued() end
+---@return integer
+function ws_conn:dropped() end
+function ws_conn:set_queue_limit(bytes) end
+function ws_conn:close() end
+*/
+// clang-format on
+
 void tycho_l_open_ws(lua_State *L, int module, int methods)
 {
     (void)methods;

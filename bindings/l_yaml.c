@@ -55,6 +55,19 @@ static int l_yaml_leaves(lua_State *L)
     return 1;
 }
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---A YAML document as its leaves: every scalar, list or empty mapping reached
+---through mapping keys, in document order (ROS 2 parameter files).
+---@param text string
+---@param name? string  used in messages (a file name)
+---@return {keys: string[], kind: "scalar"|"list"|"map", value?: string, quoted: boolean, line: integer}[]|nil leaves
+---@return string? err  "name:line: why" on malformed YAML, duplicate or non-scalar keys
+function tycho.yaml_leaves(text, name) end
+*/
+// clang-format on
+
 void tycho_l_open_yaml(lua_State *L, int module, int methods)
 {
     (void)methods;

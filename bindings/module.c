@@ -97,6 +97,19 @@ static void patch_math_atan(lua_State *L)
 }
 #endif
 
+// clang-format off
+/*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
+ * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
+---@class tycho
+---@field version string      tycho's version
+---@field lua string          "Lua 5.4" or "LuaJIT"
+local tycho = {}
+
+---@alias tycho.xy {x: number, y: number}
+---@alias tycho.pose {x: number, y: number, yaw: number}
+*/
+// clang-format on
+
 int luaopen_tycho(lua_State *L)
 {
 #if TYCHO_LUAJIT

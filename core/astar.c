@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void tycho_plan_opts_default(tycho_plan_opts *o)
+void tycho_plan_opts_defaults(tycho_plan_opts *o)
 {
     o->algorithm = TYCHO_PLAN_ASTAR;
     o->blocked_cost = TYCHO_COST_INSCRIBED;
@@ -220,7 +220,7 @@ tycho_status tycho_planner_prepare(tycho_planner *p, const tycho_grid *g, const 
 {
     tycho_plan_opts d;
     if (!o) {
-        tycho_plan_opts_default(&d);
+        tycho_plan_opts_defaults(&d);
         o = &d;
     }
     if ((unsigned)o->algorithm > TYCHO_PLAN_COSTAWARE)
@@ -285,7 +285,7 @@ tycho_status tycho_planner_plan(tycho_planner *p, const tycho_grid *g, tycho_cel
 {
     tycho_plan_opts d;
     if (!o) {
-        tycho_plan_opts_default(&d);
+        tycho_plan_opts_defaults(&d);
         o = &d;
     }
     tycho_status st = tycho_planner_prepare(p, g, o, err);

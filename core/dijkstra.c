@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
-void tycho_dijkstra_opts_default(tycho_dijkstra_opts *o)
+void tycho_dijkstra_opts_defaults(tycho_dijkstra_opts *o)
 {
     o->blocked_cost = TYCHO_COST_INSCRIBED;
     o->allow_unknown = false;
@@ -81,7 +81,7 @@ tycho_status tycho_distance_field(tycho_planner *p, const tycho_grid *g, const t
 {
     tycho_dijkstra_opts d;
     if (!o) {
-        tycho_dijkstra_opts_default(&d);
+        tycho_dijkstra_opts_defaults(&d);
         o = &d;
     }
     tycho_status st = check_opts(o, err);
@@ -136,7 +136,7 @@ tycho_status tycho_nearest(tycho_planner *p, const tycho_grid *g, tycho_cell sta
 {
     tycho_dijkstra_opts d;
     if (!o) {
-        tycho_dijkstra_opts_default(&d);
+        tycho_dijkstra_opts_defaults(&d);
         o = &d;
     }
     if (!pred) return tycho_fail(err, TYCHO_EINVAL, "nearest needs a predicate");

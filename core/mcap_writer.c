@@ -48,7 +48,7 @@ struct tycho_mcap_writer {
     ZSTD_CCtx *zctx; /* kept from chunk to chunk: a new context per chunk costs its tables */
 };
 
-void tycho_mcap_options_init(tycho_mcap_options *o)
+void tycho_mcap_options_defaults(tycho_mcap_options *o)
 {
     o->chunk_size = 1u << 20;
     o->compress = 1;
@@ -89,7 +89,7 @@ tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *o
         return NULL;
     }
     if (opt) w->opt = *opt;
-    else tycho_mcap_options_init(&w->opt);
+    else tycho_mcap_options_defaults(&w->opt);
     if (w->opt.chunk_size < 1024) w->opt.chunk_size = 1024;
     snprintf(w->path, sizeof w->path, "%s", path);
     snprintf(w->part, sizeof w->part, "%s.part", path);

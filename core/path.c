@@ -188,7 +188,7 @@ bool tycho_line_of_sight(const tycho_grid *g, tycho_cell a, tycho_cell b, const 
 {
     tycho_plan_opts d;
     if (!o) {
-        tycho_plan_opts_default(&d);
+        tycho_plan_opts_defaults(&d);
         o = &d;
     }
     return segment_max_cost(tycho_grid_cells_const(g), tycho_grid_width(g), tycho_grid_height(g), a,
@@ -206,7 +206,7 @@ tycho_status tycho_path_shorten(tycho_path *p, const tycho_grid *g, const tycho_
 {
     tycho_plan_opts d;
     if (!o) {
-        tycho_plan_opts_default(&d);
+        tycho_plan_opts_defaults(&d);
         o = &d;
     }
     if (o->blocked_cost < 1 || o->blocked_cost > TYCHO_COST_LETHAL)

@@ -1,5 +1,6 @@
 /* Flood fill, sealing and connected components over a grid's cost layer. */
 #include "tycho/regions.h"
+#include "clip_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -151,32 +152,6 @@ tycho_status tycho_seal_region(tycho_regions *ws, tycho_grid *g, int cx, int cy,
 
 /* --- lines ------------------------------------------------------------------ */
 
-/* Liang-Barsky clip of the segment to [0, w] x [0, h]; false when it misses. */
-static bool clip(double *x0, double *y0, double *x1, double *y1, double w, double h)
-{
-    double t0 = 0, t1 = 1, dx = *x1 - *x0, dy = *y1 - *y0;
-    double p[4] = {-dx, dx, -dy, dy};
-    double q[4] = {*x0, w - *x0, *y0, h - *y0};
-    for (int i = 0; i < 4; i++) {
-        if (p[i] == 0) {
-            if (q[i] < 0) return false;
-            continue;
-        }
-        double t = q[i] / p[i];
-        if (p[i] < 0) {
-            if (t > t1) return false;
-            if (t > t0) t0 = t;
-        } else {
-            if (t < t0) return false;
-            if (t < t1) t1 = t;
-        }
-    }
-    double ox = *x0, oy = *y0;
-    *x0 = ox + t0 * dx, *y0 = oy + t0 * dy;
-    *x1 = ox + t1 * dx, *y1 = oy + t1 * dy;
-    return true;
-}
-
 static int clampi(double v, int hi)
 {
     int i = (int)floor(v);
@@ -193,7 +168,7 @@ void tycho_supercover(double mx0, double my0, double mx1, double my1, int w, int
 {
     if (w <= 0 || h <= 0 || !isfinite(mx0) || !isfinite(my0) || !isfinite(mx1) || !isfinite(my1))
         return;
-    if (!clip(&mx0, &my0, &mx1, &my1, w, h)) return;
+    if (!tycho_clip_segment(&mx0, &my0, &mx1, &my1, 0, 0, w, h)) return;
     /* Amanatides-Woo traversal with a step budget (not an end-cell test), so
      * rounding can never make it run past the end. */
     int x = clampi(mx0, w - 1), y = clampi(my0, h - 1);

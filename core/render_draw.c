@@ -3,6 +3,7 @@
  * read pixels back, so crisp, predictable pixels matter more than smooth
  * edges). Everything is clipped in doubles before any conversion to int, so
  * huge or non-finite coordinates are harmless. */
+#include "clip_internal.h"
 #include "tycho/render.h"
 
 #include <math.h>
@@ -63,33 +64,6 @@ static void capsule(tycho_image *img, double ax, double ay, double bx, double by
             if (seg_d2(x + 0.5, y + 0.5, ax, ay, bx, by) <= r2) put(img, x, y, c);
 }
 
-/* Liang-Barsky clip to [xmin, xmax] x [ymin, ymax]; false when it misses. */
-static bool clip(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
-                 double xmax, double ymax)
-{
-    double t0 = 0, t1 = 1, dx = *x1 - *x0, dy = *y1 - *y0;
-    double p[4] = {-dx, dx, -dy, dy};
-    double q[4] = {*x0 - xmin, xmax - *x0, *y0 - ymin, ymax - *y0};
-    for (int i = 0; i < 4; i++) {
-        if (p[i] == 0) {
-            if (q[i] < 0) return false;
-            continue;
-        }
-        double t = q[i] / p[i];
-        if (p[i] < 0) {
-            if (t > t1) return false;
-            if (t > t0) t0 = t;
-        } else {
-            if (t < t0) return false;
-            if (t < t1) t1 = t;
-        }
-    }
-    double ox = *x0, oy = *y0;
-    *x0 = ox + t0 * dx, *y0 = oy + t0 * dy;
-    *x1 = ox + t1 * dx, *y1 = oy + t1 * dy;
-    return true;
-}
-
 void tycho_draw_line(tycho_image *img, double x0, double y0, double x1, double y1, double width,
                      tycho_rgb c)
 {
@@ -97,7 +71,7 @@ void tycho_draw_line(tycho_image *img, double x0, double y0, double x1, double y
     double w = img->width, h = img->height;
     double r = isfinite(width) && width > 1.0 ? width / 2 : 0.5;
     if (r > w + h) r = w + h; /* wider than the image covers it anyway */
-    if (!clip(&x0, &y0, &x1, &y1, -r - 1, -r - 1, w + r + 1, h + r + 1)) return;
+    if (!tycho_clip_segment(&x0, &y0, &x1, &y1, -r - 1, -r - 1, w + r + 1, h + r + 1)) return;
     /* Long segments are drawn in pieces so each bounding box stays small. */
     double len = hypot(x1 - x0, y1 - y0), piece = fmax(16.0, 2 * r);
     int n = (int)ceil(len / piece);

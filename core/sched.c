@@ -376,7 +376,7 @@ bool tycho_sched_peek(const tycho_sched *s, double *due, tycho_task_id *id)
 
 /* --- running ------------------------------------------------------------ */
 
-void tycho_run_opts_init(tycho_run_opts *o)
+void tycho_run_opts_defaults(tycho_run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->until_time = INFINITY;
@@ -495,7 +495,7 @@ tycho_run_reason tycho_sched_run(tycho_sched *s, const tycho_run_opts *opts, lon
 {
     tycho_run_opts defaults;
     if (!opts) {
-        tycho_run_opts_init(&defaults);
+        tycho_run_opts_defaults(&defaults);
         opts = &defaults;
     }
     if (steps) *steps = 0;

@@ -297,18 +297,15 @@ void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o)
     o->roughness_weight = 0;
 }
 
-int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
-                       int *cells, int cap, double *cost)
+tycho_status tycho_terrain_plan(const tycho_terrain *t, tycho_cell start_cell, tycho_cell goal_cell,
+                                const tycho_terrain_plan_opts *opts, tycho_path *out,
+                                tycho_err *err)
 {
-    tycho_terrain_plan_opts o;
-    tycho_terrain_plan_defaults(&o);
-    o.slope_weight = slope_weight;
-    return tycho_terrain_plan_opt(t, sx, sy, gx, gy, &o, cells, cap, cost);
-}
-
-int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy,
-                           const tycho_terrain_plan_opts *o, int *cells, int cap, double *cost)
-{
+    tycho_terrain_plan_opts defaults;
+    tycho_terrain_plan_defaults(&defaults);
+    const tycho_terrain_plan_opts *o = opts ? opts : &defaults;
+    const int sx = start_cell.x, sy = start_cell.y, gx = goal_cell.x, gy = goal_cell.y;
+    out->count = 0;
     /* passable[TRAV_*]: unknown cells only when the caller prices them */
     const uint8_t passable[3] = {0, 1, o->unknown_cost >= 1};
     const double unknown_cost = o->unknown_cost >= 1 ? o->unknown_cost : 1,
@@ -317,8 +314,10 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
                  rough_weight = o->roughness_weight / t->res;
     if (sx < 0 || sy < 0 || gx < 0 || gy < 0 || sx >= t->w || gx >= t->w || sy >= t->h ||
         gy >= t->h)
-        return 0;
-    if (!passable[t->trav[sy * t->w + sx]] || !passable[t->trav[gy * t->w + gx]]) return 0;
+        return tycho_fail(err, TYCHO_ENOPATH, "terrain plan: start or goal off the map");
+    if (!passable[t->trav[sy * t->w + sx]] || !passable[t->trav[gy * t->w + gx]])
+        return tycho_fail(err, TYCHO_ENOPATH, "terrain plan: the %s is not passable",
+                          passable[t->trav[sy * t->w + sx]] ? "goal" : "start");
     int w = t->w;
     size_t n = (size_t)w * t->h;
     double *g = malloc(n * sizeof *g);
@@ -328,7 +327,7 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
     hent *heap = malloc(hcap * sizeof *heap);
     const uint8_t *trav = t->trav;
     int h = t->h;
-    int result = 0;
+    tycho_status result = TYCHO_ENOMEM;
     if (!g || !par || !closed || !heap) goto out;
     for (size_t i = 0; i < n; i++) g[i] = INFINITY;
     int start = sy * w + sx, goal = gy * w + gx;
@@ -371,25 +370,28 @@ int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int g
             }
         }
     }
-    if (!closed[goal]) goto out;
-    int len = 0;
-    for (int k = goal; k != -1; k = par[k]) len++;
-    if (len > cap) {
-        result = -1;
+    if (!closed[goal]) {
+        result = TYCHO_ENOPATH;
         goto out;
     }
-    int i = len;
-    for (int k = goal; k != -1; k = par[k]) {
-        i--;
-        cells[2 * i] = k % w, cells[2 * i + 1] = k / w;
-    }
-    if (cost) *cost = g[goal];
-    result = len;
+    size_t len = 0;
+    for (int k = goal; k != -1; k = par[k]) len++;
+    if (tycho_path_reserve(out, len, NULL) != TYCHO_OK) goto out;
+    size_t i = len;
+    for (int k = goal; k != -1; k = par[k]) out->cells[--i] = (tycho_cell){k % w, k / w};
+    out->count = len;
+    out->cost = g[goal];
+    out->length = tycho_path_geometric_length(out);
+    result = TYCHO_OK;
 out:
     free(g);
     free(par);
     free(closed);
     free(heap);
+    if (result == TYCHO_ENOMEM) return tycho_fail(err, result, "terrain plan: out of memory");
+    if (result == TYCHO_ENOPATH)
+        return tycho_fail(err, result, "terrain plan: no path over %s cells",
+                          o->unknown_cost >= 1 ? "traversable or unknown" : "traversable");
     return result;
 }
 

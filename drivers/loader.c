@@ -17,27 +17,36 @@ struct tycho_device {
     uint64_t seq;
 };
 
-static const char *KIND_NAMES[] = {NULL,  "range_scanner", "thermal_camera",
-                                   "imu", "diff_base",     "launcher"};
+/* Every device kind, once: its name in configs and Lua, and how messages
+ * say it ("an imu"). A new kind is one line here (and its enum value). */
+static const struct {
+    const char *name, *a_name;
+} KINDS[] = {
+    [TYCHO_DEVICE_RANGE_SCANNER] = {"range_scanner", "a range_scanner"},
+    [TYCHO_DEVICE_THERMAL_CAMERA] = {"thermal_camera", "a thermal_camera"},
+    [TYCHO_DEVICE_IMU] = {"imu", "an imu"},
+    [TYCHO_DEVICE_DIFF_BASE] = {"diff_base", "a diff_base"},
+    [TYCHO_DEVICE_LAUNCHER] = {"launcher", "a launcher"},
+};
+#define NKINDS ((int)(sizeof KINDS / sizeof KINDS[0]))
+
+static bool known_kind(int k) { return k >= 1 && k < NKINDS && KINDS[k].name; }
 
 int tycho_device_kind_parse(const char *name)
 {
-    for (int k = 1; k <= TYCHO_DEVICE_LAUNCHER; k++)
-        if (name && !strcmp(name, KIND_NAMES[k])) return k;
+    for (int k = 1; k < NKINDS; k++)
+        if (name && KINDS[k].name && !strcmp(name, KINDS[k].name)) return k;
     return -1;
 }
 
 const char *tycho_device_kind_name(tycho_device_kind k)
 {
-    return k >= 1 && k <= TYCHO_DEVICE_LAUNCHER ? KIND_NAMES[k] : "?";
+    return known_kind((int)k) ? KINDS[k].name : "?";
 }
 
-/* "an imu", "a launcher" */
 static const char *a_kind(tycho_device_kind k)
 {
-    static const char *const with[] = {"?",      "a range_scanner", "a thermal_camera",
-                                       "an imu", "a diff_base",     "a launcher"};
-    return k >= 1 && k <= TYCHO_DEVICE_LAUNCHER ? with[k] : "an unknown device";
+    return known_kind((int)k) ? KINDS[k].a_name : "an unknown device";
 }
 
 /* The descriptor's own consistency, before anything of it is called. */
@@ -53,7 +62,7 @@ static tycho_status check_descriptor(const tycho_driver *d, const char *file, co
         return tycho_fail(err, TYCHO_EINVAL,
                           "%s: malformed descriptor: its name is '%s', expected '%s'", file,
                           d->name ? d->name : "(none)", driver);
-    if (d->kind < TYCHO_DEVICE_RANGE_SCANNER || d->kind > TYCHO_DEVICE_LAUNCHER)
+    if (!known_kind((int)d->kind))
         return tycho_fail(err, TYCHO_EINVAL, "%s: malformed descriptor: unknown device kind %d",
                           file, (int)d->kind);
     if (!d->open || !d->close || !d->read)

@@ -200,7 +200,7 @@ int main(void)
 
         /* snapshot cost, and a one-shot plan (snapshot + JPS bit maps + search) */
         tycho_plan_opts o;
-        tycho_plan_opts_default(&o);
+        tycho_plan_opts_defaults(&o);
         o.algorithm = TYCHO_PLAN_JPS;
         tycho_path path;
         tycho_path_init(&path);

@@ -50,7 +50,7 @@ static void bench_core(void)
         tycho_sched_add(s, &spec, NULL, NULL);
     }
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.max_steps = 2000000;
     double t0 = now(), c0 = cpu();
     long long steps = 0;

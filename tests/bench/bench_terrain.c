@@ -53,12 +53,19 @@ int main(void)
     double t0 = now();
     tycho_terrain_traversability(t, &tp, &err);
     double trav_ms = (now() - t0) * 1e3;
-    int *cells = malloc(sizeof(int) * 2 * N * N);
+    tycho_path path;
+    tycho_path_init(&path);
+    tycho_terrain_plan_opts po;
+    tycho_terrain_plan_defaults(&po);
+    po.slope_weight = 2.0;
     double best = INFINITY, cost = 0;
     int n = 0;
     for (int rep = 0; rep < 5; rep++) {
         t0 = now();
-        n = tycho_terrain_plan(t, 5, 5, N - 6, N - 6, 2.0, cells, N * N, &cost);
+        tycho_status st =
+            tycho_terrain_plan(t, (tycho_cell){5, 5}, (tycho_cell){N - 6, N - 6}, &po, &path, NULL);
+        n = st == TYCHO_OK ? (int)path.count : 0;
+        cost = path.cost;
         double ms = (now() - t0) * 1e3;
         if (ms < best) best = ms;
     }
@@ -69,7 +76,7 @@ int main(void)
     bench_result("terrain.astar_ms", n > 0 ? best : INFINITY, "ms", "<=", 20,
                  "`bench_terrain`: terrain A* 500×500, slope and roughness cost, corner to corner "
                  "(best of 5)");
-    free(cells);
+    tycho_path_release(&path);
     free(pts);
     tycho_terrain_free(t);
     return n > 0 && best <= 20 ? 0 : 1;

@@ -78,10 +78,10 @@ int main(int argc, char **argv)
             if (tycho_grid_get(g, x, y) < 253) free_cells[k++] = y * w + x;
 
     tycho_plan_opts po;
-    tycho_plan_opts_default(&po);
+    tycho_plan_opts_defaults(&po);
     po.algorithm = TYCHO_PLAN_ASTAR;
     tycho_dijkstra_opts dopt;
-    tycho_dijkstra_opts_default(&dopt);
+    tycho_dijkstra_opts_defaults(&dopt);
     if (tycho_planner_prepare(pl, g, &po, &err) != TYCHO_OK) {
         fprintf(stderr, "movingai_scen: %s\n", err.msg);
         return 1;

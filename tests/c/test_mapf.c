@@ -93,6 +93,14 @@ int main(void)
         }
     }
     CHECK(pre_total > 0);
+    /* the graph is the 9 x 4 grid at one cell a vertex, its free cells the
+     * vertices; the order is the two robots, each once */
+    int cols = 0, rows = 0;
+    CHECK(tycho_mapf_graph_size(m, &cols, &rows) == tycho_mapf_vertex_count(m));
+    CHECK(cols == 9 && rows == 4 && tycho_mapf_vertex_count(m) == 10);
+    const int *order = tycho_mapf_order(m);
+    CHECK(order && ((order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0)));
+    CHECK(tycho_mapf_orders_tried(m) >= 1);
     tycho_mapf_free(m);
     tycho_grid_free(g);
 

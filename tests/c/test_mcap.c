@@ -30,7 +30,7 @@ static const char *write_file(const char *path, int compress, size_t chunk_size,
 {
     tycho_err err = {0};
     tycho_mcap_options opt;
-    tycho_mcap_options_init(&opt);
+    tycho_mcap_options_defaults(&opt);
     opt.compress = compress;
     opt.chunk_size = chunk_size;
     tycho_mcap_writer *w = tycho_mcap_open(path, &opt, NULL, &err);

@@ -101,6 +101,11 @@ static void test_spikes(void)
     tycho_pitch_params p;
     tycho_pitch_defaults(&p);
     tycho_pitch *d = tycho_pitch_new(&p, NULL);
+    /* the detector keeps the parameters it was made with */
+    tycho_pitch_params back;
+    tycho_pitch_get_params(d, &back);
+    CHECK(back.window == p.window && back.multiple == p.multiple && back.capacity == p.capacity &&
+          back.spike_fraction == p.spike_fraction && back.baseline_tau == p.baseline_tau);
     double t = 0;
     CHECK(flat(d, &t, 10, 10, 0.005) == 0);
     int bad = 0;

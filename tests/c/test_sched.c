@@ -66,7 +66,7 @@ static tycho_task_id add(tycho_sched *s, probe *p, double period, double delay)
 static tycho_run_reason run_until(tycho_sched *s, double t, long long *steps)
 {
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.until_time = t;
     return tycho_sched_run(s, &o, steps);
 }
@@ -234,7 +234,7 @@ static void test_failure_stop_pause(void)
     CHECK_NEAR(tycho_clock_now(c), 1.5, 1e-12); /* paused: time does not move */
     /* step: exactly one due task, even while paused */
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.max_steps = 1;
     o.ignore_pause = true;
     int before = good.runs;
@@ -270,7 +270,7 @@ static void test_until_fn_and_missed(void)
     probe p = {.name = "p", .s = s};
     add(s, &p, 0.2, 0);
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.until_fn = count_until;
     o.until_ctx = &p;
     long long steps;
@@ -371,7 +371,7 @@ static void test_wall_and_realtime(void)
     probe q = {.name = "q", .s = s};
     add(s, &q, 0.1, 0);
     tycho_run_opts o;
-    tycho_run_opts_init(&o);
+    tycho_run_opts_defaults(&o);
     o.until_time = 0.3;
     o.realtime = 10;
     t0 = tycho_monotonic_seconds();

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One point per cell at its centre with height z(x, y), plus extra points. */
 static tycho_terrain *field(int w, int h, double res, double (*z)(double, double))
@@ -113,14 +114,24 @@ int main(void)
     CHECK(!tycho_terrain_traversable(t, 4, 2) && tycho_terrain_traversable(t, 5, 2));
     CHECK(!tycho_terrain_traversable(t, 2, 4) && tycho_terrain_traversable(t, 2, 5));
     /* A* goes round it; unknown cells are walls */
-    int cells[400];
-    double cost;
-    int n = tycho_terrain_plan(t, 0, 7, 5, 0, 1.0, cells, 200, &cost);
-    CHECK(n > 0);
-    for (int i = 0; i < n; i++) CHECK(tycho_terrain_traversable(t, cells[2 * i], cells[2 * i + 1]));
+    tycho_path path;
+    tycho_path_init(&path);
+    tycho_terrain_plan_opts po;
+    tycho_terrain_plan_defaults(&po);
+    CHECK(tycho_terrain_plan(t, (tycho_cell){0, 7}, (tycho_cell){5, 0}, &po, &path, &err) ==
+          TYCHO_OK);
+    CHECK(path.count > 0);
+    CHECK(path.cells[0].x == 0 && path.cells[0].y == 7);
+    CHECK(path.count > 0 && path.cells[path.count - 1].x == 5 && path.cells[path.count - 1].y == 0);
+    for (size_t i = 0; i < path.count; i++)
+        CHECK(tycho_terrain_traversable(t, path.cells[i].x, path.cells[i].y));
     /* longer than the straight octile distance (5 diagonals + 2 straight) */
-    CHECK(cost > (5 * M_SQRT2 + 2) * 0.1 + 1e-6);
-    CHECK(tycho_terrain_plan(t, 0, 7, 2, 2, 1.0, cells, 200, &cost) == 0); /* goal untraversable */
+    CHECK(path.cost > (5 * M_SQRT2 + 2) * 0.1 + 1e-6);
+    CHECK(path.length >= 5 * M_SQRT2 + 2 - 1e-9);
+    /* goal untraversable: no path, said so */
+    CHECK(tycho_terrain_plan(t, (tycho_cell){0, 7}, (tycho_cell){2, 2}, NULL, &path, &err) ==
+          TYCHO_ENOPATH);
+    CHECK(path.count == 0 && strstr(err.msg, "goal") != NULL);
     p.barrier = -1;
     CHECK(tycho_terrain_traversability(t, &p, &err) == TYCHO_EINVAL);
     tycho_terrain_free(t);
@@ -129,7 +140,15 @@ int main(void)
     tycho_terrain_add_points(t, line, 3);
     tycho_trav_defaults(&p);
     tycho_terrain_traversability(t, &p, &err);
-    CHECK(tycho_terrain_plan(t, 0, 0, 4, 0, 0, cells, 100, &cost) == 0); /* gap of unknown cells */
+    /* a gap of unknown cells: no path unless unknown is priced */
+    po.slope_weight = 0;
+    CHECK(tycho_terrain_plan(t, (tycho_cell){0, 0}, (tycho_cell){4, 0}, &po, &path, &err) ==
+          TYCHO_ENOPATH);
+    po.unknown_cost = 2;
+    CHECK(tycho_terrain_plan(t, (tycho_cell){0, 0}, (tycho_cell){4, 0}, &po, &path, &err) ==
+          TYCHO_OK);
+    CHECK(path.count == 5);
+    tycho_path_release(&path);
     tycho_terrain_free(t);
 
     /* mecanum: inverse then forward gives the twist back */

@@ -89,7 +89,7 @@ local function percentile(xs, p)
   return xs[math.max(1, math.ceil(#xs * p))]
 end
 
-describe("attach server under a connection flood #reliability", function()
+describe("attach server under a connection flood #reliability #slow", function()
   local port = 20000 + (tycho.sys.pid() * 7) % 20000
 
   it("keeps answering a good client while thousands of unauthenticated connections are held", function()

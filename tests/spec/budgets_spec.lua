@@ -57,7 +57,7 @@ return { name = "tiny", map = "%s/maps/maze_small.yaml", start = {x = 0.5, y = 0
          heat_sources = {}, ramps = {} }
 ]]
 
-describe("budgets that cover C #reliability", function()
+describe("budgets that cover C #reliability #slow", function()
   it("stop a backtracking pattern in a simulator world file", function()
     if LUAJIT then return end
     local world = write("bomb_world.lua", WORLD:format(BOMB, SRC))

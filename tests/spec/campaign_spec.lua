@@ -61,7 +61,7 @@ describe("campaign.lua", function()
   end)
 end)
 
-describe("the mission on a maze it was not written for", function()
+describe("the mission on a maze it was not written for #e2e", function()
   it("crosses the doorway ramp to explore beyond it, tells a wall's two faces apart, finds the dead end", function()
     local dir = tmpdir()
     local code = run("behaviors/gen_world.lua", { "--seed", "4", "--out", dir })

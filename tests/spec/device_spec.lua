@@ -5,8 +5,16 @@ local tycho = require "tycho"
 
 local function sleep(s) tycho.net.wait({}, s) end
 
+-- the test plugins (tests/fake) are built into build/test_plugins, which
+-- ctest puts on TYCHO_DRIVER_PATH; a plain `busted` at the top has no way
+-- to, so those cases are reported pending there rather than failed
+local it_plugins = it
+if not (os.getenv("TYCHO_DRIVER_PATH") or ""):find("test_plugins", 1, true) then
+  it_plugins = function(name) pending(name .. " (needs ctest: TYCHO_DRIVER_PATH with build/test_plugins)") end
+end
+
 describe("tycho.device", function()
-  it("opens a plugin by name, with its settings checked, and reads samples as values", function()
+  it_plugins("opens a plugin by name, with its settings checked, and reads samples as values", function()
     local d, err = tycho.device.open("imu", "counter_good", { count = 3, rate = 2.5, flag = true })
     assert.is_truthy(d, err)
     assert.are.equal("imu", d.kind)
@@ -28,7 +36,7 @@ describe("tycho.device", function()
     assert.error_matches(function() d:read() end, "device is closed")
   end)
 
-  it("delivers samples to subscribers on the scheduler, errors once as values", function()
+  it_plugins("delivers samples to subscribers on the scheduler, errors once as values", function()
     local devices = require "devices"
     local sched = tycho.scheduler.new { clock = tycho.clock.new { mode = "sim" } }
     local d = assert(tycho.device.open("imu", "counter_good", { count = 4 }))
@@ -44,7 +52,7 @@ describe("tycho.device", function()
     assert.error_matches(function() devices.subscribe(sched, d, nil) end, "function expected")
   end)
 
-  it("refuses bad settings, naming the setting", function()
+  it_plugins("refuses bad settings, naming the setting", function()
     local cases = {
       { {}, "setting 'count' is required" },
       { { count = 1, cnt = 2 }, "unknown setting 'cnt' %(known: rate, count, label, flag%)" },
@@ -60,7 +68,7 @@ describe("tycho.device", function()
     end
   end)
 
-  it("refuses a mismatched or malformed plugin with a clear message", function()
+  it_plugins("refuses a mismatched or malformed plugin with a clear message", function()
     local cases = {
       { "launcher", "counter_good", "driver counter_good is for an imu, not a launcher" },
       { "imu", "counter_bad_abi", "driver ABI version 2, this runtime speaks version 1" },

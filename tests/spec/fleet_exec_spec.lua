@@ -35,7 +35,7 @@ local function all_home(s, text)
   assert.is_false(s.emergency_stop)
 end
 
-describe("fleet mission", function()
+describe("fleet mission #e2e", function()
   for _, set in ipairs { 0, 1, 2, 3, 4 } do
     it("takes all 32 robots of goal set " .. set .. " home, without and with delays and stops", function()
       local code, s, text, png = run(warehouse(set))

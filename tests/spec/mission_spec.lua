@@ -20,7 +20,7 @@ local function cleanup(dir)
   os.remove(dir)
 end
 
-describe("heat_seek mission", function()
+describe("heat_seek mission #e2e #slow", function()
   for _, w in ipairs {
     { file = "maps/maze_small.lua", ramp = true },
     { file = "maps/maze_large.lua", ramp = true },

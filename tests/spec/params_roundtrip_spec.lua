@@ -34,7 +34,7 @@ local function random_number()
   return v
 end
 
-describe("parameter files #reliability", function()
+describe("parameter files #reliability #slow", function()
   local P, path
   before_each(function()
     path = os.tmpname()

@@ -34,7 +34,7 @@ local function config(base_port, lidar_port, extra)
   return path
 end
 
-describe("robot_hw", function()
+describe("robot_hw #slow", function()
   local base_port, base_h, lidar_port, lidar_h
   setup(function()
     base_port, base_h = fake("TYCHO_FAKE_OPENCR")

@@ -61,7 +61,7 @@ local function rnd()
   return seed / 2147483648
 end
 
-describe("signals #reliability", function()
+describe("signals #reliability #e2e #slow", function()
   it("SIGTERM or SIGINT at random moments of heat_seek: safe stop, summary, no socket, 128 + N", function()
     for trial = 1, TRIALS do
       local sig = trial % 3 == 0 and "INT" or "TERM"

@@ -33,12 +33,29 @@ local function stubbed_options()
   local f = assert(io.open(SRC .. "/bindings/meta/tycho.lua"))
   local out, alias_of, class, pending = {}, {}, nil, {}
   local aliases = {}
-  -- the top-level keys of a table type: nested tables and function types
-  -- (fun(a: t): r) are dropped first so their names do not count
+  -- the top-level keys of a table type, each with its type's text: split at
+  -- the commas outside nested tables, function types and strings
   local function keys_of(text)
-    local inner = text:sub(2, -2):gsub("%b()", ""):gsub("%b{}", "")
+    local inner, items, depth, quote, cur = text:sub(2, -2), {}, 0, nil, {}
+    for ch in inner:gmatch(".") do
+      if quote then
+        if ch == quote then quote = nil end
+      elseif ch == '"' or ch == "'" then quote = ch
+      elseif ch == "(" or ch == "{" or ch == "[" then depth = depth + 1
+      elseif ch == ")" or ch == "}" or ch == "]" then depth = depth - 1 end
+      if ch == "," and depth == 0 and not quote then
+        items[#items + 1] = table.concat(cur)
+        cur = {}
+      else
+        cur[#cur + 1] = ch
+      end
+    end
+    items[#items + 1] = table.concat(cur)
     local set = {}
-    for k in ("," .. inner):gmatch(",%s*([%w_]+)%??%s*:") do set[k] = true end
+    for _, item in ipairs(items) do
+      local k, t = item:match("^%s*([%w_]+)%??%s*:%s*(.-)%s*$")
+      if k then set[k] = t end
+    end
     return set
   end
   for line in f:lines() do
@@ -118,7 +135,7 @@ describe("LuaLS stubs", function()
       local found = false
       for _, keys in ipairs(documented[name] or {}) do
         local same = true
-        for k in pairs(spec) do same = same and keys[k] == true end
+        for k in pairs(spec) do same = same and keys[k] ~= nil end
         for k in pairs(keys) do same = same and spec[k] ~= nil end
         found = found or same
       end
@@ -131,6 +148,41 @@ describe("LuaLS stubs", function()
     end
     table.sort(wrong)
     assert.are.same({}, wrong)
+  end)
+
+  it("give each option the type its declared spec checks", function()
+    -- what a spec's type (bindings/l_options.c) allows the stub to write
+    local FITS = {
+      number = function(t) return t == "number" end,
+      integer = function(t) return t == "integer" or t:match("^%d+[|%d]*$") ~= nil end,
+      boolean = function(t) return t == "boolean" end,
+      string = function(t) return t == "string" or t:match('^"[^"]*"[|"%w_]*$') ~= nil end,
+      pose = function(t) return t == "tycho.pose" or t:match("^{x: number, y: number") ~= nil end,
+      table = function(t) return t:match("^{") ~= nil or t:match("%[%]$") ~= nil or t == "table"
+        or t:match("^tycho%.") ~= nil end,
+      ["function"] = function(t) return t:match("^fun%(") ~= nil or t == "function" end,
+      any = function() return true end,
+    }
+    local documented, wrong = stubbed_options(), {}
+    for fn, spec in pairs(debug.getregistry()["tycho.options"]) do
+      local name = stub_name(fn)
+      for _, keys in ipairs(documented[name] or {}) do
+        for k, want in pairs(spec) do
+          local got = keys[k]
+          local fits = FITS[want]
+          if got and fits and not fits(got) then
+            wrong[#wrong + 1] = ("%s: option '%s' is %s in the stub, the spec checks %s"):format(name, k, got, want)
+          end
+        end
+      end
+    end
+    table.sort(wrong)
+    assert.are.same({}, wrong)
+  end)
+
+  it("are what scripts/gen_stubs.lua makes of the blocks in bindings/*.c", function()
+    local code, out = exe.shell("lua5.4 scripts/gen_stubs.lua --check --src " .. exe.quote(SRC))
+    assert.are.equal(0, code, out)
   end)
 
   it("are a valid Lua chunk", function()

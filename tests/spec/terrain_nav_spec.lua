@@ -26,7 +26,7 @@ local function run(w, opts)
   return res, bad
 end
 
-describe("terrain mission", function()
+describe("terrain mission #e2e #slow", function()
   it("crosses the rough world (pit, mound, boulder) without entering untraversable ground", function()
     local w = worldmod.load(SRC .. "/maps/terrain_rough.lua")
     local res, bad = run(w, { kind = "diff" })

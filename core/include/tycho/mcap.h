@@ -23,7 +23,7 @@ typedef struct {
     int zstd_level; /* default 1 */
 } tycho_mcap_options;
 
-void tycho_mcap_options_init(tycho_mcap_options *o);
+void tycho_mcap_options_defaults(tycho_mcap_options *o);
 
 /* opt may be NULL (defaults). Returns NULL with err set on failure. */
 tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *opt,

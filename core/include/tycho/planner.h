@@ -58,7 +58,7 @@ typedef struct {
     bool shorten;                   /* line-of-sight shortening of the result, default false */
 } tycho_plan_opts;
 
-void tycho_plan_opts_default(tycho_plan_opts *o);
+void tycho_plan_opts_defaults(tycho_plan_opts *o);
 /* Parses "astar", "astar4", "jps", "costaware"; false if unknown. */
 bool tycho_plan_algorithm_parse(const char *name, tycho_plan_algorithm *out);
 const char *tycho_plan_algorithm_name(tycho_plan_algorithm a);
@@ -145,7 +145,7 @@ typedef struct {
     double max_distance; /* stop beyond this distance, default INFINITY */
 } tycho_dijkstra_opts;
 
-void tycho_dijkstra_opts_default(tycho_dijkstra_opts *o);
+void tycho_dijkstra_opts_defaults(tycho_dijkstra_opts *o);
 
 /* Distance field: out (width*height floats, row-major like the grid) gets
  * the least cost from any source to each cell, INFINITY where unreachable

@@ -142,7 +142,7 @@ typedef struct {
     bool ignore_pause; /* step/tick run even while paused */
 } tycho_run_opts;
 
-void tycho_run_opts_init(tycho_run_opts *o);
+void tycho_run_opts_defaults(tycho_run_opts *o);
 /* Runs due tasks in (due, registration) order until one of the reasons above.
  * *steps (optional) receives the number of task runs. */
 tycho_run_reason tycho_sched_run(tycho_sched *s, const tycho_run_opts *o, long long *steps);

@@ -12,7 +12,7 @@
  *  - slope: for each known 8-neighbour, |mid - mid_n| <= d * slope_coef,
  *    with mid = (min + max) / 2 and d the centre distance (res or res*sqrt2).
  * Unknown cells are not traversable, nor blocked: a planner may cross them
- * when told to (tycho_terrain_plan_opt's unknown_cost; planning with what is
+ * when told to (tycho_terrain_plan_opts' unknown_cost; planning with what is
  * known in an unknown world). The barrier then marks every cell, known or
  * not, within `barrier` metres of an untraversable known cell blocked too
  * (the robot's half-size), and cells up to `margin` beyond it get a
@@ -23,6 +23,7 @@
 
 #include "tycho/common.h"
 #include "tycho/grid.h"
+#include "tycho/planner.h"
 
 typedef struct tycho_terrain tycho_terrain;
 
@@ -74,11 +75,6 @@ int tycho_terrain_first_blocked(const tycho_terrain *t, const int *cells, int n)
 /* Largest neighbour gradient |dz|/d of a cell (0 with no known neighbour). */
 double tycho_terrain_slope(const tycho_terrain *t, int cx, int cy);
 
-/* A* over traversable cells, 8-connected without corner cutting; edge cost
- * d * (1 + slope_weight * gradient). Writes up to cap cells (x0,y0,x1,...)
- * and returns the count, 0 if no path, -1 if cap is too small. */
-int tycho_terrain_plan(const tycho_terrain *t, int sx, int sy, int gx, int gy, double slope_weight,
-                       int *cells, int cap, double *cost);
 typedef struct {
     double slope_weight; /* default 1 */
     double unknown_cost; /* < 1 (default -1): unknown cells are walls; >= 1: crossable, each step's
@@ -89,7 +85,14 @@ typedef struct {
                                 factor, default 0 */
 } tycho_terrain_plan_opts;
 void tycho_terrain_plan_defaults(tycho_terrain_plan_opts *o);
-int tycho_terrain_plan_opt(const tycho_terrain *t, int sx, int sy, int gx, int gy,
-                           const tycho_terrain_plan_opts *o, int *cells, int cap, double *cost);
+
+/* A* over traversable cells, 8-connected without corner cutting, in the
+ * planners' shape (tycho/planner.h): the path into out (start .. goal; its
+ * cost the sum of the steps, each d * (1 + slope_weight * gradient +
+ * roughness) times the unknown and clearance factors, in metres; its length
+ * in cells). o NULL = defaults. TYCHO_ENOPATH when the start or the goal is
+ * off the map or not passable, or nothing connects them; TYCHO_ENOMEM. */
+tycho_status tycho_terrain_plan(const tycho_terrain *t, tycho_cell start, tycho_cell goal,
+                                const tycho_terrain_plan_opts *o, tycho_path *out, tycho_err *err);
 
 #endif

@@ -12,8 +12,18 @@ local json = require "json_decode"
 
 local M = {}
 
-M.EXE = os.getenv("TYCHO_EXE") or "build/tycho"
-M.SRC = os.getenv("TYCHO_SOURCE_DIR") or "."
+-- absolute, so that a spec writing a file elsewhere (a world in /tmp) can
+-- still name the tree's maps and data from it
+local function cwd()
+  local pwd = os.getenv("PWD")
+  if pwd and pwd:sub(1, 1) == "/" then return pwd end
+  local p = io.popen("pwd")
+  local d = p and p:read("*l")
+  if p then p:close() end
+  return d or "."
+end
+M.SRC = os.getenv("TYCHO_SOURCE_DIR") or cwd()
+M.EXE = os.getenv("TYCHO_EXE") or (M.SRC .. "/build/tycho")
 M.DATA = os.getenv("TYCHO_TEST_DATA") or (M.SRC .. "/tests/data")
 
 -- A word for the shell, whatever it holds.
