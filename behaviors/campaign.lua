@@ -210,8 +210,8 @@ local function contact_sheet(results, out_dir, path)
   local tiles = {}
   local tw, th = 1, 1
   for _, r in ipairs(results) do
-    local ok, m = pcall(tycho.map.load, out_dir .. "/runs/" .. r.name .. "/map.yaml")
-    if ok and m then
+    local m = tycho.map.load(out_dir .. "/runs/" .. r.name .. "/map.yaml") -- nil: a run without a map
+    if m then
       tiles[#tiles + 1] = { r = r, map = m }
       tw, th = math.max(tw, m.width), math.max(th, m.height)
     end

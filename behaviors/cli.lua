@@ -245,8 +245,9 @@ local function one_line(err, tb)
 end
 
 --- cli.load(prog, fn, ...) -> fn's results | nil, 2. Runs a loader of an
--- input file (a world, a map, a parameter file) that raises on a bad file;
--- its failure is a bad input: "prog: file:line: why" on stderr, exit code 2.
+-- input file (a world, a map, a parameter file) that raises on a bad file
+-- or returns nil, message (tycho.map.load); its failure is a bad input:
+-- "prog: file:line: why" on stderr, exit code 2.
 function M.load(prog, fn, ...)
   if type(fn) ~= "function" then error("bad argument #2 to 'load' (function expected)", 2) end
   local function pack(...) return { n = select("#", ...), ... } end
@@ -255,6 +256,11 @@ function M.load(prog, fn, ...)
     local err = res[2]
     local msg, tb = tostring(err):match("^(.-)\n(stack traceback:.*)$")
     io.stderr:write(prog, ": ", one_line(msg or err, tb), "\n")
+    return nil, 2
+  end
+  -- a loader that reports a bad file as nil, message (tycho.map.load)
+  if res[2] == nil and type(res[3]) == "string" then
+    io.stderr:write(prog, ": ", one_line(res[3]), "\n")
     return nil, 2
   end
   return (table.unpack or unpack)(res, 2, res.n)

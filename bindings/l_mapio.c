@@ -51,7 +51,7 @@ static int l_map_load(lua_State *L)
     tycho_map_meta m;
     tycho_err err = {0};
     tycho_grid *g = tycho_map_load(path, &m, &err);
-    if (!g) return tycho_l_error(L, &err);
+    if (!g) return tycho_l_fail(L, &err);
     tycho_l_pushgrid(L, g);
     push_meta(L, &m);
     return 2;
@@ -75,7 +75,7 @@ static int l_map_parse_yaml(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     tycho_map_meta m;
     tycho_err err = {0};
-    if (tycho_map_parse_yaml(path, &m, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    if (tycho_map_parse_yaml(path, &m, &err) != TYCHO_OK) return tycho_l_fail(L, &err);
     push_meta(L, &m);
     return 1;
 }
@@ -85,7 +85,7 @@ static int l_image_load(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     tycho_image img;
     tycho_err err = {0};
-    if (tycho_image_load(path, &img, &err) != TYCHO_OK) return tycho_l_error(L, &err);
+    if (tycho_image_load(path, &img, &err) != TYCHO_OK) return tycho_l_fail(L, &err);
     lua_pushinteger(L, img.width);
     lua_pushinteger(L, img.height);
     lua_pushinteger(L, img.channels);
@@ -128,18 +128,21 @@ static int l_write_atomic(lua_State *L)
 -- map files -------------------------------------------------------------------------
 
 tycho.map = {}
----Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics.
----@return tycho.grid grid, table meta
+---Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics; nil and the
+---message (file:line) when the file is missing or malformed.
+---@return tycho.grid|nil grid, table|string meta_or_error
 function tycho.map.load(yaml_path) end
 ---Writes the grid as map_server YAML + image (atomically). A file that cannot
 ---be written returns nil and the reason; a bad argument raises.
 ---@param fmt? "pgm"|"png"
 ---@return true|nil ok, string? err
 function tycho.map.save(g, yaml_path, fmt) end
----@return table meta
+---The map YAML's fields; nil and the message (file:line) when it is missing or malformed.
+---@return table|nil meta, string? err
 function tycho.map.parse_yaml(yaml_path) end
 tycho.image = {}
----@return integer width, integer height, integer channels
+---nil and the message when the file is missing or not an image.
+---@return integer|nil width, integer|string height_or_error, integer channels
 function tycho.image.load(path) end
 ---Writes a file atomically (temp file, fsync, rename).
 ---@return true|nil ok, string? err

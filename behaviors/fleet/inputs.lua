@@ -32,8 +32,8 @@ function inputs.from_lua(path)
   if type(t.map) ~= "string" then error(path .. ": map: file name expected", 0) end
   if type(t.robots) ~= "table" or #t.robots == 0 then error(path .. ": robots: a non-empty list expected", 0) end
   local map_path = t.map:sub(1, 1) == "/" and t.map or (dir_of(path) .. "/" .. t.map)
-  local okm, map = pcall(tycho.map.load, map_path)
-  if not okm then error(path .. ": map: " .. tostring(map), 0) end
+  local map, merr = tycho.map.load(map_path)
+  if not map then error(path .. ": map: " .. tostring(merr), 0) end
   local robots = {}
   for i, r in ipairs(t.robots) do
     local where = ("%s: robots[%d]"):format(path, i)
@@ -61,8 +61,8 @@ end
 --     notes.robots says how many robots were read.
 -- `count` takes the first robots (by number).
 function inputs.from_files(map_path, starts_path, goals_path, count)
-  local okm, map = pcall(tycho.map.load, map_path)
-  if not okm then error("--map: " .. tostring(map), 0) end
+  local map, merr = tycho.map.load(map_path)
+  if not map then error("--map: " .. tostring(merr), 0) end
   local starts, err = tycho.fleet.stage_poses(starts_path)
   if not starts then error("--starts: " .. tostring(err), 0) end
   local goals

@@ -297,18 +297,21 @@ function distance_field:get(cx, cy) end
 -- map files -------------------------------------------------------------------------
 
 tycho.map = {}
----Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics.
----@return tycho.grid grid, table meta
+---Loads a ROS map_server YAML (+ PGM/PNG) with Nav2's semantics; nil and the
+---message (file:line) when the file is missing or malformed.
+---@return tycho.grid|nil grid, table|string meta_or_error
 function tycho.map.load(yaml_path) end
 ---Writes the grid as map_server YAML + image (atomically). A file that cannot
 ---be written returns nil and the reason; a bad argument raises.
 ---@param fmt? "pgm"|"png"
 ---@return true|nil ok, string? err
 function tycho.map.save(g, yaml_path, fmt) end
----@return table meta
+---The map YAML's fields; nil and the message (file:line) when it is missing or malformed.
+---@return table|nil meta, string? err
 function tycho.map.parse_yaml(yaml_path) end
 tycho.image = {}
----@return integer width, integer height, integer channels
+---nil and the message when the file is missing or not an image.
+---@return integer|nil width, integer|string height_or_error, integer channels
 function tycho.image.load(path) end
 ---Writes a file atomically (temp file, fsync, rename).
 ---@return true|nil ok, string? err
