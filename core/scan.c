@@ -173,10 +173,15 @@ static void trace_misses(target *tg, int w, int h, double ox, double oy, double 
     for (;;) {
         if (stamp[i] != now) {
             stamp[i] = now;
-            float l = lo[i] + lut.miss;
-            l = l < lut.min ? lut.min : (l > lut.max ? lut.max : l);
-            lo[i] = l;
-            cost[i] = tycho_logodds_to_cost(&lut, l);
+            float l0 = lo[i];
+            /* a cell already as free as it gets stays so: most cells of a
+             * map the robot drives through (nothing to write back) */
+            if (!(l0 <= lut.min && cost[i] == TYCHO_COST_FREE)) {
+                float l = l0 + lut.miss;
+                l = l < lut.min ? lut.min : (l > lut.max ? lut.max : l);
+                lo[i] = l;
+                cost[i] = tycho_logodds_to_cost(&lut, l);
+            }
             n++;
         }
         if (tx <= ty) {
