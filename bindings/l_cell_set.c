@@ -13,9 +13,7 @@ typedef struct {
 
 static tycho_cell_set *check_set(lua_State *L, int idx)
 {
-    lcellset *b = luaL_checkudata(L, idx, CELL_SET_MT);
-    if (!b->s) luaL_argerror(L, idx, "cell set is closed");
-    return b->s;
+    return TYCHO_L_CHECKBOX(L, idx, lcellset, s, CELL_SET_MT, "cell set is closed")->s;
 }
 
 static const tycho_opt_field set_fields[] = {TYCHO_OPT_NUM_POS("resolution"), {0}};

@@ -130,3 +130,12 @@ void tycho_l_newclass(lua_State *L, const tycho_l_class *c)
     lua_setfield(L, -2, c->name);
     lua_settop(L, mt);
 }
+
+void *tycho_l_checkalive(lua_State *L, int idx, const char *mt, size_t offset, const char *gone)
+{
+    char *box = luaL_checkudata(L, idx, mt);
+    void *object;
+    memcpy(&object, box + offset, sizeof object);
+    if (!object) luaL_argerror(L, idx, gone);
+    return box;
+}

@@ -15,9 +15,7 @@ typedef struct {
 
 tycho_clock *tycho_l_checkclock(lua_State *L, int idx)
 {
-    lclock *b = luaL_checkudata(L, idx, TYCHO_CLOCK_MT);
-    if (!b->c) luaL_argerror(L, idx, "clock has been freed");
-    return b->c;
+    return TYCHO_L_CHECKBOX(L, idx, lclock, c, TYCHO_CLOCK_MT, "clock has been freed")->c;
 }
 
 static const tycho_opt_field clock_new_fields[] = {TYCHO_OPT_STR("mode"), {0}};

@@ -32,9 +32,7 @@ static const char *plugin_path(void)
 
 static tycho_device *check_dev(lua_State *L)
 {
-    ldev *b = luaL_checkudata(L, 1, DEVICE_MT);
-    if (!b->d) luaL_argerror(L, 1, "device is closed");
-    return b->d;
+    return TYCHO_L_CHECKBOX(L, 1, ldev, d, DEVICE_MT, "device is closed")->d;
 }
 
 static int l_open(lua_State *L)

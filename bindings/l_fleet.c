@@ -27,9 +27,7 @@ typedef struct {
 
 static lfleet *check_fleet(lua_State *L)
 {
-    lfleet *f = luaL_checkudata(L, 1, FLEET_MT);
-    if (!f->m) luaL_argerror(L, 1, "planner has been freed");
-    return f;
+    return TYCHO_L_CHECKBOX(L, 1, lfleet, m, FLEET_MT, "planner has been freed");
 }
 
 static int check_robot(lua_State *L, lfleet *f, int idx)

@@ -22,9 +22,7 @@ typedef struct {
 
 static tycho_fleet *check_fs(lua_State *L)
 {
-    lfs *b = luaL_checkudata(L, 1, FLEET_SIM_MT);
-    if (!b->f) luaL_argerror(L, 1, "fleet simulator has been freed");
-    return b->f;
+    return TYCHO_L_CHECKBOX(L, 1, lfs, f, FLEET_SIM_MT, "fleet simulator has been freed")->f;
 }
 
 static int check_bot(lua_State *L, tycho_fleet *f, int idx)

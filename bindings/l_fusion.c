@@ -289,9 +289,7 @@ typedef struct {
 
 static tycho_pitch *check_pitch(lua_State *L, int idx)
 {
-    pitch_box *b = luaL_checkudata(L, idx, PITCH_MT);
-    if (!b->d) luaL_argerror(L, idx, "pitch detector has been freed");
-    return b->d;
+    return TYCHO_L_CHECKBOX(L, idx, pitch_box, d, PITCH_MT, "pitch detector has been freed")->d;
 }
 
 static int l_pitch_new(lua_State *L)

@@ -8,9 +8,7 @@
 
 tycho_grid *tycho_l_checkgrid(lua_State *L, int idx)
 {
-    tycho_lgrid *box = luaL_checkudata(L, idx, TYCHO_GRID_MT);
-    if (!box->g) luaL_argerror(L, idx, "grid has been freed");
-    return box->g;
+    return TYCHO_L_CHECKBOX(L, idx, tycho_lgrid, g, TYCHO_GRID_MT, "grid has been freed")->g;
 }
 
 void tycho_l_pushgrid(lua_State *L, tycho_grid *g)

@@ -174,9 +174,7 @@ static int l_distance_transform(lua_State *L)
 
 static lfield *check_field(lua_State *L, int idx)
 {
-    lfield *f = luaL_checkudata(L, idx, FIELD_MT);
-    if (!f->d) luaL_argerror(L, idx, "distance field has been freed");
-    return f;
+    return TYCHO_L_CHECKBOX(L, idx, lfield, d, FIELD_MT, "distance field has been freed");
 }
 
 static int l_field_get(lua_State *L)

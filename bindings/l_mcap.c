@@ -21,9 +21,7 @@ typedef struct {
 
 static lwriter *check_writer(lua_State *L)
 {
-    lwriter *b = luaL_checkudata(L, 1, MCAP_WRITER_MT);
-    if (!b->w) luaL_argerror(L, 1, "recording already closed");
-    return b;
+    return TYCHO_L_CHECKBOX(L, 1, lwriter, w, MCAP_WRITER_MT, "recording already closed");
 }
 
 static const tycho_opt_field open_fields[] = {TYCHO_OPT_INT_IN("chunk_size", 1024, 1 << 28),

@@ -27,9 +27,7 @@ typedef struct {
 
 static follower_box *check_follower(lua_State *L, int idx)
 {
-    follower_box *b = luaL_checkudata(L, idx, FOLLOWER_MT);
-    if (!b->f) luaL_argerror(L, idx, "follower has been freed");
-    return b;
+    return TYCHO_L_CHECKBOX(L, idx, follower_box, f, FOLLOWER_MT, "follower has been freed");
 }
 
 static const char *const follower_keys[] = {"desired_v",

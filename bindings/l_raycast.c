@@ -117,9 +117,7 @@ static lscan *push_scan(lua_State *L, int count, double amin, double ainc, doubl
 
 static lscan *check_scan(lua_State *L, int idx)
 {
-    lscan *b = luaL_checkudata(L, idx, SCAN_MT);
-    if (!b->s.ranges) luaL_argerror(L, idx, "scan has been freed");
-    return b;
+    return TYCHO_L_CHECKBOX(L, idx, lscan, s.ranges, SCAN_MT, "scan has been freed");
 }
 
 const tycho_scan *tycho_l_checkscan(lua_State *L, int idx) { return &check_scan(L, idx)->s; }
@@ -337,9 +335,7 @@ static int l_scan_index(lua_State *L)
 
 static tycho_raymap *check_raymap(lua_State *L, int idx)
 {
-    lraymap *b = luaL_checkudata(L, idx, RAYMAP_MT);
-    if (!b->m) luaL_argerror(L, idx, "ray map has been freed");
-    return b->m;
+    return TYCHO_L_CHECKBOX(L, idx, lraymap, m, RAYMAP_MT, "ray map has been freed")->m;
 }
 
 static int l_rm_cast(lua_State *L)

@@ -162,9 +162,7 @@ static int l_seal_line(lua_State *L)
 
 static tycho_labels *check_labels(lua_State *L, int idx)
 {
-    llabels *b = luaL_checkudata(L, idx, LABELS_MT);
-    if (!b->l) luaL_argerror(L, idx, "labels have been freed");
-    return b->l;
+    return TYCHO_L_CHECKBOX(L, idx, llabels, l, LABELS_MT, "labels have been freed")->l;
 }
 
 /* grid:components{min_cost=, max_cost=, connectivity=} -> count, labels */

@@ -17,9 +17,7 @@ typedef struct {
 
 static lpic *check_box(lua_State *L, int idx)
 {
-    lpic *b = luaL_checkudata(L, idx, PIC_MT);
-    if (!b->p) luaL_argerror(L, idx, "picture has been freed");
-    return b;
+    return TYCHO_L_CHECKBOX(L, idx, lpic, p, PIC_MT, "picture has been freed");
 }
 
 static const struct {

@@ -113,9 +113,7 @@ static int msgh(lua_State *L)
 
 static lsched *check_sched(lua_State *L, int idx)
 {
-    lsched *b = luaL_checkudata(L, idx, SCHED_MT);
-    if (!b->s) luaL_argerror(L, idx, "scheduler has been freed");
-    return b->s ? b : NULL;
+    return TYCHO_L_CHECKBOX(L, idx, lsched, s, SCHED_MT, "scheduler has been freed");
 }
 
 /* Pushes U, U.fns, U.handles of the scheduler at sidx and points the hooks

@@ -20,9 +20,7 @@ typedef struct {
 
 static lmatcher *check_matcher(lua_State *L, int idx)
 {
-    lmatcher *b = luaL_checkudata(L, idx, MATCHER_MT);
-    if (!b->m) luaL_argerror(L, idx, "matcher has been freed");
-    return b;
+    return TYCHO_L_CHECKBOX(L, idx, lmatcher, m, MATCHER_MT, "matcher has been freed");
 }
 
 static const tycho_opt_field matcher_fields[] = {

@@ -139,9 +139,7 @@ static int l_sim_load(lua_State *L)
 
 static lsim *checkbox(lua_State *L)
 {
-    lsim *b = luaL_checkudata(L, 1, SIM_MT);
-    if (!b->s) luaL_argerror(L, 1, "sim is not initialised");
-    return b;
+    return TYCHO_L_CHECKBOX(L, 1, lsim, s, SIM_MT, "sim is not initialised");
 }
 
 static tycho_sim *checksim(lua_State *L) { return checkbox(L)->s; }

@@ -25,9 +25,7 @@ typedef struct {
 
 static lslam *check_slam(lua_State *L, int idx)
 {
-    lslam *b = luaL_checkudata(L, idx, SLAM_MT);
-    if (!b->s) luaL_argerror(L, idx, "slam has been freed");
-    return b;
+    return TYCHO_L_CHECKBOX(L, idx, lslam, s, SLAM_MT, "slam has been freed");
 }
 
 static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),

@@ -42,16 +42,12 @@ typedef struct {
 
 static tycho_heightfield *check_hf(lua_State *L)
 {
-    lhf *b = luaL_checkudata(L, 1, HF_MT);
-    if (!b->f) luaL_argerror(L, 1, "height field has been freed");
-    return b->f;
+    return TYCHO_L_CHECKBOX(L, 1, lhf, f, HF_MT, "height field has been freed")->f;
 }
 
 static tycho_terrain *check_map(lua_State *L)
 {
-    lmap *b = luaL_checkudata(L, 1, TMAP_MT);
-    if (!b->t) luaL_argerror(L, 1, "terrain map has been freed");
-    return b->t;
+    return TYCHO_L_CHECKBOX(L, 1, lmap, t, TMAP_MT, "terrain map has been freed")->t;
 }
 
 static const tycho_opt_field grid_fields[] = {TYCHO_OPT_INT_POS("width"),

@@ -2,6 +2,8 @@
 #ifndef TYCHO_LTYCHO_H
 #define TYCHO_LTYCHO_H
 
+#include <stddef.h>
+
 #include "compat.h"
 #include "tycho/grid.h"
 #include "tycho/lidar3d.h"
@@ -54,6 +56,15 @@ typedef struct {
 #define TYCHO_CLASSES_REG "tycho.classes"
 
 void tycho_l_newclass(lua_State *L, const tycho_l_class *c);
+
+/* The userdata at idx as an instance of class `mt` whose C object is still
+ * there: the pointer at byte `offset` of its box is not NULL (a method such
+ * as mcap:close, or a constructor that failed half way, leaves it NULL);
+ * else an argument error `gone` ("slam has been freed"). One check for every
+ * boxed class, through TYCHO_L_CHECKBOX(L, idx, box_type, pointer_field, mt, gone). */
+void *tycho_l_checkalive(lua_State *L, int idx, const char *mt, size_t offset, const char *gone);
+#define TYCHO_L_CHECKBOX(L, idx, T, field, mt, gone)                                               \
+    ((T *)tycho_l_checkalive((L), (idx), (mt), offsetof(T, field), (gone)))
 
 /* --- option tables (l_options.c) -------------------------------------------
  * An option-taking function declares its keys once:

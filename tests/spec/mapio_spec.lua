@@ -108,7 +108,8 @@ describe("tycho.map", function()
     assert.error_matches(function() tycho.map.save(g, dir .. "/x.yaml", "bmp") end, "#3")
     assert.error_matches(function() tycho.map.save({}, dir .. "/x.yaml") end, "#1")
     -- a folder that is not there is the environment's failure: nil, message
-    local saved, why = tycho.map.save(g, "/nonexistent/dir/x.yaml")
+    local saved
+    saved, why = tycho.map.save(g, "/nonexistent/dir/x.yaml")
     assert.is_nil(saved)
     assert.matches("/nonexistent/dir/x.pgm", why)
     none, why = tycho.image.load(maps .. "tiny.yaml")
