@@ -76,7 +76,9 @@ local function tf(self, t)
 end
 
 local function color(r, g, b, a) return { r = r, g = g, b = b, a = a or 1 } end
+RC.color = color
 
+--- A foxglove.SceneUpdate entity in the map frame with the given primitives.
 local function entity(t, id, fields)
   local e = { timestamp = Channels.stamp(t), frame_id = "map", id = id, lifetime = { sec = 0, nsec = 0 },
               frame_locked = false, metadata = {}, arrows = {}, cubes = {}, spheres = {}, cylinders = {},
@@ -84,6 +86,7 @@ local function entity(t, id, fields)
   for k, v in pairs(fields) do e[k] = v end
   return e
 end
+RC.entity = entity
 
 -- detections (orange dots), targets (magenta rings: cylinders), true
 -- sources (red cubes, simulator only), the true ramps (grey) and the one

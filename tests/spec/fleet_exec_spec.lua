@@ -63,6 +63,46 @@ describe("fleet mission #e2e", function()
     assert.matches("--graph must be one of grid, sparse", text, 1, true)
   end)
 
+  it("records every robot, the rest of its route and its goal (--record), and the summary is the same", function()
+    local mcap = os.tmpname() .. ".mcap"
+    local code, s, text = run(warehouse(1, "--record " .. exe.quote(mcap)))
+    assert.are.equal(0, code, text)
+    local _, plain = run(warehouse(1))
+    assert.are.same(plain.totals.makespan_s, s.totals.makespan_s)
+    assert.are.same(plain.totals.waits, s.totals.waits)
+    local json = require "json_decode"
+    local counts, first, last = {}, nil, nil
+    local info = assert(tycho.mcap.read(mcap, function(topic, _, data)
+      counts[topic] = (counts[topic] or 0) + 1
+      if topic == "/fleet" then
+        last = json.decode(data)
+        first = first or last
+      end
+    end))
+    os.remove(mcap)
+    assert.is_true(info.messages > 0)
+    assert.are.equal(1, counts["/map"])
+    -- five a simulated second over the whole run
+    assert.is_true(counts["/fleet"] >= math.floor(s.totals.makespan_s * 5) - 1, tostring(counts["/fleet"]))
+    local function entity(scene, id)
+      for _, e in ipairs(scene.entities) do if e.id == id then return e end end
+    end
+    assert.are.equal(32, #entity(first, "robots").spheres)
+    assert.are.equal(32, #entity(first, "routes").lines)
+    assert.are.equal(32, #entity(first, "goals").cubes)
+    -- at the start the routes lie ahead; by the last scene (5 Hz: the run ends at the
+    -- last arrival) the robots are home, green, on their goals
+    assert.is_true(#entity(first, "routes").lines[1].points > 2)
+    local function home(scene)
+      local k = 0
+      for _, r in ipairs(entity(scene, "robots").spheres) do
+        if r.color.g == 0.7 and r.color.r == 0 then k = k + 1 end
+      end
+      return k
+    end
+    assert.is_true(home(first) < 4 and home(last) >= 28, home(first) .. " / " .. home(last))
+  end)
+
   it("gives the route graph with lengths and widths to Lua", function()
     local map = tycho.map.load(DATA .. "map.yaml")
     local cm = map:inflate { inscribed_radius = 0.3, inflation_radius = 0.3 }
