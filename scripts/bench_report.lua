@@ -40,16 +40,12 @@ local function parse_args(argv)
   return o
 end
 
-local read_file = figures_mod.read_file
+local util = require "script_util"
+local read_file = util.read_file
 
 local function write_atomic(path, text)
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "wb")
-  if not f then die(err) end
-  f:write(text)
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then die(rerr) end
+  local ok, err = util.write_atomic(path, text)
+  if not ok then die(err) end
 end
 
 local function number(s)

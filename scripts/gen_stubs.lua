@@ -21,6 +21,7 @@
 --
 --   lua5.4 scripts/gen_stubs.lua [--src DIR] [--out FILE] [--check]
 local M = {}
+local util -- scripts/script_util.lua, when run as a script
 
 local FIRST = { "module.c", "l_grid.c" }
 
@@ -82,32 +83,15 @@ function M.generate(src)
 end
 
 local function main(argv)
-  local o = { src = ".", check = false }
-  local i = 1
-  while i <= #argv do
-    local a = argv[i]
-    if a == "--check" then o.check = true
-    elseif a == "--src" or a == "--out" then
-      if not argv[i + 1] then io.stderr:write("gen_stubs: ", a, " needs a value\n") os.exit(2) end
-      o[a:sub(3)] = argv[i + 1]
-      i = i + 1
-    elseif a == "-h" or a == "--help" then
-      print "usage: lua5.4 scripts/gen_stubs.lua [--src DIR] [--out FILE] [--check]"
-      print "  writes FILE (default DIR/bindings/meta/tycho.lua) from the /*** LuaLS blocks in DIR/bindings/*.c;"
-      print "  --check only compares and exits 1 when FILE is not what the sources give"
-      os.exit(0)
-    else
-      io.stderr:write("gen_stubs: unknown option '", a, "' (see --help)\n")
-      os.exit(2)
-    end
-    i = i + 1
-  end
+  local o = util.parse_args(argv, { prog = "gen_stubs", flags = { check = true }, values = { src = true, out = true },
+    usage = { "usage: lua5.4 scripts/gen_stubs.lua [--src DIR] [--out FILE] [--check]",
+              "  writes FILE (default DIR/bindings/meta/tycho.lua) from the /*** LuaLS blocks in DIR/bindings/*.c;",
+              "  --check only compares and exits 1 when FILE is not what the sources give" } },
+    { src = ".", check = false })
   o.out = o.out or (o.src .. "/bindings/meta/tycho.lua")
   local text, err = M.generate(o.src)
   if not text then io.stderr:write("gen_stubs: ", err, "\n") os.exit(1) end
-  local f = io.open(o.out, "rb")
-  local old = f and f:read "*a"
-  if f then f:close() end
+  local old = util.read_file(o.out)
   if o.check then
     if old ~= text then
       io.stderr:write(("gen_stubs: %s is not what the /*** LuaLS blocks in bindings/*.c give: "
@@ -117,16 +101,14 @@ local function main(argv)
     print("gen_stubs: " .. o.out .. " is up to date")
     return
   end
-  if old ~= text then
-    local tmp = o.out .. ".tmp"
-    local w = assert(io.open(tmp, "wb"))
-    w:write(text)
-    w:close()
-    assert(os.rename(tmp, o.out))
-  end
+  if old ~= text then assert(util.write_atomic(o.out, text)) end
   print("gen_stubs: wrote " .. o.out)
 end
 
-if arg and arg[0] and arg[0]:match "gen_stubs%.lua$" then main(arg) end
+if arg and arg[0] and arg[0]:match "gen_stubs%.lua$" then
+  package.path = (arg[0]:match "^(.*)/[^/]*$" or ".") .. "/?.lua;" .. package.path
+  util = require "script_util"
+  main(arg)
+end
 
 return M

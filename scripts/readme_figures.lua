@@ -116,36 +116,14 @@ function M.by_name(doc)
   return t
 end
 
---- A file's contents, or nil when it cannot be read.
-function M.read_file(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read "a"
-  f:close()
-  return s
-end
-local read_file = M.read_file
-
 local function main(argv)
-  local o = { readme = "README.md", results = "bench/results.json" }
-  local i = 1
-  while i <= #argv do
-    local a = argv[i]
-    if a == "--check" then o.check = true
-    elseif a == "--readme" or a == "--results" then
-      if not argv[i + 1] then io.stderr:write("readme_figures: ", a, " needs a file\n") os.exit(2) end
-      o[a:sub(3)] = argv[i + 1]
-      i = i + 1
-    elseif a == "-h" or a == "--help" then
-      print "usage: lua5.4 scripts/readme_figures.lua [--check] [--readme README.md] [--results bench/results.json]"
-      print "  writes (or with --check, only compares) the README's <!--fig NAME-->...<!--/fig--> figures"
-      os.exit(0)
-    else
-      io.stderr:write("readme_figures: unknown option '", a, "' (see --help)\n")
-      os.exit(2)
-    end
-    i = i + 1
-  end
+  local util = require "script_util"
+  local read_file = util.read_file
+  local o = util.parse_args(argv, { prog = "readme_figures", flags = { check = true },
+    values = { readme = true, results = true },
+    usage = { "usage: lua5.4 scripts/readme_figures.lua [--check] [--readme README.md] [--results bench/results.json]",
+              "  writes (or with --check, only compares) the README's <!--fig NAME-->...<!--/fig--> figures" } },
+    { readme = "README.md", results = "bench/results.json" })
   local text = read_file(o.readme)
   if not text then io.stderr:write("readme_figures: cannot read ", o.readme, "\n") os.exit(2) end
   local rtext = read_file(o.results)
@@ -170,13 +148,7 @@ local function main(argv)
     return
   end
   if #problems > 0 then os.exit(1) end
-  if new ~= text then
-    local tmp = o.readme .. ".tmp"
-    local f = assert(io.open(tmp, "wb"))
-    f:write(new)
-    f:close()
-    assert(os.rename(tmp, o.readme))
-  end
+  if new ~= text then assert(util.write_atomic(o.readme, new)) end
   for _, c in ipairs(changed) do
     print(("  %s:%d %s: %s -> %s"):format(o.readme, c.line, c.name, c.was, c.now))
   end
@@ -186,7 +158,7 @@ end
 -- run as a script (not when required by bench_report.lua or a spec)
 if arg and arg[0] and arg[0]:match "readme_figures%.lua$" then
   local here = arg[0]:match "^(.*)/[^/]*$" or "."
-  package.path = here .. "/../behaviors/?.lua;" .. package.path
+  package.path = here .. "/?.lua;" .. here .. "/../behaviors/?.lua;" .. package.path
   main(arg)
 end
 
