@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #define SEEDS 5
+_Static_assert(SEEDS == 5, "the figures' descriptions say seeds 1-5");
 
 /* The count of true and of all entries in summary's "engaged":[...] */
 static void engaged_counts(const char *summary, int *engaged, int *total)
@@ -55,15 +56,10 @@ int main(void)
 {
     char exe[PATH_MAX];
     if (bench_tycho_exe(exe, "bench_localization") != 0) return 1;
-    const char *src = getenv("TYCHO_SOURCE_DIR");
-    char cwd[PATH_MAX];
-    if (!src) src = getcwd(cwd, sizeof cwd);
-    char tmpl[] = "/tmp/tycho-bench-localization-XXXXXX";
-    char *root = mkdtemp(tmpl);
-    if (!root) {
-        perror("bench_localization: mkdtemp");
-        return 1;
-    }
+    char cwd[PATH_MAX], tmp[64];
+    const char *src = bench_source_dir(cwd);
+    char *root = bench_tmpdir(tmp, "bench_localization");
+    if (!root) return 1;
     char world[PATH_MAX];
     snprintf(world, sizeof world, "%s/maze_large_errors.lua", root);
     if (write_world(src, world) != 0) {
@@ -126,43 +122,45 @@ int main(void)
             wall += r.wall_s;
         }
         if (runs == 0) continue;
-        char key[96], what[256];
         const char *me = methods[m];
         printf("  %s: RMSE %.1f-%.1f cm as it is, %.1f-%.1f cm aligned (mean %.1f), max %.1f "
                "cm; engaged %d/%d; %d collisions; %.1f s wall\n",
                me, best_rmse * 100, worst_rmse * 100, best_aligned * 100, worst_aligned * 100,
                sum_aligned / runs * 100, worst_max * 100, engaged, total, collisions, wall);
-        snprintf(key, sizeof key, "localization.%s.worst_rmse_m", me);
-        snprintf(what, sizeof what,
-                 "`bench_localization`: %s, maze_large with turtlebot3 errors + 3 %% wheel + "
-                 "0.5 deg/s gyro, trajectory RMSE as it is, worst of seeds 1-%d",
-                 me, SEEDS);
-        bench_result(key, worst_rmse, "m", "<=", 0.03, what);
-        snprintf(key, sizeof key, "localization.%s.best_rmse_m", me);
-        snprintf(what, sizeof what, "`bench_localization`: the same, best seed");
-        bench_result(key, best_rmse, "m", NULL, 0, what);
-        snprintf(key, sizeof key, "localization.%s.worst_aligned_rmse_m", me);
-        snprintf(what, sizeof what,
-                 "`bench_localization`: the same after the best-fitting alignment (ATE as the "
-                 "TUM benchmark defines it), worst seed");
-        bench_result(key, worst_aligned, "m", "<=", 0.03, what);
-        snprintf(key, sizeof key, "localization.%s.best_aligned_rmse_m", me);
-        snprintf(what, sizeof what, "`bench_localization`: the same aligned, best seed");
-        bench_result(key, best_aligned, "m", NULL, 0, what);
-        snprintf(key, sizeof key, "localization.%s.worst_max_m", me);
-        snprintf(what, sizeof what,
-                 "`bench_localization`: the same, largest error anywhere on any seed's trajectory");
-        bench_result(key, worst_max, "m", "<=", 0.10, what);
-        snprintf(key, sizeof key, "localization.%s.engaged_pct", me);
-        snprintf(what, sizeof what, "`bench_localization`: the same, heat sources engaged");
-        bench_result(key, total ? 100.0 * engaged / total : 0, "%", ">=", 100, what);
-        snprintf(key, sizeof key, "localization.%s.collisions", me);
-        snprintf(what, sizeof what, "`bench_localization`: the same, collisions");
-        bench_result(key, collisions, "collisions", "<=", 0, what);
+        const struct {
+            const char *name, *unit, *cmp;
+            double value, target;
+            const char *what;
+        } figures[] = {
+            {"worst_rmse_m", "m", "<=", worst_rmse, 0.03,
+             "trajectory RMSE as it is, worst of seeds 1-5"},
+            {"best_rmse_m", "m", NULL, best_rmse, 0, "the same, best seed"},
+            {"worst_aligned_rmse_m", "m", "<=", worst_aligned, 0.03,
+             "the same after the best-fitting alignment (ATE as the TUM benchmark defines it), "
+             "worst seed"},
+            {"best_aligned_rmse_m", "m", NULL, best_aligned, 0, "the same aligned, best seed"},
+            {"worst_max_m", "m", "<=", worst_max, 0.10,
+             "the same, largest error anywhere on any seed's trajectory"},
+            {"engaged_pct", "%", ">=", total ? 100.0 * engaged / total : 0, 100,
+             "the same, heat sources engaged"},
+            {"collisions", "collisions", "<=", collisions, 0, "the same, collisions"},
+        };
+        for (size_t k = 0; k < sizeof figures / sizeof figures[0]; k++) {
+            char key[96], what[300];
+            snprintf(key, sizeof key, "localization.%s.%s", me, figures[k].name);
+            /* the first names the whole setup, the others say "the same" */
+            if (k == 0)
+                snprintf(
+                    what, sizeof what,
+                    "`bench_localization`: %s, maze_large with turtlebot3 errors + 3 %% wheel + "
+                    "0.5 deg/s gyro, %s",
+                    me, figures[k].what);
+            else snprintf(what, sizeof what, "`bench_localization`: %s", figures[k].what);
+            bench_result(key, figures[k].value, figures[k].unit, figures[k].cmp, figures[k].target,
+                         what);
+        }
     }
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0) fprintf(stderr, "bench_localization: could not remove %s\n", root);
+    bench_remove_tree(root, "bench_localization");
     printf("bench_localization: %s\n", failures ? "FAIL (runs failed)" : "done");
     return failures ? 1 : 0;
 }

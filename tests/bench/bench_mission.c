@@ -51,9 +51,8 @@ int main(void)
 {
     char exe[PATH_MAX];
     if (bench_tycho_exe(exe, "bench_mission") != 0) return 1;
-    const char *src = getenv("TYCHO_SOURCE_DIR");
     char cwd[PATH_MAX];
-    if (!src) src = getcwd(cwd, sizeof cwd);
+    const char *src = bench_source_dir(cwd);
 
     static const struct {
         const char *world;
@@ -63,12 +62,9 @@ int main(void)
                   {"maps/narrow_corridor.lua", 5.0}};
     const double rss_target_mb = 30.0;
     int failures = 0;
-    char tmpl[] = "/tmp/tycho-bench-mission-XXXXXX";
-    char *root = mkdtemp(tmpl);
-    if (!root) {
-        perror("bench_mission: mkdtemp");
-        return 1;
-    }
+    char tmp[64];
+    char *root = bench_tmpdir(tmp, "bench_mission");
+    if (!root) return 1;
     for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; w++) {
         char *summaries[2] = {NULL, NULL};
         double worst_wall = 0, worst_rss = 0, sim_s = 0;
@@ -135,9 +131,7 @@ int main(void)
         free(summaries[0]);
         free(summaries[1]);
     }
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0) fprintf(stderr, "bench_mission: could not remove %s\n", root);
+    bench_remove_tree(root, "bench_mission");
     printf("bench_mission: %s\n", failures ? "FAIL" : "all PASS");
     return failures ? 1 : 0;
 }

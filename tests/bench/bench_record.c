@@ -54,11 +54,9 @@ int main(void)
 {
     char exe[PATH_MAX];
     if (bench_tycho_exe(exe, "bench_record") != 0) return 1;
-    const char *src = getenv("TYCHO_SOURCE_DIR");
-    char cwd[PATH_MAX];
-    if (!src) src = getcwd(cwd, sizeof cwd);
-    char tmpl[] = "/tmp/tycho-bench-record-XXXXXX";
-    char *root = mkdtemp(tmpl);
+    char cwd[PATH_MAX], tmp[64];
+    const char *src = bench_source_dir(cwd);
+    char *root = bench_tmpdir(tmp, "bench_record");
     if (!root) return 1;
 
     enum { REPS = 3 };
@@ -135,9 +133,7 @@ int main(void)
     if (overhead > 5 || mb300 > 20 || !same) failures++;
     free(summaries[0]);
     free(summaries[1]);
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0) fprintf(stderr, "bench_record: could not remove %s\n", root);
+    bench_remove_tree(root, "bench_record");
     printf("bench_record: %s\n", failures ? "FAIL" : "all PASS");
     return failures ? 1 : 0;
 }

@@ -57,17 +57,13 @@ int main(void)
 {
     char exe[PATH_MAX], cwd[PATH_MAX], log[PATH_MAX + 64];
     if (bench_tycho_exe(exe, "bench_slam_log") != 0) return 1;
-    const char *src = getenv("TYCHO_SOURCE_DIR");
-    if (!src) src = getcwd(cwd, sizeof cwd);
+    const char *src = bench_source_dir(cwd);
     const char *data = getenv("TYCHO_TEST_DATA");
     if (data) snprintf(log, sizeof log, "%s/carmen/intel.gfs.log", data);
     else snprintf(log, sizeof log, "%s/tests/data/carmen/intel.gfs.log", src);
-    char tmpl[] = "/tmp/tycho-bench-slam-log-XXXXXX";
-    char *out = mkdtemp(tmpl);
-    if (!out) {
-        perror("bench_slam_log: mkdtemp");
-        return 1;
-    }
+    char tmp[64];
+    char *out = bench_tmpdir(tmp, "bench_slam_log");
+    if (!out) return 1;
     char *args[] = {exe,       "run", "behaviors/slam_log.lua", "--carmen", log, "--out", out,
                     "--quiet", NULL};
     bench_child r = {.exit_code = -1};
@@ -109,8 +105,6 @@ int main(void)
                  "`bench_slam_log`: the same after the best-fitting alignment");
     bench_result("slam_log.intel.peak_rss_mb", rss_mb, "MB", "<=", 50,
                  "`bench_slam_log`: peak resident memory of the whole run (pictures included)");
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
-    if (system(cmd) != 0) fprintf(stderr, "bench_slam_log: could not remove %s\n", out);
+    bench_remove_tree(out, "bench_slam_log");
     return ok ? 0 : 1;
 }

@@ -89,4 +89,31 @@ static inline double bench_json_number(const char *json, const char *key)
     return s ? strtod(s + strlen(pat), NULL) : (double)NAN;
 }
 
+/* The tree the scripts and worlds are read from: TYCHO_SOURCE_DIR, else
+ * the working directory (written into cwd, PATH_MAX). */
+static inline const char *bench_source_dir(char *cwd)
+{
+    const char *src = getenv("TYCHO_SOURCE_DIR");
+    return src ? src : getcwd(cwd, PATH_MAX);
+}
+
+/* A fresh folder /tmp/tycho-WHO-XXXXXX (into path, at least 64 bytes), or
+ * NULL after saying why. */
+static inline char *bench_tmpdir(char *path, const char *who)
+{
+    snprintf(path, 64, "/tmp/tycho-%.40s-XXXXXX", who);
+    if (mkdtemp(path)) return path;
+    fprintf(stderr, "%s: cannot make a folder in /tmp: ", who);
+    perror(NULL);
+    return NULL;
+}
+
+/* Removes a folder made by bench_tmpdir and everything in it. */
+static inline void bench_remove_tree(const char *path, const char *who)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0) fprintf(stderr, "%s: could not remove %s\n", who, path);
+}
+
 #endif
