@@ -220,12 +220,6 @@ local function start(m)
       bb.failure = "safe stop from the console"
       machine:go("safe_stop", "console :stop")
     end,
-    pause = function() m.paused = true end,
-    resume = function() m.paused = false end,
-    step = function(n)
-      if not m.paused then return m.session:print(":step works while paused") end
-      m.steps = m.steps + n -- run by the runner's loop, outside the scheduler
-    end,
   }
   m.env = setmetatable({ tycho = tycho, robot = robot, sim = robot.sim, sched = sched, P = P, bb = bb,
                          machine = machine, mapping = mapping, nav = nav, log = log, clock = clock },

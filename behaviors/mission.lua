@@ -20,7 +20,9 @@
 --
 --   return require("mission").run {
 --     name = "heat_seek", usage_line = "--world WORLD.lua [options]", epilog = "...",
---     options = OPTIONS,            -- cli.lua declarations of the mission's own options
+--     options = OPTIONS,            -- cli.lua declarations of the mission's own options; the
+--                                   -- runner reads --realtime, --repl, --speed, --quiet and
+--                                   -- --out when the mission declares them
 --     params = P,                   -- its params group (omit: no parameter options)
 --     defaults = function(opt, P) end,  -- before --set/--params-file apply
 --     check = function(opt) return "a usage problem" end,  -- nil when fine
@@ -29,6 +31,7 @@
 --     start = function(m) ... end,  -- load the world or robot, set up the tasks on m.sched;
 --                                   -- return nil to go on, or an exit code
 --     host = ..., env = ...,        -- set on m by start: what the console and attach see
+--                                   -- (the runner adds :pause, :resume, :step unless `run` is given)
 --     feeder = ...,                 -- set by m:channels(fn) from start
 --     done = function(m) return finished end,
 --     time_limit = function(m) return seconds end,
@@ -102,25 +105,38 @@ local function default_run(m, def)
   local opt, sched, session, guard = m.opt, m.sched, m.session, m.guard
   local done = function() return def.done and def.done(m) or false end
   local limit = def.time_limit and def.time_limit(m) or nil
+  -- :step N runs N tasks while paused (from the console or `tycho attach`)
+  local function step()
+    local n = m.steps
+    m.steps = 0
+    sched:run { max_steps = n, realtime = false }
+    session:print(("stepped %d task(s); sim time %.2f s%s"):format(n, m:now(),
+      m.state and (", state " .. tostring(m.state())) or ""))
+  end
+  local reason
   if not opt.repl then
-    -- paced: the scheduler's own (--realtime), or the mission's (fleet's --speed)
+    -- paced: the scheduler's own (--realtime), or the mission's (fleet's --speed);
+    -- a :pause from `tycho attach` returns from the scheduler, clients are served
+    -- while it lasts
     local pace = def.pace and def.pace(opt) or nil
-    return sched:run { until_fn = function() return done() or guard:stop_requested() end, until_time = limit,
-                       realtime = pace, wait = (opt.realtime or pace) and session.wait or nil }
+    while not guard:stop_requested() do
+      if m.steps > 0 then step()
+      elseif m.paused then session.wait(0.1)
+      else
+        reason = sched:run { until_fn = function() return done() or m.paused or guard:stop_requested() end,
+                             until_time = limit, realtime = pace, wait = (opt.realtime or pace) and session.wait or nil }
+        if not (reason == "until_fn" and m.paused and not done()) then break end
+      end
+    end
+    return reason
   end
   -- the console beside the mission: keys are read while the scheduler
   -- waits for the next task; :pause freezes everything (the scheduler
   -- returns), :step N runs N tasks, :resume carries on
-  local reason
   session:print(("console beside the mission (%sx real time): :help for commands, :quit to end"):format(
     opt.speed or "1"))
   while not session:quitting() and not guard:stop_requested() do
-    if m.steps > 0 then
-      local n = m.steps
-      m.steps = 0
-      sched:run { max_steps = n, realtime = false }
-      session:print(("stepped %d task(s); sim time %.2f s%s"):format(n, m:now(),
-        m.state and (", state " .. tostring(m.state())) or ""))
+    if m.steps > 0 then step()
     elseif m.paused or done() then
       session.wait(0.1)
     else
@@ -163,6 +179,17 @@ function M.run(def)
 
   local code = def.start(m)
   if code then return code end
+  if not def.run then
+    -- the console's :pause, :resume and :step N drive the runner's own loop
+    local host = m.host or {}
+    host.pause = host.pause or function() m.paused = true end
+    host.resume = host.resume or function() m.paused = false end
+    host.step = host.step or function(n)
+      if not m.paused then return m.session:print(":step works while paused") end
+      m.steps = m.steps + n -- run by the loop, outside the scheduler
+    end
+    m.host = host
+  end
 
   -- the runtime around the mission: console (--repl), attach socket, log
   -- file, live view and recording

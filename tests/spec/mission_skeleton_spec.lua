@@ -13,16 +13,19 @@ local Mission = require "mission"
 local P = params.declare("counter", {
   { name = "count", type = "integer", default = 5, min = 1, max = 1000, doc = "ticks before done" },
 })
-local ticks = 0
+local ticks, stopped = 0, false
 return Mission.run {
   name = "counter", usage_line = "[options]", params = P,
   options = { { name = "fail", type = "boolean", doc = "finish with 1" },
-              { name = "label", type = "string", metavar = "S", doc = "a label" } },
+              { name = "label", type = "string", metavar = "S", doc = "a label" },
+              { name = "realtime", type = "boolean", doc = "at wall-clock pace" } },
   check = function(o) if o.label == "bad" then return "--label bad is refused" end end,
   start = function(m)
     m.sched:every(0.1, function() ticks = ticks + 1 end, "tick")
+    m.env = setmetatable({ ticks = function() return ticks end }, { __index = _G })
+    m.host = { safe_stop = function() stopped = true end }
   end,
-  done = function() return ticks >= P.count end,
+  done = function() return ticks >= P.count or stopped end,
   time_limit = function() return 100 end,
   finish = function(m, reason)
     print(("counted %d by t = %.1f (%s)"):format(ticks, m:now(), tostring(reason)))
@@ -75,6 +78,42 @@ describe("the mission skeleton", function()
       assert.matches(case[2], out, 1, true)
       assert.is_nil(out:find("traceback"), out)
     end
+  end)
+
+  it("pauses, steps and resumes a running mission from `tycho attach`", function()
+    local tycho = require "tycho"
+    local sock = dir .. "/c.sock"
+    local p = io.popen(("exec %s run %s --set count=1000 --realtime --socket=%s > %s 2>&1"):format(
+      exe.quote(exe.EXE), exe.quote(script), exe.quote(sock), exe.quote(dir .. "/run.txt")), "w")
+    local up = false
+    for _ = 1, 100 do
+      local c = tycho.net.connect_unix(sock)
+      if c then c:close() up = true break end
+      tycho.net.wait({}, 0.05)
+    end
+    assert.is_true(up, "the mission did not open its socket")
+    local function ev(code)
+      local status, out = exe.run { "attach", sock, "-e", code }
+      assert.are.equal(0, status, out)
+      return out
+    end
+    assert.matches("paused", ev(":pause"), 1, true)
+    local a = tonumber(ev("ticks()"))
+    tycho.net.wait({}, 0.4)
+    local b = tonumber(ev("ticks()"))
+    assert.are.equal(a, b) -- nothing runs while paused
+    ev(":step 3")
+    assert.are.equal(b + 3, tonumber(ev("ticks()"))) -- three runs of the one task
+    ev(":resume")
+    tycho.net.wait({}, 0.5)
+    assert.is_true(tonumber(ev("ticks()")) > b + 3)
+    ev(":stop")
+    p:close()
+    local f = assert(io.open(dir .. "/run.txt"))
+    local text = f:read("*a")
+    f:close()
+    assert.matches("stepped 3 task%(s%)", text)
+    assert.matches("counted %d+ by t = ", text)
   end)
 
   it("refuses a definition with an unknown field or without its hooks, when it is loaded", function()
