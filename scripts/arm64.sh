@@ -49,7 +49,9 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
   skip=(-E '^c_test_repl_pty$')
 fi
 echo "=== arm64: C unit tests under qemu-aarch64-static (ctest -R '^c_')"
-(cd "$dir" && ctest -R '^c_' "${skip[@]}" --output-on-failure -j "$(nproc)")
+(cd "$dir" && ctest -R '^c_' "${skip[@]}" --output-on-failure -j "$(nproc)") | tee "$dir.ctest.log"
+sed -n 's/^100% tests passed, 0 tests failed out of \([0-9]*\)$/RESULT arm64.c_tests \1 tests - the C unit tests of the arm64 build, all passed under qemu-aarch64-static/p' \
+  "$dir.ctest.log"
 
 echo "=== arm64: the reference mission under qemu-aarch64-static"
 out=$(mktemp -d)
@@ -62,3 +64,22 @@ sim=$(sed -n 's/.*mission completed in \([0-9.]*\) s sim.*/\1/p' "$out/log")
 [ -n "$sim" ] || { echo "arm64: the mission did not complete"; exit 1; }
 awk -v s="$sim" -v a="$t0" -v b="$t1" \
   'BEGIN { w = b - a; printf "arm64 mission under qemu: %s s simulated in %.1f s wall = %.1fx real time\n", s, w, s / w }'
+# the machine-readable lines (tests/bench/result.h) scripts/trials.sh collects
+awk -v s="$sim" -v a="$t0" -v b="$t1" 'BEGIN { printf "RESULT arm64.mission_x_real_time %.4g x_real_time - ' \
+  'the reference mission (small maze), arm64 build run by qemu-aarch64-static on this x86-64 machine, '\
+'%.1f s wall\n", s / (b - a), b - a }'
+# and the same decisions as the x86-64 build, wall time aside
+x86=${TYCHO_X86_EXE:-build/tycho}
+if [ -x "$x86" ]; then
+  "$x86" run behaviors/heat_seek.lua --world maps/maze_small.lua --quiet --out "$out/x86" > /dev/null
+  strip_wall() { sed -E 's/"wall_time_s":[^,}]*,?//' "$1"; }
+  same=0
+  if [ "$(strip_wall "$out/maze_small/summary.json")" = "$(strip_wall "$out/x86/summary.json")" ]; then
+    same=1
+    echo "arm64: summary.json is the same as the x86-64 build's ($x86), wall time aside"
+  else
+    echo "arm64: summary.json differs from the x86-64 build's ($x86):"
+    diff <(strip_wall "$out/maze_small/summary.json" | tr ',' '\n') <(strip_wall "$out/x86/summary.json" | tr ',' '\n') | head -20
+  fi
+  echo "RESULT arm64.same_summary $same bool >=1 … its summary.json the same as the x86-64 build's, wall time aside"
+fi

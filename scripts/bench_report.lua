@@ -14,8 +14,15 @@ local json = require "json_decode"
 local figures_mod = require "readme_figures"
 
 local REGRESSION = 0.15
-local BEGIN_MARK = "<!-- bench-table:begin (scripts/bench.sh writes this table) -->"
-local END_MARK = "<!-- bench-table:end -->"
+-- two tables: the benchmarks' (scripts/bench.sh) and the reliability
+-- trials and soaks' (scripts/trials.sh; their runs are named trial_*)
+local TABLES = {
+  bench = { begin = "<!-- bench-table:begin (scripts/bench.sh writes this table) -->",
+            finish = "<!-- bench-table:end -->", first_column = "benchmark" },
+  trials = { begin = "<!-- trials-table:begin (scripts/trials.sh writes this table) -->",
+             finish = "<!-- trials-table:end -->", first_column = "trial" },
+}
+local function kind_of(bench) return bench:match "^trial_" and "trials" or "bench" end
 
 local function die(msg)
   io.stderr:write("bench_report: ", msg, "\n")
@@ -24,7 +31,7 @@ end
 
 local function parse_args(argv)
   local known = { logs = true, results = true, readme = true, started = true, load = true,
-                  cores = true, command = true, commit = true }
+                  cores = true, command = true, commit = true, kind = true }
   local o = {}
   local i = 1
   while i <= #argv do
@@ -37,6 +44,8 @@ local function parse_args(argv)
   for _, k in ipairs { "logs", "results", "started", "load", "cores", "command", "commit" } do
     if not o[k] then die("--" .. k .. " is required") end
   end
+  o.kind = o.kind or "bench"
+  if not TABLES[o.kind] then die("--kind is bench or trials, not '" .. o.kind .. "'") end
   return o
 end
 
@@ -153,9 +162,9 @@ local show = figures_mod.show
 
 local function md_cell(s) return (s:gsub("|", "\\|")) end
 
-local function table_rows(figures)
+local function table_rows(figures, first_column)
   local rows = {
-    "| benchmark | figure | target | met | change since the last run | measured |",
+    "| " .. first_column .. " | figure | target | met | change since the last run | measured |",
     "|---|---|---|---|---|---|",
   }
   for _, f in ipairs(figures) do
@@ -180,15 +189,25 @@ local function table_rows(figures)
   return table.concat(rows, "\n")
 end
 
-local function update_readme(path, tbl, meta, figures)
-  local text = read_file(path) or die("cannot read " .. path)
-  local a = text:find(BEGIN_MARK, 1, true)
-  local b = text:find(END_MARK, 1, true)
+--- text with the table of one kind between its markers; a README without the
+-- trials markers is left as it is when there are no trial figures
+local function put_table(text, path, kind, meta, figures)
+  local t = TABLES[kind]
+  local a = text:find(t.begin, 1, true)
+  local b = text:find(t.finish, 1, true)
   if not a or not b or b < a then
-    die(path .. ": the markers '" .. BEGIN_MARK .. "' and '" .. END_MARK .. "' are missing")
+    if kind == "trials" and #figures == 0 then return text end
+    die(path .. ": the markers '" .. t.begin .. "' and '" .. t.finish .. "' are missing")
   end
-  local body = BEGIN_MARK .. "\n" .. meta .. "\n\n" .. tbl .. "\n" .. END_MARK
-  text = text:sub(1, a - 1) .. body .. text:sub(b + #END_MARK)
+  local body = t.begin .. "\n" .. meta .. "\n\n" .. table_rows(figures, t.first_column) .. "\n" .. t.finish
+  return text:sub(1, a - 1) .. body .. text:sub(b + #t.finish)
+end
+
+local function update_readme(path, tables, figures)
+  local text = read_file(path) or die("cannot read " .. path)
+  for _, kind in ipairs { "bench", "trials" } do
+    text = put_table(text, path, kind, tables[kind].meta, tables[kind].figures)
+  end
   -- and the figures quoted in the text (scripts/readme_figures.lua)
   local problems, changed
   text, problems, changed = figures_mod.apply(text, figures_mod.by_name { figures = figures }, path)
@@ -216,6 +235,9 @@ local function main(argv)
     ran[r.bench] = true
     if #r.figures == 0 then
       problems[#problems + 1] = ("%s printed no RESULT line (exit %d)"):format(r.bench, r.rc)
+    elseif r.rc ~= 0 and kind_of(r.bench) == "trials" then
+      -- a benchmark's exit code says a target was missed; a trial's, that a check failed
+      problems[#problems + 1] = ("%s failed (exit %d): see its log in %s"):format(r.bench, r.rc, o.logs)
     end
     for _, f in ipairs(r.figures) do
       if seen[f.name] then die(("%s: figure %s printed twice"):format(r.bench, f.name)) end
@@ -245,16 +267,22 @@ local function main(argv)
   end)
   for _, f in ipairs(figures) do f.order = nil end
 
+  -- when and how each kind was last run: this run's, the other kind's kept
+  local this_run = { generated = o.started, command = o.command, commit = o.commit,
+                     machine = { load_at_start = o.load, cores = tonumber(o.cores) } }
+  local last = { bench = prev_doc and prev_doc.generated and {
+                   generated = prev_doc.generated, command = prev_doc.command, commit = prev_doc.commit,
+                   machine = prev_doc.machine } or nil,
+                 trials = prev_doc and prev_doc.trials_run or nil }
+  last[o.kind] = this_run
   local doc = {
     schema = 1,
-    generated = o.started,
-    command = o.command,
-    commit = o.commit,
-    machine = { load_at_start = o.load, cores = tonumber(o.cores) },
+    trials_run = last.trials,
     regression_threshold = REGRESSION,
     figures = figures,
     runs = {},
   }
+  for k, v in pairs(last.bench or {}) do doc[k] = v end
   for _, r in ipairs(runs) do
     doc.runs[#doc.runs + 1] = { bench = r.bench, exit_code = r.rc, seconds = r.seconds,
                                 figures = #r.figures }
@@ -264,19 +292,34 @@ local function main(argv)
   end
   write_atomic(o.results, encode(doc) .. "\n")
 
-  local misses, regressions, all_misses = {}, {}, 0
+  local misses, regressions = {}, {}
+  local tables = { bench = { figures = {}, misses = 0, missed_now = 0, regressions = 0 },
+                   trials = { figures = {}, misses = 0, missed_now = 0, regressions = 0 } }
   for _, f in ipairs(figures) do
-    if f.cmp and not f.pass then all_misses = all_misses + 1 end
-    if f.cmp and not f.pass and not f.carried then misses[#misses + 1] = f end
-    if f.regression then regressions[#regressions + 1] = f end
+    local t = tables[kind_of(f.bench)]
+    t.figures[#t.figures + 1] = f
+    if f.cmp and not f.pass then t.misses = t.misses + 1 end
+    if f.cmp and not f.pass and not f.carried then
+      misses[#misses + 1] = f
+      t.missed_now = t.missed_now + 1
+    end
+    if f.regression then
+      regressions[#regressions + 1] = f
+      t.regressions = t.regressions + 1
+    end
   end
   if o.readme then
-    local meta = ("Generated by `%s` on %s (commit %s), load at start %s on %d cores; %d figures, %d miss "
-      .. "their target (%d of those measured this time), %d regressed by more than %d %% since the last run. "
-      .. "Raw: `bench/results.json`.")
-      :format(o.command, o.started, o.commit, o.load, tonumber(o.cores), #figures, all_misses, #misses,
-              #regressions, REGRESSION * 100)
-    local changed = update_readme(o.readme, table_rows(figures), meta, figures)
+    for kind, t in pairs(tables) do
+      local run = last[kind]
+      t.meta = run and ("%s by `%s` on %s (commit %s), load at start %s on %d cores; %d figures, %d miss "
+        .. "their target (%d of those measured by that run), %d regressed by more than %d %% since the run "
+        .. "before. Raw: `bench/results.json`.")
+        :format(kind == "bench" and "Generated" or "Last written", run.command, run.generated, run.commit,
+                run.machine.load_at_start, run.machine.cores, #t.figures, t.misses,
+                kind == o.kind and t.missed_now or t.misses, t.regressions, REGRESSION * 100)
+        or "Not run yet."
+    end
+    local changed = update_readme(o.readme, tables, figures)
     print(("bench_report: %d figures quoted in %s rewritten"):format(#changed, o.readme))
   end
   print(("bench_report: %d figures written to %s%s"):format(#figures, o.results,

@@ -7,6 +7,7 @@
 -- Prints the answers lost (target 0) and the RSS growth after the first 10
 -- minutes (target <= 1 MB; with shorter runs, after the first fifth).
 local tycho = require "tycho"
+local result = require "tests.spec.helpers.result" -- run from the source folder
 
 local minutes = tonumber(arg[1] or "60")
 local exe = arg[2] or "build/tycho"
@@ -105,5 +106,13 @@ print(("soak: %.1f min, %d evaluations, %d answers lost, %d wrong; RSS %d kB at 
 local line = {}
 for _, s in ipairs(samples) do line[#line + 1] = ("%.0f:%d"):format(s.t / 60, s.kb or -1) end
 print("soak: RSS by minute (kB): " .. table.concat(line, " "))
+local what = ("`tycho repl --world maps/maze_large.lua`, two attached clients evaluating every 10 ms for %g min "
+  .. "(%d answers):"):format(minutes, answered)
+result("soak.answers_lost", clients[1].lost + clients[2].lost + clients[1].wrong + clients[2].wrong, "answers",
+  "<=", 0, what .. " answers lost or wrong")
+if base.kb and last.kb then
+  result("soak.rss_growth_mb", (last.kb - base.kb) / 1024, "MB", "<=", 1, ("… the runtime's RSS growth from "
+    .. "minute %.0f (%d kB) to the end"):format(base.t / 60, base.kb))
+end
 os.execute(("rm -rf '%s'"):format(dir))
 return (clients[1].lost + clients[2].lost + clients[1].wrong + clients[2].wrong == 0) and 0 or 1

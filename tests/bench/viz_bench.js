@@ -17,6 +17,9 @@ const WebSocket = require("ws");
 const src = process.env.TYCHO_SOURCE_DIR || process.cwd();
 const exe = process.env.TYCHO_EXE || path.join(process.env.TYCHO_BUILD_DIR, "tycho");
 const decoder = new TextDecoder();
+// the machine-readable line per figure (tests/bench/result.h), for scripts/trials.sh
+const result = (name, value, unit, target, description) =>
+  console.log(`RESULT ${name} ${Number(value.toPrecision(6))} ${unit} ${target} ${description}`);
 const monotonic = () => Number(process.hrtime.bigint()) / 1e9; // CLOCK_MONOTONIC, as tycho.clock.monotonic
 
 function startTycho(args) {
@@ -64,6 +67,9 @@ async function latency() {
   console.log(`viz latency: ${lat.length} messages, publish -> viewer median ${med.toFixed(3)} ms, ` +
               `p99 ${pct(lat, 0.99).toFixed(3)} ms, max ${Math.max(...lat).toFixed(3)} ms (target median <= 2 ms) ` +
               `${med <= 2 ? "PASS" : "FAIL"}`);
+  result("viz.latency_median_ms", med, "ms", "<=2", `live view: publish in tycho -> a @foxglove/ws-protocol ` +
+         `viewer on loopback, ${lat.length} messages at 100 Hz, median`);
+  result("viz.latency_p99_ms", pct(lat, 0.99), "ms", "-", "… p99");
   return med <= 2;
 }
 
@@ -97,6 +103,9 @@ async function main() {
   console.log(`viz overhead: small maze, median of 3: without ${a.toFixed(2)} s CPU, with --viz and a viewer ` +
               `subscribed to everything ${b.toFixed(2)} s CPU (${median(msgs)} messages received): ` +
               `${over >= 0 ? "+" : ""}${over.toFixed(1)} % (target <= 5 %) ${over <= 5 ? "PASS" : "FAIL"}`);
+  result("viz.mission_overhead_pct", over, "%", "<=5", `small-maze mission with --viz and a viewer subscribed ` +
+         `to every channel, against the same mission without --viz: CPU time (user + system), median of 3 ` +
+         `(${a.toFixed(2)} -> ${b.toFixed(2)} s)`);
   fs.rmSync(dir, { recursive: true, force: true });
   process.exit(okLatency && over <= 5 ? 0 : 1);
 }

@@ -131,6 +131,16 @@ describe("attach server under a connection flood #reliability #slow", function()
     print(("\nflood: %d connections opened in %.2f s (%d refused by the kernel), %d more during 300 round trips; "
       .. "good client round trip median %.3f ms, p99 %.3f ms, max %.3f ms; RSS %d -> %d kB"):format(
       FLOOD, flood_s, refused, #held - FLOOD + refused, p50, p99, rtts[#rtts], rss0 or -1, rss1 or -1))
+    local result = require "helpers.result"
+    local what = ("%d unauthenticated TCP connections held against `tycho repl --listen`, %d more during 300 "
+      .. "round trips:"):format(FLOOD, #held - FLOOD + refused)
+    result("flood.good_client_p99_ms", p99, "ms", "<=", 5, what .. " a good client's round trip, p99")
+    result("flood.good_client_median_ms", p50, "ms", nil, nil, "… its median")
+    if rss0 and rss1 then
+      result("flood.rss_growth_mb", (rss1 - rss0) / 1024, "MB", "<=", 20, "… the runtime's RSS growth")
+    end
+    result("flood.open_s", flood_s, "s", nil, nil, ("… time to open the %d (while the accept queue is full the "
+      .. "kernel drops SYNs and the client retries after 1 s)"):format(FLOOD))
     assert.is_true(p99 < 100, "p99 round trip " .. p99 .. " ms")
     -- (AddressSanitizer keeps freed memory in quarantine: a looser bound there)
     local bound = os.getenv("ASAN_OPTIONS") and 256 * 1024 or 20 * 1024

@@ -130,6 +130,43 @@ describe("bench_report", function()
     assert.matches("| long one | 5 s | ≤ 10 s | yes | not run this time | 2026-01-02 |", read(d .. "/README.md"), 1, true)
   end)
 
+  it("writes the trials' figures (scripts/trials.sh, --kind trials) into their own table, kept by a bench run", function()
+    local d = tmpdir()
+    local readme = README .. "\n<!-- trials-table:begin (scripts/trials.sh writes this table) -->\nNot run yet.\n"
+      .. "<!-- trials-table:end -->\n\nend\n"
+    write(d .. "/README.md", readme)
+    make_logs(d, { "trial_flood", "trial_soak" }, {
+      trial_flood = { lines = { "busted says", "RESULT flood.p99_ms 1.2 ms <=5 flood p99" } },
+      trial_soak = { lines = { "RESULT soak.lost 0 answers <=0 answers lost" } },
+    })
+    local ok, out = report(d, "--kind trials --readme " .. shq(d .. "/README.md"))
+    assert.is_true(ok, out)
+    local text = read(d .. "/README.md")
+    local trials = text:match "trials%-table:begin.-trials%-table:end"
+    assert.matches("| trial | figure |", trials, 1, true)
+    assert.matches("| flood p99 | 1.20 ms | ≤ 5 ms | yes |", trials, 1, true)
+    assert.matches("Last written by `scripts/bench.sh`", trials, 1, true) -- (the command this spec passes)
+    assert.is_nil(text:match("bench%-table:begin.-bench%-table:end"):find("flood p99", 1, true))
+    -- a bench run rewrites its table and keeps the trials' rows and when they ran
+    make_logs(d, { "bench_a" }, { bench_a = { lines = { "RESULT a.t 1 ms <=2 a" } } })
+    ok, out = report(d, "--readme " .. shq(d .. "/README.md"))
+    assert.is_true(ok, out)
+    text = read(d .. "/README.md")
+    trials = text:match "trials%-table:begin.-trials%-table:end"
+    assert.matches("| flood p99 | 1.20 ms | ≤ 5 ms | yes | not run this time | 2026-01-02 |", trials, 1, true)
+    assert.matches("| a | 1 ms |", text:match "bench%-table:begin.-bench%-table:end", 1, true)
+    local doc = json.decode(read(d .. "/results.json"))
+    assert.are.equal("2026-01-02T03:04:05Z", doc.trials_run.generated)
+    -- a trial whose checks failed fails the report, even with figures printed
+    make_logs(d, { "trial_flood" }, { trial_flood = { rc = 1, lines = { "RESULT flood.p99_ms 1.2 ms <=5 flood p99" } } })
+    ok, out = report(d, "--kind trials --readme " .. shq(d .. "/README.md"))
+    assert.is_false(ok)
+    assert.matches("trial_flood failed (exit 1)", out, 1, true)
+    ok, out = report(d, "--kind soak")
+    assert.is_false(ok)
+    assert.matches("--kind is bench or trials", out, 1, true)
+  end)
+
   it("names the file and line of a malformed RESULT line, and fails", function()
     local d = tmpdir()
     make_logs(d, { "bench_a" }, { bench_a = { lines = { "fine", "RESULT a.t fast ns <=2 a" } } })

@@ -49,7 +49,13 @@ end
 
 -- CPU seconds the child reported (the budgets are CPU time; wall time on a
 -- shared machine can be twice that)
-local function took(out) return tonumber(out:match("took ([%d%.]+) s")) end
+-- the longest a budget let anything run, over every case (a trial figure)
+local worst, stops = 0, 0
+local function took(out)
+  local s = tonumber(out:match("took ([%d%.]+) s"))
+  if s then worst, stops = math.max(worst, s), stops + 1 end
+  return s
+end
 
 local WORLD = [[
 local x = %s
@@ -58,6 +64,13 @@ return { name = "tiny", map = "%s/maps/maze_small.yaml", start = {x = 0.5, y = 0
 ]]
 
 describe("budgets that cover C #reliability #slow", function()
+  teardown(function()
+    if stops > 0 then
+      require "helpers.result"("budgets.worst_stop_s", worst, "s", "<=", 1.5, ("(a*)^30 b or an endless loop "
+        .. "in a world file, a terrain world, a fleet file, a robot config, a behaviour task, a console (%d cases): "
+        .. "the longest any ran, in CPU seconds, before its 1 s budget stopped it"):format(stops))
+    end
+  end)
   it("stop a backtracking pattern in a simulator world file", function()
     if LUAJIT then return end
     local world = write("bomb_world.lua", WORLD:format(BOMB, SRC))

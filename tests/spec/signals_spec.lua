@@ -10,6 +10,7 @@ local tycho = require "tycho"
 local json = require "json_decode"
 
 local exe = require "helpers.exe"
+local result = require "helpers.result"
 local EXE = exe.EXE
 local SRC = exe.SRC
 local DATA = os.getenv("TYCHO_TEST_DATA") or (SRC .. "/tests/data")
@@ -63,6 +64,7 @@ end
 
 describe("signals #reliability #e2e #slow", function()
   it("SIGTERM or SIGINT at random moments of heat_seek: safe stop, summary, no socket, 128 + N", function()
+    local worst = 0
     for trial = 1, TRIALS do
       local sig = trial % 3 == 0 and "INT" or "TERM"
       local out, sock = TMP .. "/hs" .. trial, TMP .. "/hs" .. trial .. ".sock"
@@ -82,7 +84,12 @@ describe("signals #reliability #e2e #slow", function()
       assert.is_false(s.completed)
       assert.is_falsy(exists(sock), "socket left behind: " .. where)
       assert.is_true(took < 3, "took " .. took .. " s to stop: " .. where)
+      worst = math.max(worst, took)
     end
+    result("signals.stop_trials", TRIALS, "trials", ">=", TRIALS, ("SIGTERM/SIGINT at random moments of "
+      .. "`heat_seek --realtime` (%d trials): summary.json valid with the signal as end_reason, exit 143/130, "
+      .. "socket removed"):format(TRIALS))
+    result("signals.worst_stop_s", worst, "s", "<=", 3, "… the slowest of those stops, signal to exit")
   end)
 
   it("SIGTERM ends terrain_nav and fleet with their summaries", function()
@@ -237,5 +244,10 @@ until once or os.clock() > 60
     assert.is_falsy(names:find("%.tmp"), "temp files left after the next write: " .. names)
     print(("\nkill -9 during summary writing: %d trials, whole every time (%d even, %d odd, %d before the first write)")
       :format(trials, seen.even, seen.odd, seen.none))
+    result("signals.kill_summary_whole", seen.even + seen.odd + seen.none, "trials", ">=", trials,
+      ("kill -9 at random moments of a writer looping on the missions' summary writer (150 kB, %d trials): "
+        .. "summary.json whole or not yet written, never torn or empty (%d of one version, %d of the other, "
+        .. "%d before the first write); no temp file after the next write"):format(trials, seen.even, seen.odd,
+        seen.none))
   end)
 end)
