@@ -148,6 +148,10 @@ function Report:localization(stats)
            scans_kept_odometry = stats and stats.kept or 0,
            scans_degenerate = stats and stats.degenerate or 0, scans_poor = stats and stats.poor or 0,
            loop_closures = stats and stats.loop_closures or 0,
+           -- scan matching with match_refine: matches refined against the hits' means
+           scans_refined = stats and stats.refined or nil,
+           -- scan matching with match_calibrate: the odometry's scale it learnt
+           odometry_scale = stats and stats.odometry_scale or nil,
            -- SLAM: the pose graph optimisations and the longest (it runs inside a scan's tick)
            optimizations = stats and stats.optimizations or nil,
            max_optimization_ms = stats and stats.max_optimization_ms or nil }

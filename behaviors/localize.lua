@@ -3,7 +3,10 @@
 -- tycho.scan_matcher, core/scan_match.c), so that systematic odometry
 -- errors (a wheel a percent larger, a wheel base off, slip) no longer bend
 -- the map. No loop closure: the map is one grid, the pose graph of a full
--- SLAM is not built.
+-- SLAM is not built. Each match (on cells) is refined against the mean of
+-- the hits in each wall cell (tycho.pointmap, point-to-line: P.match_refine),
+-- and the odometry's steps are scaled by the scale the matches show it has
+-- (P.match_calibrate): along a corridor nothing else fixes the pose.
 --
 -- With P.localization == "slam" the correction comes from tycho.slam
 -- (core/slam.c: submaps, a pose graph and loop closure) instead: each scan
@@ -80,23 +83,79 @@ end
 
 --- Localize.wrap(robot, mapping, P, log) -> robot (see above), stats table in
 -- robot.localization {method, scans, matched, degenerate, poor[, loop_closures]}
+-- The odometry's scale, learnt from the matches (P.match_calibrate): over
+-- the last CAL_SCANS scans, the distance the matched poses moved against the
+-- distance the odometry says, on stretches driven straight ahead. A wheel a
+-- few percent large makes every odometry step that much long; matching pins
+-- the pose across a corridor but not along it (nothing there to match), so
+-- along corridors the estimate drifts at the odometry's rate unless the
+-- steps are scaled.
+local CAL_SCANS, CAL_MIN_M, CAL_GAIN = 25, 0.4, 0.05
+
+local function new_calibration()
+  return { scale = 1, updates = 0, hist = {} }
+end
+
+-- Records a scan's odometry and estimated poses; `good` when the match
+-- fixed the whole pose (not degenerate, not poor).
+local function calibrate(cal, odom, est, good)
+  local h = cal.hist
+  h[#h + 1] = { odom = odom, est = est, good = good }
+  if #h > CAL_SCANS + 1 then table.remove(h, 1) end
+  if not good or #h < CAL_SCANS + 1 or not h[1].good then return end
+  local a, b = h[1], h[#h]
+  local lo = math.sqrt((b.odom.x - a.odom.x) ^ 2 + (b.odom.y - a.odom.y) ^ 2)
+  if lo < CAL_MIN_M then return end
+  -- straight ahead: the path the odometry drove is its displacement, within 1 %
+  local path = 0
+  for i = 2, #h do
+    path = path + math.sqrt((h[i].odom.x - h[i - 1].odom.x) ^ 2 + (h[i].odom.y - h[i - 1].odom.y) ^ 2)
+  end
+  if path > 1.01 * lo then return end
+  local le = math.sqrt((b.est.x - a.est.x) ^ 2 + (b.est.y - a.est.y) ^ 2)
+  local ratio = le / lo
+  if ratio < 0.8 or ratio > 1.2 then return end
+  cal.scale = cal.scale + CAL_GAIN * (ratio - cal.scale)
+  cal.updates = cal.updates + 1
+end
+
 function M.wrap(robot, mapping, P, log)
   if P.localization == "slam" then return wrap_slam(robot, P, log) end
   local corr = { x = 0, y = 0, yaw = 0 }
   local matcher = tycho.scan_matcher { window_xy = P.match_window, window_yaw = math.rad(P.match_window_deg) }
-  local stats = { method = "scan_matching", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0 }
+  -- where in its cells each wall is (the mean of the hits there): the match,
+  -- on cells, is refined against it (P.match_refine)
+  local points = P.match_refine and tycho.pointmap { resolution = mapping.map.resolution } or nil
+  local rms_usual -- the refinement's usual residual (moving average)
+  local stats = { method = "scan_matching", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0,
+                  refined = P.match_refine and 0 or nil }
   local W = setmetatable({ localization = stats }, { __index = robot })
+  local cal = P.match_calibrate and new_calibration() or nil
+  -- the odometry and estimated poses of the last scan: later poses are that
+  -- estimate plus the odometry's step since, scaled
+  local anchor
+
+  -- the estimate for an odometry pose
+  local function estimate(x, y, yaw)
+    if not (cal and anchor) then return compose(corr, x, y, yaw) end
+    local o, e = anchor.odom, anchor.est
+    local c, s = math.cos(o.yaw), math.sin(o.yaw)
+    local dx, dy = x - o.x, y - o.y
+    local bx, by = (c * dx + s * dy) * cal.scale, (-s * dx + c * dy) * cal.scale
+    c, s = math.cos(e.yaw), math.sin(e.yaw)
+    return e.x + c * bx - s * by, e.y + s * bx + c * by, e.yaw + (yaw - o.yaw)
+  end
 
   function W.pose()
-    return compose(corr, robot.pose())
+    return estimate(robot.pose())
   end
   function W.pose_at(t)
-    return compose(corr, robot.pose_at(t))
+    return estimate(robot.pose_at(t))
   end
   function W.thermal(i)
     local frame, t, p = robot.thermal(i)
     if frame and p then
-      local x, y, yaw = compose(corr, p.x, p.y, p.yaw)
+      local x, y, yaw = estimate(p.x, p.y, p.yaw)
       p = { x = x, y = y, yaw = yaw }
     end
     return frame, t, p
@@ -105,8 +164,9 @@ function M.wrap(robot, mapping, P, log)
     local scan, t, p = robot.scan()
     if not scan then return scan, t, p end
     stats.scans = stats.scans + 1
-    local gx, gy, gyaw = compose(corr, p.x, p.y, p.yaw)
+    local gx, gy, gyaw = estimate(p.x, p.y, p.yaw)
     local est = { x = gx, y = gy, yaw = gyaw }
+    local whole = false -- the match fixed the whole pose
     -- the first scans make the map the later ones are matched against
     if mapping.scans >= P.match_after_scans then
       matcher:set_map(mapping.map)
@@ -124,8 +184,26 @@ function M.wrap(robot, mapping, P, log)
       else
         stats.matched = stats.matched + 1
         est = { x = r.x, y = r.y, yaw = r.yaw }
+        whole = true
+      end
+      if points and r.ok then
+        local f = points:refine(scan, est)
+        -- a fit much looser than the usual one paired beams with the wrong
+        -- walls (a doorway, a wall end): the match on cells stands
+        local usual = rms_usual or f.rms
+        if f.ok and f.rms <= 1.5 * usual then
+          rms_usual = usual + 0.05 * (f.rms - usual)
+          stats.refined = stats.refined + 1
+          est = { x = f.x, y = f.y, yaw = f.yaw }
+        end
       end
       corr = between(est, p.x, p.y, p.yaw)
+    end
+    if points then points:add_scan(scan, est) end
+    if cal then
+      calibrate(cal, { x = p.x, y = p.y }, { x = est.x, y = est.y }, whole)
+      stats.odometry_scale = cal.scale
+      anchor = { odom = { x = p.x, y = p.y, yaw = p.yaw }, est = est }
     end
     return scan, t, est
   end

@@ -192,6 +192,7 @@ void tycho_l_open_clock(lua_State *L, int module, int methods);
 void tycho_l_open_runtime(lua_State *L, int module, int methods);
 void tycho_l_open_arc(lua_State *L, int module, int methods);
 void tycho_l_open_scan_match(lua_State *L, int module, int methods);
+void tycho_l_open_pointmap(lua_State *L, int module, int methods);
 void tycho_l_open_slam(lua_State *L, int module, int methods);
 void tycho_l_open_console(lua_State *L, int module, int methods);
 void tycho_l_open_watch(lua_State *L, int module, int methods);

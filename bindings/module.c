@@ -142,6 +142,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_runtime(L, module, methods);
     tycho_l_open_arc(L, module, methods);
     tycho_l_open_scan_match(L, module, methods);
+    tycho_l_open_pointmap(L, module, methods);
     tycho_l_open_slam(L, module, methods);
     tycho_l_open_console(L, module, methods);
     tycho_l_open_watch(L, module, methods);

@@ -11,8 +11,15 @@ dir=${1:-build-arm64}
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-PKGS=(crossbuild-essential-arm64 qemu-user-static
+# the :arm64 twins of scripts/deps.sh's -dev packages (keep the two lists in
+# step). libwslay-dev is the exception: Debian does not let its amd64 and
+# arm64 copies be installed together (installing one removes the other, and
+# with it the x86-64 build), so the arm64 build takes the library itself
+# from libwslay1:arm64 and the (architecture-free) header from the amd64
+# libwslay-dev
+PKGS=(crossbuild-essential-arm64 qemu-user-static libwslay-dev
       liblua5.4-dev:arm64 libpng-dev:arm64 libyaml-dev:arm64 libcairo2-dev:arm64
+      libsuitesparse-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 libwslay1:arm64 nettle-dev:arm64
       libedit-dev:arm64 libi2c-dev:arm64 libgpiod-dev:arm64)
 update=0
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -34,8 +41,11 @@ fi
 
 echo "=== arm64: cross-building ($dir, Release, aarch64-linux-gnu-gcc)"
 start=$(date +%s)
+wslay=$(ls /usr/lib/aarch64-linux-gnu/libwslay.so.* 2>/dev/null | head -1)
+[ -n "$wslay" ] || { echo "arm64: no /usr/lib/aarch64-linux-gnu/libwslay.so.* (libwslay1:arm64)" >&2; exit 1; }
 cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
-      -DTYCHO_WERROR=ON > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
+      -DTYCHO_WERROR=ON -DWSLAY_LIBRARY="$wslay" -DWSLAY_INCLUDE_DIR=/usr/include \
+      > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
 cmake --build "$dir" -j "$(nproc)" > "$dir.build.log" 2>&1 || { tail -40 "$dir.build.log"; exit 1; }
 echo "built in $(( $(date +%s) - start )) s: $dir/tycho is $(readelf -h "$dir/tycho" | sed -n 's/ *Machine: *//p')"
 
@@ -65,9 +75,9 @@ sim=$(sed -n 's/.*mission completed in \([0-9.]*\) s sim.*/\1/p' "$out/log")
 awk -v s="$sim" -v a="$t0" -v b="$t1" \
   'BEGIN { w = b - a; printf "arm64 mission under qemu: %s s simulated in %.1f s wall = %.1fx real time\n", s, w, s / w }'
 # the machine-readable lines (tests/bench/result.h) scripts/trials.sh collects
-awk -v s="$sim" -v a="$t0" -v b="$t1" 'BEGIN { printf "RESULT arm64.mission_x_real_time %.4g x_real_time - ' \
-  'the reference mission (small maze), arm64 build run by qemu-aarch64-static on this x86-64 machine, '\
-'%.1f s wall\n", s / (b - a), b - a }'
+what="the reference mission (small maze), arm64 build run by qemu-aarch64-static on this x86-64 machine"
+awk -v s="$sim" -v a="$t0" -v b="$t1" -v what="$what" \
+  'BEGIN { printf "RESULT arm64.mission_x_real_time %.4g x_real_time - %s, %.1f s wall\n", s / (b - a), what, b - a }'
 # and the same decisions as the x86-64 build, wall time aside
 x86=${TYCHO_X86_EXE:-build/tycho}
 if [ -x "$x86" ]; then

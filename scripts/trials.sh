@@ -87,7 +87,8 @@ run_trial() {
     "tycho run "*) # shellcheck disable=SC2086 # the script and its arguments
       env "${common[@]}" "$bdir/tycho" run ${cmd#tycho run } ;;
     "node "*) env "${common[@]}" tests/node/run.sh "${cmd#node }" ;;
-    "bash "*) env "${common[@]}" TYCHO_X86_EXE="$bdir/tycho" bash "${cmd#bash }" ;;
+    # (not the Lua paths of this build: the arm64 build's tests would load its module)
+    "bash "*) env "${envs[@]}" TYCHO_X86_EXE="$bdir/tycho" bash "${cmd#bash }" ;;
     *) echo "trials.sh: unknown kind of trial: $cmd" >&2; return 2 ;;
   esac
 }

@@ -491,6 +491,39 @@ function grid:nearest(cx, cy, o) end
 ---@return number[] metres
 function grid:path_distances(x, y, points, o) end
 
+-- l_pointmap.c ----------------------------------------------------------------
+---@class tycho.pointmap
+local pointmap = {}
+---The mean of the LiDAR hits in each cell of a world-aligned grid (core/pointmap.c):
+---where the walls are, finer than a cell. Option: resolution (m, default 0.05).
+---@param opts? {resolution?: number}
+---@return tycho.pointmap
+function tycho.pointmap(opts) end
+---Adds the hits of a scan taken from the LiDAR pose `pose` (world frame).
+---@param scan tycho.scan
+---@param pose table {x=, y=, yaw=}
+function pointmap:add_scan(scan, pose) end
+---Point-to-line refinement of the scan's pose against the means (Gauss-Newton,
+---Huber-weighted): each end point is pulled onto the wall line through the nearest
+---mean. `ok` is false (and x, y, yaw the guess) with fewer than min_pairs pairs or a
+---move beyond max_shift / max_turn. info_min/info_max: the translation information's
+---eigenvalues (about how many beams pin each direction); a direction no wall fixes
+---keeps the guess.
+---@param scan tycho.scan
+---@param guess table {x=, y=, yaw=}
+---@param opts? {iterations?: integer, max_dist?: number, huber?: number, max_shift?: number, max_turn?: number, min_pairs?: integer, min_hits?: integer, max_planarity?: number}
+---@return table result {x, y, yaw, ok, pairs, rms, info_min, info_max}
+function pointmap:refine(scan, guess, opts) end
+---The mean hit of the cell containing (x, y), or nil when it has none.
+---@param x number
+---@param y number
+---@return number|nil mx
+---@return number|nil my
+function pointmap:mean_at(x, y) end
+---Cells holding at least one hit.
+---@return integer
+function pointmap:cells() end
+
 -- l_raycast.c -----------------------------------------------------------------
 -- ray casting and scans
 ---@param o? {threshold?: integer, unknown_blocked?: boolean}

@@ -56,6 +56,7 @@ local factories = {
   ["tycho.follower"] = function() return tycho.follower() end,
   ["tycho.pitch_detector"] = function() return tycho.pitch_detector() end,
   ["tycho.scan_matcher"] = function() return tycho.scan_matcher() end,
+  ["tycho.pointmap"] = function() return tycho.pointmap() end,
   ["tycho.slam"] = function() return tycho.slam.new() end,
   ["tycho.cell_set"] = function() return tycho.cell_set { resolution = 0.05 } end,
   ["tycho.swarm"] = function() return tycho.swarm.new() end,
@@ -256,6 +257,11 @@ local calls = {
     return tycho.scan.new(t, { 1, 2 })
   end,
   ["scan_matcher"] = function(o) return tycho.scan_matcher(o) end,
+  ["pointmap"] = function(o) return tycho.pointmap(o) end,
+  ["pointmap:refine"] = function(o)
+    local s = tycho.scan.new({ angle_min = 0, angle_increment = 0.1, range_min = 0.1, range_max = 3 }, { 1, 1, 1 })
+    return tycho.pointmap():refine(s, { x = 0, y = 0, yaw = 0 }, o)
+  end,
   ["scan_matcher:set_map"] = function(o) return tycho.scan_matcher():set_map(grid(), o) end,
   ["scheduler.new"] = function(o) return tycho.scheduler.new(o) end,
   ["slam.new"] = function(o) return tycho.slam.new(o) end,
