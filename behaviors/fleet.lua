@@ -259,11 +259,12 @@ local function start(m)
     log:info("progress: %d/%d robots at their goals, %d delays, %d stops, %d re-plans", done, n, stats.delays,
       stats.stops, stats.replans)
   end, { name = "progress", phase = 60 })
-  -- --viz, --record: the map, every robot, the rest of its route, its goal
+  -- --viz, --record: the map, every robot, the rest of its route, its goal,
+  -- the vertices it holds
   m:channels(function(channels)
     return require("fleet.channels").new(channels, {
       sim = sim, n = n, map = map, now = now, route = function(i) return d.routes[i], sim:reached(i) end,
-      home = function(i) return per[i].arrived ~= nil end })
+      home = function(i) return per[i].arrived ~= nil end, granted = function(i) return sups[i].granted end })
   end)
   -- what the console (`tycho attach`, --socket) sees
   m.host = { log_tail = function(k) return log:recent(k) end }

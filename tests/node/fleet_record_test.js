@@ -44,9 +44,10 @@ async function main() {
   const ids = (s) => Object.fromEntries(s.value.entities.map((e) => [e.id, e]));
   const every = scenes.every((s) => {
     const e = ids(s);
-    return e.robots.spheres.length === 32 && e.routes.lines.length === 32 && e.goals.cubes.length === 32;
+    return e.robots.spheres.length === 32 && e.routes.lines.length === 32 && e.goals.cubes.length === 32 &&
+      Array.isArray(e.reservations.cubes);
   });
-  check(every, "every scene holds 32 robots, 32 routes and 32 goals");
+  check(every, "every scene holds 32 robots, 32 routes, 32 goals and the reservations");
   fs.rmSync(dir, { recursive: true, force: true });
   console.log(failed ? `${failed} failed` : "all passed");
   process.exit(failed ? 1 : 0);

@@ -72,11 +72,18 @@ describe("fleet mission #e2e", function()
     assert.are.same(plain.totals.waits, s.totals.waits)
     local json = require "json_decode"
     local counts, first, last = {}, nil, nil
+    local function entity(scene, id)
+      for _, e in ipairs(scene.entities) do if e.id == id then return e end end
+    end
+    -- the vertices the robots hold: granted ahead of them (two robots may be
+    -- granted one vertex: the distributor's preconditions order their passes)
+    local held = 0
     local info = assert(tycho.mcap.read(mcap, function(topic, _, data)
       counts[topic] = (counts[topic] or 0) + 1
       if topic == "/fleet" then
         last = json.decode(data)
         first = first or last
+        held = held + #entity(last, "reservations").cubes
       end
     end))
     os.remove(mcap)
@@ -84,10 +91,8 @@ describe("fleet mission #e2e", function()
     assert.are.equal(1, counts["/map"])
     -- five a simulated second over the whole run
     assert.is_true(counts["/fleet"] >= math.floor(s.totals.makespan_s * 5) - 1, tostring(counts["/fleet"]))
-    local function entity(scene, id)
-      for _, e in ipairs(scene.entities) do if e.id == id then return e end end
-    end
     assert.are.equal(32, #entity(first, "robots").spheres)
+    assert.is_true(held > counts["/fleet"], "reservations shown: " .. held)
     assert.are.equal(32, #entity(first, "routes").lines)
     assert.are.equal(32, #entity(first, "goals").cubes)
     -- at the start the routes lie ahead; by the last scene (5 Hz: the run ends at the
@@ -101,6 +106,8 @@ describe("fleet mission #e2e", function()
       return k
     end
     assert.is_true(home(first) < 4 and home(last) >= 28, home(first) .. " / " .. home(last))
+    -- a robot home holds nothing ahead: by the end only the last few do (at most 4 vertices each)
+    assert.is_true(#entity(last, "reservations").cubes <= 4 * (32 - home(last)))
   end)
 
   it("gives the route graph with lengths and widths to Lua", function()
