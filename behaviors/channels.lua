@@ -27,7 +27,9 @@ Channels.TOPICS = {
   { topic = "/path", schema = "foxglove.PosesInFrame", period = 0.2 },
   { topic = "/trail", schema = "foxglove.PosesInFrame", period = 1.0 },
   { topic = "/scene", schema = "foxglove.SceneUpdate", period = 1.0 },
-  { topic = "/fleet", schema = "foxglove.SceneUpdate", period = 0.2 }, -- fleet: robots, routes, goals
+  { topic = "/fleet", schema = "foxglove.SceneUpdate", period = 0.2 }, -- fleet: robots, routes, goals, reservations
+  { topic = "/points", schema = "foxglove.PointCloud", period = 0.5 },  -- terrain: the last 3D LiDAR sweep
+  { topic = "/terrain", schema = "foxglove.PointCloud", period = 1.0 }, -- terrain: the height map, once
   { topic = "/thermal/1", schema = "foxglove.RawImage", period = 0.2 },
   { topic = "/thermal/2", schema = "foxglove.RawImage", period = 0.2 },
   { topic = "/imu", schema = "tycho.Imu", period = 0.05 },

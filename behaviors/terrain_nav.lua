@@ -87,6 +87,33 @@ end
 -- and reported, and the robot is stopped where it was (the run ends as
 -- failed, its outputs written) instead of the process hanging. The
 -- mission's clock (the log's) follows the simulated robot.
+
+-- The terrain's channels (--viz, --record): the world's height map once
+-- (/terrain, at most 200 x 200 points), the mission's traversability map
+-- as a grid (/map: traversable free, untraversable lethal, unseen unknown)
+-- and the last 3D LiDAR sweep (/points, 2 Hz, at most 5,000 points: a recording
+-- stays a few megabytes).
+local function publish_terrain(ch, t, r, map, points, feeder)
+  if #ch.sinks == 0 then return end
+  local hf = r.heightfield
+  if not feeder.terrain_sent and hf and ch:due("/terrain", t) then
+    feeder.terrain_sent = true
+    local cell = hf.resolution
+    local step = math.max(1, math.ceil(math.max(hf.width, hf.height) / 200))
+    local xyz = {}
+    for cy = 0, hf.height - 1, step do
+      for cx = 0, hf.width - 1, step do
+        local x, y = (cx + 0.5) * cell, (cy + 0.5) * cell
+        local z = hf:at(x, y)
+        if z then xyz[#xyz + 1], xyz[#xyz + 2], xyz[#xyz + 3] = x, y, z end
+      end
+    end
+    ch:publish("/terrain", t, tycho.viz.points(xyz, t, "map"))
+  end
+  if ch:due("/map", t) then ch:publish("/map", t, tycho.viz.grid(map:to_grid(), t, "map")) end
+  if points and ch:due("/points", t) then ch:publish("/points", t, tycho.viz.points(points(), t, "map", 5000)) end
+end
+
 local function run(m)
   local paced = opt.repl or opt.realtime
   -- CPU seconds one control step may take before the runner stops it as a
@@ -118,7 +145,10 @@ local function run(m)
   wall0 = tycho.clock.monotonic()
   local ticks = 0
   local run_opts = { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
-    on_sweep = function(r, map) env.res, env.map = r, map end,
+    on_sweep = function(r, map, _, points)
+      env.res, env.map = r, map
+      if feeder then publish_terrain(session.channels, clock:now(), r, map, points, feeder) end
+    end,
     on_tick = function(r, bot)
       last, last_bot = r, bot
       env.bot = bot

@@ -14,6 +14,8 @@
  * base64 tycho.viz.json(value)                       -> JSON text of a Lua value (tables with
  *       positive integer keys 1..n are arrays, an empty table is [], other tables objects
  *       with string keys; NaN and infinities are null)
+ * tycho.viz.points(xyz, t, frame_id [, max]) -> foxglove.PointCloud JSON (float32 x, y, z) of a
+ *       flat list x1, y1, z1, x2, ... (at most max points, evenly picked)
  * t is seconds; JSON has no infinity, so a beam without a return is 0. */
 #include <math.h>
 #include <stdarg.h>
@@ -446,6 +448,64 @@ static int l_json(lua_State *L)
     return 1;
 }
 
+/* foxglove.PointCloud of a flat list of x, y, z numbers: float32 fields
+ * x, y, z at offsets 0, 4, 8 (NumericType FLOAT32 = 7), 12 bytes a point,
+ * little-endian as the schema says. At most `max` points, evenly picked (a
+ * 3D sweep has tens of thousands: a viewer needs a few thousand). */
+static int l_points(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double t;
+    check_time(L, 2, &t);
+    const char *frame = check_frame_id(L, 3);
+    lua_Integer max = luaL_optinteger(L, 4, 100000);
+    luaL_argcheck(L, max >= 1 && max <= 10000000, 4, "max must be in 1..10000000");
+    size_t len = lua_rawlen(L, 1);
+    luaL_argcheck(L, len % 3 == 0, 1,
+                  "a flat list of x, y, z triples expected (length not a multiple of 3)");
+    size_t n = len / 3, keep = n < (size_t)max ? n : (size_t)max;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    add_header(&b, t, frame);
+    luaL_addstring(&b, ",\"pose\":{\"position\":{\"x\":0,\"y\":0,\"z\":0},"
+                       "\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}},\"point_stride\":12,"
+                       "\"fields\":[{\"name\":\"x\",\"offset\":0,\"type\":7},"
+                       "{\"name\":\"y\",\"offset\":4,\"type\":7},"
+                       "{\"name\":\"z\",\"offset\":8,\"type\":7}],\"data\":\"");
+    /* 256 points (3072 bytes, a multiple of 3) at a time into base64 */
+    uint8_t tmp[256 * 12];
+    size_t used = 0;
+    for (size_t k = 0; k < keep; k++) {
+        size_t i = keep == n
+                       ? k
+                       : (size_t)((double)k * (double)(n - 1) / (double)(keep > 1 ? keep - 1 : 1));
+        for (int c = 0; c < 3; c++) {
+            lua_rawgeti(L, 1, (lua_Integer)(3 * i + (size_t)c + 1));
+            int isnum;
+            double v = lua_tonumberx(L, -1, &isnum);
+            lua_pop(L, 1);
+            if (!isnum) {
+                luaL_pushresult(&b); /* (the buffer must be closed before raising) */
+                return luaL_argerror(
+                    L, 1,
+                    lua_pushfstring(L, "entry %d is not a number", (int)(3 * i + (size_t)c + 1)));
+            }
+            float f = isfinite(v) ? (float)v : 0.0f;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            for (int k2 = 0; k2 < 4; k2++) tmp[used++] = (uint8_t)(u >> (8 * k2));
+        }
+        if (used == sizeof tmp) {
+            add_base64(&b, tmp, used);
+            used = 0;
+        }
+    }
+    add_base64(&b, tmp, used);
+    luaL_addstring(&b, "\"}");
+    luaL_pushresult(&b);
+    return 1;
+}
+
 // clang-format off
 /*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
  * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
@@ -470,12 +530,19 @@ function tycho.viz.base64(s) end
 ---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
 ---@return string
 function tycho.viz.json(value) end
+---foxglove.PointCloud JSON (float32 x, y, z) of a flat list x1, y1, z1, x2, ... (at most max
+---points, evenly picked; default 100000).
+---@param xyz number[]
+---@param max? integer
+---@return string
+function tycho.viz.points(xyz, t, frame_id, max) end
 */
 // clang-format on
 
 static const luaL_Reg viz_functions[] = {
-    {"json", l_json}, {"poses", l_poses}, {"digest", l_digest}, {"grid", l_grid},
-    {"scan", l_scan}, {"image", l_image}, {"base64", l_base64}, {NULL, NULL},
+    {"json", l_json},     {"poses", l_poses},   {"digest", l_digest},
+    {"grid", l_grid},     {"scan", l_scan},     {"image", l_image},
+    {"base64", l_base64}, {"points", l_points}, {NULL, NULL},
 };
 
 void tycho_l_open_viz(lua_State *L, int module, int methods)

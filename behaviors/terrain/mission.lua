@@ -51,7 +51,9 @@ end
 -- mode (mecanum follower "strafe" | "face"), log (a tycho log, optional),
 -- params (a params group or table; default the world's params), on_tick(res,
 -- bot) called every control step (returning "stop" ends the run), on_sweep(res,
--- map, cells) after every sweep, timeout (s).
+-- map, cells, points) after every sweep (points(): the sweep's world points as
+-- a flat x, y, z list, computed on demand: the mission itself puts them
+-- straight into the map), timeout (s).
 function M.run(w, opts)
   opts = opts or {}
   local log = opts.log
@@ -79,6 +81,9 @@ function M.run(w, opts)
                   refresh = true,
                   self = { xmin = -0.35, xmax = 0.35, ymin = -0.3, ymax = 0.3, zmin = -0.5, zmax = 0.8 } }
   local follower = follow.new(kind, { mode = opts.mode, speed = w.robot.speed })
+  -- the last sweep again, as points (for the live view and recordings; no
+  -- noise in the sweep, so this changes nothing the mission decides)
+  local function sweep_points() return (hf:sweep(bot.pose, lidar)) end
 
   local res = { kind = kind, trav = trav, base = base, mover_contacts = 0, plans = {}, trajectory = {}, events = {}, replans = 0, reached = false,
                 max_pitch = 0, max_roll = 0, sweeps = 0, sweep_time = 0, plan_time = 0 }
@@ -171,7 +176,7 @@ function M.run(w, opts)
           if not ok then res.failure = ("re-plan failed at t=%.1f s: %s"):format(t, tostring(why)) break end
         end
       end
-      if opts.on_sweep then opts.on_sweep(res, map, cells) end
+      if opts.on_sweep then opts.on_sweep(res, map, cells, sweep_points) end
     end
     local vx, vy, wz, status = follower:step(bot.pose, DT)
     if status == "arrived" then res.reached = true break end

@@ -963,6 +963,12 @@ function tycho.viz.base64(s) end
 ---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
 ---@return string
 function tycho.viz.json(value) end
+---foxglove.PointCloud JSON (float32 x, y, z) of a flat list x1, y1, z1, x2, ... (at most max
+---points, evenly picked; default 100000).
+---@param xyz number[]
+---@param max? integer
+---@return string
+function tycho.viz.points(xyz, t, frame_id, max) end
 
 -- l_watch.c -------------------------------------------------------------------
 ---@class tycho.watch
