@@ -33,56 +33,6 @@ local function between(est, ox, oy, oyaw)
   return { x = est.x - (cs * ox - sn * oy), y = est.y - (sn * ox + cs * oy), yaw = yaw }
 end
 
--- The SLAM localiser: every scan goes to tycho.slam, every pose is corrected
--- by its latest node. W.final_map() finishes the loop search and renders the
--- map from the optimised poses.
-local function wrap_slam(robot, P, log)
-  -- the pose graph is optimised on a thread of its own, its result taken 5
-  -- scans (a second at 5 Hz) later: the control tick never waits for it
-  local slam = tycho.slam.new { window_xy = P.match_window, window_yaw = math.rad(P.match_window_deg),
-                                submap_scans = P.slam_submap_scans, loop_closure = P.slam_loop_closure,
-                                optimize_lag = 5 }
-  local stats = { method = "slam", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0, loop_closures = 0 }
-  local W = setmetatable({ localization = stats, slam = slam }, { __index = robot })
-  function W.pose()
-    return slam:correct(robot.pose())
-  end
-  function W.pose_at(t)
-    return slam:correct(robot.pose_at(t))
-  end
-  function W.thermal(i)
-    local frame, t, p = robot.thermal(i)
-    if frame and p then
-      local x, y, yaw = slam:correct(p.x, p.y, p.yaw)
-      p = { x = x, y = y, yaw = yaw }
-    end
-    return frame, t, p
-  end
-  function W.scan()
-    local scan, t, p = robot.scan()
-    if not scan then return scan, t, p end
-    local r = slam:add_scan(scan, p)
-    stats.scans = stats.scans + 1
-    if r.matched then stats.matched = stats.matched + 1
-    elseif r.degenerate then stats.degenerate = stats.degenerate + 1
-    else stats.poor = stats.poor + 1 end
-    stats.loop_closures = stats.loop_closures + r.loop_closures
-    return scan, t, { x = r.x, y = r.y, yaw = r.yaw }
-  end
-  function W.final_map()
-    slam:finish()
-    local st = slam:stats()
-    stats.loop_closures, stats.optimizations, stats.max_optimization_ms = st.loop_closures, st.optimizations,
-      st.max_optimization_ms
-    return slam:map()
-  end
-  if log then log:info("localization: SLAM (submaps of %d scans, loop closure %s)", P.slam_submap_scans,
-    P.slam_loop_closure and "on" or "off") end
-  return W
-end
-
---- Localize.wrap(robot, mapping, P, log) -> robot (see above), stats table in
--- robot.localization {method, scans, matched, degenerate, poor[, loop_closures]}
 -- The odometry's scale, learnt from the matches (P.match_calibrate): over
 -- the last CAL_SCANS scans, the distance the matched poses moved against the
 -- distance the odometry says, on stretches driven straight ahead. A wheel a
@@ -119,6 +69,84 @@ local function calibrate(cal, odom, est, good)
   cal.updates = cal.updates + 1
 end
 
+
+-- The pose reached from `from_est` by the odometry's step from `from_odom`
+-- to (x, y, yaw), its length scaled by `scale`.
+local function scaled_step(from_odom, from_est, scale, x, y, yaw)
+  local o, e = from_odom, from_est
+  local c, s = math.cos(o.yaw), math.sin(o.yaw)
+  local dx, dy = x - o.x, y - o.y
+  local bx, by = (c * dx + s * dy) * scale, (-s * dx + c * dy) * scale
+  c, s = math.cos(e.yaw), math.sin(e.yaw)
+  return e.x + c * bx - s * by, e.y + s * bx + c * by, e.yaw + (yaw - o.yaw)
+end
+
+-- The SLAM localiser: every scan goes to tycho.slam, every pose is corrected
+-- by its latest node. W.final_map() finishes the loop search and renders the
+-- map from the optimised poses.
+local function wrap_slam(robot, P, log)
+  -- the pose graph is optimised on a thread of its own, its result taken 5
+  -- scans (a second at 5 Hz) later: the control tick never waits for it
+  local slam = tycho.slam.new { window_xy = P.match_window, window_yaw = math.rad(P.match_window_deg),
+                                submap_scans = P.slam_submap_scans, loop_closure = P.slam_loop_closure,
+                                optimize_lag = 5, refine = P.slam_refine }
+  local stats = { method = "slam", scans = 0, matched = 0, kept = 0, degenerate = 0, poor = 0, loop_closures = 0 }
+  local W = setmetatable({ localization = stats, slam = slam }, { __index = robot })
+  -- P.match_calibrate: the SLAM is given the odometry with its steps scaled
+  -- by the scale the matches show it has (the raw and scaled odometry poses
+  -- of the last scan anchor the scaling of the poses after it)
+  local cal = P.match_calibrate and new_calibration() or nil
+  local last_raw, last_scaled
+  local function odom(x, y, yaw)
+    if not (cal and last_raw) then return x, y, yaw end
+    return scaled_step(last_raw, last_scaled, cal.scale, x, y, yaw)
+  end
+  function W.pose()
+    return slam:correct(odom(robot.pose()))
+  end
+  function W.pose_at(t)
+    return slam:correct(odom(robot.pose_at(t)))
+  end
+  function W.thermal(i)
+    local frame, t, p = robot.thermal(i)
+    if frame and p then
+      local x, y, yaw = slam:correct(odom(p.x, p.y, p.yaw))
+      p = { x = x, y = y, yaw = yaw }
+    end
+    return frame, t, p
+  end
+  function W.scan()
+    local scan, t, p = robot.scan()
+    if not scan then return scan, t, p end
+    local sx, sy, syaw = odom(p.x, p.y, p.yaw)
+    local r = slam:add_scan(scan, { x = sx, y = sy, yaw = syaw })
+    stats.scans = stats.scans + 1
+    if r.matched then stats.matched = stats.matched + 1
+    elseif r.degenerate then stats.degenerate = stats.degenerate + 1
+    else stats.poor = stats.poor + 1 end
+    stats.loop_closures = stats.loop_closures + r.loop_closures
+    if cal then
+      calibrate(cal, { x = p.x, y = p.y }, { x = r.x, y = r.y }, r.matched and not r.degenerate)
+      stats.odometry_scale = cal.scale
+      last_raw, last_scaled = { x = p.x, y = p.y, yaw = p.yaw }, { x = sx, y = sy, yaw = syaw }
+    end
+    return scan, t, { x = r.x, y = r.y, yaw = r.yaw }
+  end
+  function W.final_map()
+    slam:finish()
+    local st = slam:stats()
+    stats.loop_closures, stats.optimizations, stats.max_optimization_ms = st.loop_closures, st.optimizations,
+      st.max_optimization_ms
+    stats.refined = P.slam_refine and st.scans_refined or nil
+    return slam:map()
+  end
+  if log then log:info("localization: SLAM (submaps of %d scans, loop closure %s)", P.slam_submap_scans,
+    P.slam_loop_closure and "on" or "off") end
+  return W
+end
+
+--- Localize.wrap(robot, mapping, P, log) -> robot (see above), stats table in
+-- robot.localization {method, scans, matched, degenerate, poor[, loop_closures]}
 function M.wrap(robot, mapping, P, log)
   if P.localization == "slam" then return wrap_slam(robot, P, log) end
   local corr = { x = 0, y = 0, yaw = 0 }
@@ -138,12 +166,7 @@ function M.wrap(robot, mapping, P, log)
   -- the estimate for an odometry pose
   local function estimate(x, y, yaw)
     if not (cal and anchor) then return compose(corr, x, y, yaw) end
-    local o, e = anchor.odom, anchor.est
-    local c, s = math.cos(o.yaw), math.sin(o.yaw)
-    local dx, dy = x - o.x, y - o.y
-    local bx, by = (c * dx + s * dy) * cal.scale, (-s * dx + c * dy) * cal.scale
-    c, s = math.cos(e.yaw), math.sin(e.yaw)
-    return e.x + c * bx - s * by, e.y + s * bx + c * by, e.yaw + (yaw - o.yaw)
+    return scaled_step(anchor.odom, anchor.est, cal.scale, x, y, yaw)
   end
 
   function W.pose()

@@ -56,6 +56,7 @@ static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),
                                               TYCHO_OPT_NUM("prior_per_m"),
                                               TYCHO_OPT_NUM("prior_per_rad"),
                                               TYCHO_OPT_INT("loop_closures_per_node"),
+                                              TYCHO_OPT_BOOL("refine"),
                                               {0}};
 static const tycho_opt_spec slam_spec = {"slam.new", slam_fields};
 
@@ -72,6 +73,7 @@ static int l_new(lua_State *L)
     p.local.window_xy = tycho_l_optfield_number(L, 1, 1, "window_xy", p.local.window_xy);
     p.local.window_yaw = tycho_l_optfield_number(L, 1, 1, "window_yaw", p.local.window_yaw);
     p.loop_closure = tycho_l_optfield_boolean(L, 1, 1, "loop_closure", p.loop_closure);
+    p.refine = tycho_l_optfield_boolean(L, 1, 1, "refine", p.refine);
     p.loop_window_xy = tycho_l_optfield_number(L, 1, 1, "loop_window_xy", p.loop_window_xy);
     p.loop_window_yaw = tycho_l_optfield_number(L, 1, 1, "loop_window_yaw", p.loop_window_yaw);
     p.loop_min_score = tycho_l_optfield_number(L, 1, 1, "loop_min_score", p.loop_min_score);
@@ -196,6 +198,7 @@ static int l_stats(lua_State *L)
     set_int(L, "scans_matched", st.scans_matched);
     set_int(L, "scans_degenerate", st.scans_degenerate);
     set_int(L, "scans_poor", st.scans_poor);
+    set_int(L, "scans_refined", st.scans_refined);
     set_int(L, "loop_candidates", st.loop_candidates);
     set_int(L, "loop_closures", st.loop_closures);
     set_int(L, "loop_rejected", st.loop_rejected);
@@ -247,9 +250,10 @@ local slam = {}
 ---divided by 1 + prior_per_m * metres + prior_per_rad * radians moved since the
 ---last scan), loop_reject (a closure the optimised graph misses by more sigmas
 ---is set aside; 0: never), loop_closures_per_node, optimize_lag (> 0: optimise
----on a background thread, the result taken that many scans later; 0: inline);
----unknown keys are errors.
----@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer}
+---on a background thread, the result taken that many scans later; 0: inline),
+---refine (default false; true: each front-end match refined against the mean hit of
+---each cell of the submap, finer than a cell: tycho.pointmap); unknown keys are errors.
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
 ---@return tycho.slam
 function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
@@ -271,7 +275,7 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_refined, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
 ---Frees the SLAM's memory now (the garbage collector would, later); any
 ---method called afterwards raises.

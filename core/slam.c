@@ -1,6 +1,8 @@
 /* 2D SLAM with submaps and loop closure: see slam.h. */
 #include "tycho/slam.h"
 
+#include "tycho/pointmap.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 typedef struct {
     tycho_grid *grid;       /* log-odds grid in the anchor's frame; NULL once finished */
+    tycho_pointmap *points; /* its hits' means (p.refine), the same frame; NULL once finished */
     tycho_matcher *matcher; /* likelihood field, built when finished */
     int anchor;             /* node whose pose is the submap's frame */
     int scans;
@@ -98,6 +101,7 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->prior_per_m = 0;
     p->prior_per_rad = 0;
     p->optimize_iterations = 10;
+    p->refine = false;
     p->loop_closure = true;
 }
 
@@ -181,6 +185,7 @@ void tycho_slam_free(tycho_slam *s)
     for (int i = 0; i < s->n; i++) tycho_scan_free(&s->nodes[i].scan);
     for (int i = 0; i < s->nsub; i++) {
         tycho_grid_free(s->subs[i].grid);
+        tycho_pointmap_free(s->subs[i].points);
         tycho_matcher_free(s->subs[i].matcher);
     }
     free(s->nodes);
@@ -225,7 +230,13 @@ static int start_submap(tycho_slam *s, int anchor, tycho_err *err)
     tycho_grid *g = tycho_grid_new(SUBMAP_CELLS, SUBMAP_CELLS, s->p.resolution,
                                    (tycho_pose2){-half, -half, 0}, TYCHO_COST_UNKNOWN, err);
     if (!g) return -1;
-    s->subs[s->nsub] = (submap){.grid = g, .anchor = anchor};
+    tycho_pointmap *pm = NULL;
+    if (s->p.refine && !(pm = tycho_pointmap_new(s->p.resolution))) {
+        tycho_grid_free(g);
+        tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
+        return -1;
+    }
+    s->subs[s->nsub] = (submap){.grid = g, .points = pm, .anchor = anchor};
     s->st.submaps = s->nsub + 1;
     return s->nsub++;
 }
@@ -273,6 +284,8 @@ static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
     m->bytes = tycho_matcher_bytes(m->matcher);
     tycho_grid_free(m->grid);
     m->grid = NULL;
+    tycho_pointmap_free(m->points); /* the loop search matches on the field alone */
+    m->points = NULL;
     s->st.finished_submaps++;
     return TYCHO_OK;
 }
@@ -323,6 +336,8 @@ static tycho_status insert_into(tycho_slam *s, int sub, int node, tycho_err *err
     submap *m = &s->subs[sub];
     tycho_pose2 local = tycho_pose2_between(node_pose(s, m->anchor), node_pose(s, node));
     tycho_status st = insert_scan(s->ins, m->grid, local, &s->nodes[node].scan, err);
+    if (st == TYCHO_OK && m->points)
+        st = tycho_pointmap_add_scan(m->points, &s->nodes[node].scan, local, err);
     if (st != TYCHO_OK) return st;
     m->scans++;
     m->sum_x += local.x;
@@ -594,6 +609,17 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
     if (!r.ok) {
         s->st.scans_poor++;
         return guess;
+    }
+    if (m->points) {
+        /* finer than a cell: the match on cells sits anywhere on a plateau
+         * up to half a cell wide (pointmap.h) */
+        tycho_refine_params rp;
+        tycho_refine_params_defaults(&rp);
+        tycho_refine_result f;
+        if (tycho_pointmap_refine(m->points, scan, r.pose, &rp, &f, NULL) == TYCHO_OK && f.ok) {
+            r.pose = f.pose;
+            s->st.scans_refined++;
+        }
     }
     tycho_pose2 found = tycho_pose2_compose(anchor, r.pose);
     if (r.degenerate) {

@@ -167,11 +167,12 @@ static double wall_ms(void)
 /* Drives laps round the corridor's centre line (1 m from the outer wall),
  * a scan every 4 cm or 5 degrees, odometry from the true increments with
  * the translation 3 % long and the heading gaining 2 % plus a bias. */
-static loop_run drive_loop(const tycho_grid *world, bool closure, int laps, int lag)
+static loop_run drive_loop(const tycho_grid *world, bool closure, int laps, int lag, bool refine)
 {
     tycho_slam_params p;
     tycho_slam_params_defaults(&p);
     p.loop_closure = closure;
+    p.refine = refine;
     /* the front end has drifted ~0.2 m when the loop comes back: a search
      * window wider than that, and a score the 1 cm range noise of these
      * scans reaches (the defaults, 0.3 m and 0.85, are tuned on the
@@ -278,8 +279,8 @@ done:;
  * the thread was). */
 static void test_background_optimisation(const tycho_grid *world, loop_run inl)
 {
-    loop_run bg = drive_loop(world, true, 1, 5);
-    loop_run again = drive_loop(world, true, 1, 5);
+    loop_run bg = drive_loop(world, true, 1, 5, false);
+    loop_run again = drive_loop(world, true, 1, 5, false);
     CHECK(bg.closures >= 1);
     CHECK_MSG(bg.end_error <= 0.06, "end error with a background optimisation %.3f m",
               bg.end_error);
@@ -292,8 +293,8 @@ static void test_background_optimisation(const tycho_grid *world, loop_run inl)
 static void test_square_loop(void)
 {
     tycho_grid *world = square_world();
-    loop_run off = drive_loop(world, false, 1, 0);
-    loop_run on = drive_loop(world, true, 1, 0);
+    loop_run off = drive_loop(world, false, 1, 0, false);
+    loop_run on = drive_loop(world, true, 1, 0, false);
     CHECK(on.closures >= 1);
     CHECK(off.closures == 0);
     /* the issue asks 2 cm; this front end's submaps (0.5 degree heading
@@ -306,6 +307,14 @@ static void test_square_loop(void)
               off.end_error);
     CHECK_MSG(on.ate_rmse < off.ate_rmse, "ATE %.3f vs %.3f without", on.ate_rmse, off.ate_rmse);
     test_background_optimisation(world, on);
+    /* the front end refined against its submaps' hit means (refine): alone
+     * it ends within a couple of centimetres (measured 1.1 cm, RMSE 1.5 cm),
+     * against 28 cm unrefined */
+    loop_run refined = drive_loop(world, false, 1, 0, true);
+    CHECK_MSG(refined.end_error <= 0.03, "end error of the refined front end %.3f m",
+              refined.end_error);
+    CHECK_MSG(refined.ate_rmse * 3 < off.ate_rmse, "ATE refined %.3f vs %.3f", refined.ate_rmse,
+              off.ate_rmse);
     tycho_grid_free(world);
 }
 

@@ -58,6 +58,10 @@ typedef struct {
                                 (the worst first, re-optimising between), default 0: never */
     int optimize_iterations; /* Gauss-Newton steps per optimisation, default 10 */
     bool loop_closure;       /* default true; false: front end only (for comparison) */
+    bool refine; /* the front end's match refined against the mean hit of each cell of the
+                    submap (pointmap.h: finer than a cell), default false: the front end
+                    gets better than the loop closures (matched on cells, not refined),
+                    and on a short loop closing it then makes the trajectory worse */
 } tycho_slam_params;
 
 void tycho_slam_params_defaults(tycho_slam_params *p);
@@ -75,6 +79,7 @@ typedef struct {
 typedef struct {
     int nodes, submaps, finished_submaps;
     int scans_matched, scans_degenerate, scans_poor;
+    int scans_refined;   /* front-end matches refined against the submap's hit means */
     int loop_candidates; /* loop-closure matches tried */
     int loop_closures;   /* accepted */
     int loop_rejected;   /* accepted, then set aside by the optimisation (loop_reject) */
