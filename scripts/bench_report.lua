@@ -311,13 +311,19 @@ local function main(argv)
   if o.readme then
     for kind, t in pairs(tables) do
       local run = last[kind]
-      t.meta = run and ("%s by `%s` on %s (commit %s), load at start %s on %d cores; %d figures, %d miss "
-        .. "their target (%d of those measured by that run), %d regressed by more than %d %% since the run "
-        .. "before. Raw: `bench/results.json`.")
-        :format(kind == "bench" and "Generated" or "Last written", run.command, run.generated, run.commit,
-                run.machine.load_at_start, run.machine.cores, #t.figures, t.misses,
-                kind == o.kind and t.missed_now or t.misses, t.regressions, REGRESSION * 100)
-        or "Not run yet."
+      if not run then
+        t.meta = "Not run yet."
+      else
+        t.meta = ("%s by `%s` on %s (commit %s), load at start %s on %d cores; %d figures, %d miss their "
+          .. "target"):format(kind == "bench" and "Generated" or "Last written", run.command, run.generated,
+            run.commit, run.machine.load_at_start, run.machine.cores, #t.figures, t.misses)
+        -- what this run measured (a row's own date says when it was measured)
+        if kind == o.kind then
+          t.meta = t.meta .. (" (%d of them measured by this run), %d regressed by more than %d %% since the "
+            .. "run before"):format(t.missed_now, t.regressions, REGRESSION * 100)
+        end
+        t.meta = t.meta .. ". Raw: `bench/results.json`."
+      end
     end
     local changed = update_readme(o.readme, tables, figures)
     print(("bench_report: %d figures quoted in %s rewritten"):format(#changed, o.readme))
