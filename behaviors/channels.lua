@@ -69,21 +69,38 @@ function Channels.schema(name)
   return text
 end
 
+--- The raw device samples (behaviors/robot_replay.lua writes them): every
+-- sample as the robot delivered it, for recordings only (a viewer has no use
+-- for them, a replay needs every one).
+Channels.RAW_TOPICS = {}
+for _, t in ipairs(require("robot_replay").TOPICS) do
+  Channels.RAW_TOPICS[#Channels.RAW_TOPICS + 1] = { topic = t.topic, schema = t.schema, period = 0, raw = true }
+end
+
 --- Channels.new() -> channels (no sinks yet: nothing is encoded until one is added)
 function Channels.new()
-  local self = setmetatable({ sinks = {}, topics = {}, last = {}, counts = {} }, Channels)
+  local self = setmetatable({ sinks = {}, raw_sinks = {}, topics = {}, last = {}, counts = {} }, Channels)
   for _, t in ipairs(Channels.TOPICS) do self.topics[t.topic] = t end
+  for _, t in ipairs(Channels.RAW_TOPICS) do self.topics[t.topic] = t end
   return self
 end
 
-function Channels:add_sink(sink)
+--- Adds a sink; {raw = true} also gives it the raw device samples.
+function Channels:add_sink(sink, o)
   if type(sink) ~= "table" or type(sink.publish) ~= "function" or type(sink.advertise) ~= "function" then
     error("bad argument #1 to 'add_sink' (sink with advertise and publish expected)", 2)
   end
   for _, t in ipairs(Channels.TOPICS) do sink:advertise(t.topic, t.schema, Channels.schema(t.schema)) end
+  if o and o.raw then
+    for _, t in ipairs(Channels.RAW_TOPICS) do sink:advertise(t.topic, t.schema, Channels.schema(t.schema)) end
+    self.raw_sinks[#self.raw_sinks + 1] = sink
+  end
   self.sinks[#self.sinks + 1] = sink
   return sink
 end
+
+--- True when some sink takes the raw device samples.
+function Channels:records_raw() return #self.raw_sinks > 0 end
 
 --- True when some sink listens and the topic's period has passed since its last message.
 function Channels:due(topic, t)
@@ -96,12 +113,13 @@ end
 
 --- Publishes JSON text (a string) or a table (encoded here) on a topic at time t.
 function Channels:publish(topic, t, data)
-  if not self.topics[topic] then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
+  local spec = self.topics[topic]
+  if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
   if type(data) == "table" then data = tycho.viz.json(data) end
   if type(data) ~= "string" then error("bad argument #3 to 'publish' (string or table expected)", 2) end
   self.last[topic] = t
   self.counts[topic] = (self.counts[topic] or 0) + 1
-  for _, s in ipairs(self.sinks) do s:publish(topic, t, data) end
+  for _, s in ipairs(spec.raw and self.raw_sinks or self.sinks) do s:publish(topic, t, data) end
 end
 
 function Channels:close()
@@ -110,7 +128,7 @@ function Channels:close()
     local ok, err = s:close()
     if not ok and err then problems[#problems + 1] = err end
   end
-  self.sinks = {}
+  self.sinks, self.raw_sinks = {}, {}
   if #problems > 0 then return nil, table.concat(problems, "; ") end
   return true
 end

@@ -4,6 +4,7 @@
 -- optionally climb the ramp at the end.
 --
 --   tycho run behaviors/heat_seek.lua --world maps/maze_small.lua
+--   tycho run behaviors/heat_seek.lua --replay run.mcap   (a recorded run played back)
 --       [--out DIR] [--seed N] [--realtime] [--repl [--speed X]] [--set name=value ...] [--quiet]
 --
 -- Writes DIR/summary.json, DIR/map.png (map, path driven, detections,
@@ -27,6 +28,8 @@ local OPTIONS = {
   { name = "world", type = "string", metavar = "PATH", doc = "simulator world file (maps/*.lua)" },
   { name = "robot", type = "string", metavar = "PATH",
     doc = "run on the robot instead: its devices from a robot config (robots/*.lua), in real time on the wall clock" },
+  { name = "replay", type = "string", metavar = "FILE.mcap",
+    doc = "drive the mission from a recording's raw device samples (made with --record) instead of the simulator; its commands are compared with the recorded ones" },
   { name = "out", type = "string", metavar = "DIR", allow_empty = true, doc = "output folder (default out/<world name>)" },
   { name = "seed", type = "integer", metavar = "N", doc = "simulator seed (default: the world's)" },
   { name = "realtime", type = "boolean", doc = "pace the simulation at wall-clock speed" },
@@ -37,7 +40,7 @@ local OPTIONS = {
   { name = "quiet", type = "boolean", doc = "only warnings and the final summary" },
 }
 -- what the hooks below share: start sets them up, finish reads them
-local opt, log, now, guard, world_name
+local opt, log, now, guard, world_name, tape
 local robot, x0, y0, yaw0, mapping, nav, report, bb, machine
 
 --- The mission on the runner's clock, scheduler and log (behaviors/mission.lua):
@@ -46,9 +49,13 @@ local function start(m)
   opt, log, guard = m.opt, m.log, m.guard
   local clock, sched = m.clock, m.sched
   now = function() return clock:now() end
-  world_name = (opt.world or opt.robot):match("([^/]+)%.lua$") or "world"
+  world_name = (opt.world or opt.robot or opt.replay):match("([^/]+)%.%w+$") or "world"
 
-  if opt.robot then
+  if opt.replay then
+    local r, code = cli.load("heat_seek", require("robot_replay").open, opt.replay, { log = log })
+    if not r then return code end
+    robot = r
+  elseif opt.robot then
     local ok, r = pcall(require("robot_hw").open, opt.robot, { log = log })
     if not ok then
       io.stderr:write("heat_seek: ", tostring(r), "\n")
@@ -61,6 +68,10 @@ local function start(m)
     if not r then return code end
     robot = r
   end
+  -- --record: every raw sample the robot delivers, for --replay
+  if opt.record and not opt.replay then
+    tape = require("robot_replay").tap(robot, { world = opt.world, seed = robot.world and robot.world.seed, now = now })
+  end
   x0, y0, yaw0 = robot.pose()
   mapping = Mapping.new(P, x0, y0)
   if P.localization ~= "odometry" then robot = require("localize").wrap(robot, mapping, P, log) end
@@ -71,7 +82,10 @@ local function start(m)
                               estimate = function() return robot.pose() end }
   local pitch = tycho.pitch_detector { window = P.pitch_window, multiple = P.pitch_multiple,
                                        abs_threshold = P.pitch_threshold }
-  if robot.world then
+  if robot.replay then
+    log:info("replay %s: %d steps recorded (%s), %d camera(s), start (%.2f, %.2f, %.0f deg)", opt.replay,
+      robot.replay.recorded_steps, robot.replay.recorded_kind, #robot.cameras, x0, y0, math.deg(yaw0))
+  elseif robot.world then
     log:info("world %s: %d heat sources, %d ramps, start (%.2f, %.2f, %.0f deg)", opt.world,
       #robot.world.heat_sources, #robot.world.ramps, x0, y0, math.deg(yaw0))
   else
@@ -227,6 +241,7 @@ local function start(m)
   m.state = function() return machine.state end
   -- --viz, --record: the robot's channels
   m:channels(function(channels)
+    if tape then tape:attach(channels) end
     feeder = require("robot_channels").new(channels, {
       robot = robot, now = now, mapping = mapping, nav = nav, bb = bb, machine = machine, world = robot.world,
       scan = function() return bb.scan end, thermal = function(i) return bb.frames[i] end })
@@ -278,6 +293,7 @@ local function finish(m, reason)
     sources = report and report:sources(bb, mapping.map, robot.world.launcher) or nil,
     odometry = report and report:odometry() or nil,
     localization = report and report:localization(robot.localization) or nil,
+    replay = robot.replay,
     sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - m.wall0,
     end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
   }
@@ -315,7 +331,8 @@ local function finish(m, reason)
   }
   if robot.world then table.insert(legend, 6, { label = "heat source (truth)", symbol = "cross", color = "red" }) end
   pic:annotate { legend = legend, title = ("%s: %s; %d targets, %d launches%s"):format(world_name,
-    robot.world and ("%d of %d heat sources engaged"):format(n_engaged, #engaged) or "on the robot",
+    robot.world and ("%d of %d heat sources engaged"):format(n_engaged, #engaged)
+      or (robot.replay and "replayed" or "on the robot"),
     #targets, #launches, summary.ramp.climbed and ", ramp climbed" or "") }
   guard:save(opt.out .. "/map.png", pic.save, pic, opt.out .. "/map.png")
 
@@ -347,7 +364,16 @@ local function finish(m, reason)
         i, src.x, src.y, src.temp, src.missed_because, src.closest_approach_m or -1, src.detections_near))
     end
   end
+  local replay = robot.replay
+  if replay then
+    print(("summary: replay of %s (%s run): %d of %d steps; %s"):format(replay.file, replay.recorded_kind,
+      replay.steps, replay.recorded_steps, replay.first_divergence_s
+        and ("decisions DIVERGED at %.2f s (%d steps with another command, %d launcher calls not in the recording)")
+          :format(replay.first_divergence_s, replay.commands_differing, replay.launches_unmatched)
+        or "the same decisions as recorded"))
+  end
   print("summary: wrote " .. opt.out .. "/{summary.json,map.png,map.yaml,map.pgm,fsm.dot}")
+  if replay and replay.first_divergence_s then return 1 end
   return summary.completed and 0 or 1
 end
 
@@ -365,13 +391,16 @@ return Mission.run {
   end,
   epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)",
   check = function(o)
-    if not o.world and not o.robot then return "--world (simulator) or --robot (hardware) is required" end
-    if o.world and o.robot then return "--world or --robot, not both" end
+    local n = (o.world and 1 or 0) + (o.robot and 1 or 0) + (o.replay and 1 or 0)
+    if n == 0 then return "--world (simulator), --robot (hardware) or --replay (a recording) is required" end
+    if n > 1 then return "one of --world, --robot and --replay, not more" end
+    if o.replay and o.replay == o.record then return "--record must not overwrite the --replay file" end
   end,
-  out = function(o) return "out/" .. ((o.world or o.robot):match("([^/]+)%.lua$") or "world") end,
+  out = function(o) return "out/" .. ((o.world or o.robot or o.replay):match("([^/]+)%.%w+$") or "world") end,
   clock = function(o) return o.robot and "wall" or "sim" end,
   start = start,
-  done = function() return machine.finished end,
+  -- a replay ends with its recording, whatever the mission wants
+  done = function() return machine.finished or (robot.exhausted ~= nil and robot.exhausted()) end,
   time_limit = function() return P.mission_timeout end,
   finish = finish,
 }

@@ -40,6 +40,7 @@ local function odom_history()
   end
   return h
 end
+M.odom_history = odom_history -- robot_replay.lua keeps the same history
 
 --- M.open(world_path, {seed=, overrides=}) -> robot
 function M.open(world_path, opts)

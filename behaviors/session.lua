@@ -24,7 +24,8 @@ Session.USAGE = [[
                      127.0.0.1:8765): map, scan, frames, path, heat, thermal images, IMU,
                      state, log, the time, and the parameters (set with :set's checks)
   --record FILE.mcap record the channels (map, scan, frames, path, detections, thermal
-                     images, IMU, commands, state, log) to an MCAP file
+                     images, IMU, commands, state, log) and the raw device samples (for
+                     --replay) to an MCAP file
 ]]
 
 --- The same options as declarations for cli.lua (a mission appends them to
@@ -41,7 +42,7 @@ Session.OPTIONS = {
     takes = function(v) return v:match("^%d+$") or v:match("^[%w%.%-]+:%d+$") or v:match("^%[.*%]:%d+$") end,
     doc = "serve the channels to Foxglove / Lichtblick (WebSocket, default 127.0.0.1:8765): map, scan, frames, path, heat, thermal images, IMU, state, log, the time, and the parameters (set with :set's checks)" },
   { name = "record", type = "string", metavar = "FILE.mcap",
-    doc = "record the channels (map, scan, frames, path, detections, thermal images, IMU, commands, state, log) to an MCAP file" },
+    doc = "record the channels (map, scan, frames, path, detections, thermal images, IMU, commands, state, log) and the raw device samples (for --replay) to an MCAP file" },
 }
 
 --- Copies the session options parsed by cli.lua into the fields Session.new reads.
@@ -127,7 +128,7 @@ function Session.new(o)
     self.channels = self.channels or Channels.new()
     local sink, err = Channels.mcap_sink(opt.record)
     if not sink then error("--record: " .. tostring(err), 0) end
-    self.channels:add_sink(sink)
+    self.channels:add_sink(sink, { raw = true })
     self.recording = sink
     if o.log then self.channels_log_sink = o.log:add_sink(require("robot_channels").log_sink(self.channels)) end
   end

@@ -294,6 +294,103 @@ static int l_digest(lua_State *L)
     return 1;
 }
 
+/* Sample arrays for recordings: numbers as little-endian float32 ("f32",
+ * exact for a scan's ranges, which are floats) or float64 ("f64", exact for
+ * any Lua number), in base64. A replay must see the very numbers the robot
+ * saw, which printed decimals would round. */
+static int pack_width(lua_State *L, int idx)
+{
+    static const char *const kinds[] = {"f32", "f64", NULL};
+    return luaL_checkoption(L, idx, NULL, kinds) ? 8 : 4;
+}
+
+static void put_le(uint8_t *p, double v, int width)
+{
+    uint64_t bits;
+    if (width == 4) {
+        float f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        bits = u;
+    } else {
+        memcpy(&bits, &v, 8);
+    }
+    for (int k = 0; k < width; k++) p[k] = (uint8_t)(bits >> (8 * k));
+}
+
+static double get_le(const uint8_t *p, int width)
+{
+    uint64_t bits = 0;
+    for (int k = width - 1; k >= 0; k--) bits = bits << 8 | p[k];
+    if (width == 4) {
+        uint32_t u = (uint32_t)bits;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static int l_pack(lua_State *L)
+{
+    int width = pack_width(L, 2);
+    const tycho_scan *scan = lua_type(L, 1) == LUA_TUSERDATA ? tycho_l_checkscan(L, 1) : NULL;
+    if (!scan) luaL_checktype(L, 1, LUA_TTABLE);
+    size_t n = scan ? (size_t)scan->count : lua_rawlen(L, 1);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    /* 96 bytes (a multiple of 3 and of 8) at a time into base64 */
+    uint8_t tmp[96];
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        if (scan) {
+            v = scan->ranges[i];
+        } else {
+            lua_rawgeti(L, 1, (lua_Integer)i + 1);
+            if (lua_type(L, -1) != LUA_TNUMBER)
+                return luaL_error(L, "bad argument #1 to 'pack' (item %d is %s, number expected)",
+                                  (int)i + 1, luaL_typename(L, -1));
+            v = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        put_le(tmp + used, v, width);
+        used += (size_t)width;
+        if (used == sizeof tmp) {
+            add_base64(&b, tmp, used);
+            used = 0;
+        }
+    }
+    add_base64(&b, tmp, used);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int l_unpack(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    int width = pack_width(L, 2);
+    uint8_t *bytes = malloc(tycho_base64_max_decoded(n) + 1);
+    if (!bytes) return luaL_error(L, "unpack: out of memory");
+    long got = tycho_base64_decode(s, n, bytes);
+    if (got < 0 || got % width) {
+        free(bytes);
+        return luaL_argerror(L, 1,
+                             got < 0 ? "not base64" : "byte count is not a multiple of the width");
+    }
+    long count = got / width;
+    lua_createtable(L, (int)count, 0);
+    for (long i = 0; i < count; i++) {
+        lua_pushnumber(L, get_le(bytes + i * width, width));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(bytes);
+    return 1;
+}
+
 static int l_base64(lua_State *L)
 {
     size_t n;
@@ -527,6 +624,16 @@ function tycho.viz.poses(points, t, frame_id, max) end
 function tycho.viz.digest(grid) end
 ---@return string
 function tycho.viz.base64(s) end
+---Numbers (a list, or a scan's ranges) as base64 of little-endian float32 ("f32") or float64
+---("f64"): exact, for recorded samples a replay reads back.
+---@param values number[]|tycho.scan
+---@param kind "f32"|"f64"
+---@return string
+function tycho.viz.pack(values, kind) end
+---The numbers tycho.viz.pack wrote (raises on text that is not base64 of that width).
+---@param kind "f32"|"f64"
+---@return number[]
+function tycho.viz.unpack(text, kind) end
 ---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
 ---@return string
 function tycho.viz.json(value) end
@@ -540,9 +647,9 @@ function tycho.viz.points(xyz, t, frame_id, max) end
 // clang-format on
 
 static const luaL_Reg viz_functions[] = {
-    {"json", l_json},     {"poses", l_poses},   {"digest", l_digest},
-    {"grid", l_grid},     {"scan", l_scan},     {"image", l_image},
-    {"base64", l_base64}, {"points", l_points}, {NULL, NULL},
+    {"json", l_json}, {"poses", l_poses},   {"digest", l_digest}, {"grid", l_grid},
+    {"scan", l_scan}, {"image", l_image},   {"base64", l_base64}, {"points", l_points},
+    {"pack", l_pack}, {"unpack", l_unpack}, {NULL, NULL},
 };
 
 void tycho_l_open_viz(lua_State *L, int module, int methods)

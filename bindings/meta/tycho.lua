@@ -961,6 +961,16 @@ function tycho.viz.poses(points, t, frame_id, max) end
 function tycho.viz.digest(grid) end
 ---@return string
 function tycho.viz.base64(s) end
+---Numbers (a list, or a scan's ranges) as base64 of little-endian float32 ("f32") or float64
+---("f64"): exact, for recorded samples a replay reads back.
+---@param values number[]|tycho.scan
+---@param kind "f32"|"f64"
+---@return string
+function tycho.viz.pack(values, kind) end
+---The numbers tycho.viz.pack wrote (raises on text that is not base64 of that width).
+---@param kind "f32"|"f64"
+---@return number[]
+function tycho.viz.unpack(text, kind) end
 ---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
 ---@return string
 function tycho.viz.json(value) end

@@ -91,8 +91,8 @@ describe("robot_hw #slow", function()
     -- does, so scan matching (the --robot default, from the first scan) would
     -- rightly hold the robot where it started, and the back-off from the
     -- ramp alarm, measured on that pose, would never end
-    local p = io.popen(("'%s' run %s/behaviors/heat_seek.lua --robot '%s' --set mission_timeout=10 --set localization=odometry --no-socket --out '%s' 2>&1; echo \"rc=$?\""):format(
-      EXE, exe.SRC, cfg, out))
+    local p = io.popen(("'%s' run %s/behaviors/heat_seek.lua --robot '%s' --set mission_timeout=10 --set localization=odometry --no-socket --out '%s' --record '%s.mcap' 2>&1; echo \"rc=$?\""):format(
+      EXE, exe.SRC, cfg, out, out))
     local text = p:read("*a")
     p:close()
     assert.matches("rc=1", text) -- a fake room with no heat: it explores until the timeout
@@ -104,6 +104,22 @@ describe("robot_hw #slow", function()
     assert.matches('"state":"Exploring"', summary)
     -- the board says the nose is up 0.2 rad: the IMU interrupt fires, through the base driver
     assert.matches('"detected":true', summary)
+    -- the field run, recorded, plays back as a mission of its own: every
+    -- recorded step replayed from the drivers' samples (on the wall clock
+    -- the ticks fall where the scheduler could run them, so the commands are
+    -- compared, not promised equal)
+    p = io.popen(("'%s' run %s/behaviors/heat_seek.lua --replay '%s.mcap' --set localization=odometry --out '%s/replay' --quiet 2>&1; echo \"rc=$?\""):format(
+      EXE, exe.SRC, out, out))
+    text = p:read("*a")
+    p:close()
+    local replayed = exe.read_json(out .. "/replay/summary.json")
+    assert.is_table(replayed, text)
+    assert.are.equal("hardware", replayed.replay.recorded_kind)
+    assert.is_true(replayed.replay.recorded_steps > 100, text)
+    assert.are.equal("Initialising", replayed.states[1].state)
+    assert.is_true(replayed.ramp.detected, "the IMU's pitch came through the recording")
+    assert.matches("replay of .* %(hardware run%)", text)
+    os.remove(out .. ".mcap")
     os.execute("rm -rf '" .. out .. "'")
     os.remove(cfg)
   end)

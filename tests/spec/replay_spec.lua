@@ -1,0 +1,185 @@
+-- --replay: a recorded mission played back from its raw device samples makes
+-- the same decisions (states, targets, launches, every drive command); a
+-- mission whose tuning changed is caught where it first diverges; files that
+-- cannot be replayed are refused with a clear message. And the tap and
+-- sample packing beneath it, on their own.
+local tycho = require "tycho"
+local exe = require "helpers.exe"
+local RobotReplay = require "robot_replay"
+local Channels = require "channels"
+
+local function run(args)
+  local code, text = exe.run(args)
+  return code, text
+end
+
+local outs = {} -- removed at the end
+local function heat_seek(extra)
+  local out = exe.tmpdir()
+  outs[#outs + 1] = out
+  local args = { "run", "behaviors/heat_seek.lua", "--out", out, "--quiet" }
+  for _, a in ipairs(extra) do args[#args + 1] = a end
+  local code, text = run(args)
+  return code, exe.read_json(out .. "/summary.json"), text, out
+end
+
+describe("sample packing (tycho.viz.pack / unpack)", function()
+  it("gives back every number bit for bit, float64 and a scan's float32 ranges", function()
+    local v = { 1 / 3, -2.5e-300, 123456789.123456789, 0, -0.0, math.huge, -math.huge, math.pi }
+    local back = tycho.viz.unpack(tycho.viz.pack(v, "f64"), "f64")
+    assert.are.equal(#v, #back)
+    for i = 1, #v do assert.are.equal(v[i], back[i]) end
+    local scan = tycho.scan.new({ angle_min = -math.pi, angle_increment = 2 * math.pi / 360, range_min = 0.12,
+                                  range_max = 3.5 }, (function()
+      local r = {}
+      for i = 1, 360 do r[i] = i % 7 == 0 and math.huge or 0.12 + i / 97 end
+      return r
+    end)())
+    local ranges = tycho.viz.unpack(tycho.viz.pack(scan, "f32"), "f32")
+    assert.are.same(scan:ranges(), ranges)
+  end)
+
+  it("refuses what it cannot read, naming the argument", function()
+    assert.has_error(function() tycho.viz.pack({ 1, "x" }, "f64") end,
+      "bad argument #1 to 'pack' (item 2 is string, number expected)")
+    assert.has_error(function() tycho.viz.pack({ 1 }, "f16") end)
+    assert.has_error(function() tycho.viz.unpack("not base64!", "f64") end)
+    -- 4 bytes are one float32 but not a float64
+    assert.has_error(function() tycho.viz.unpack("AAAAAA==", "f64") end)
+    assert.are.equal(1, #tycho.viz.unpack("AAAAAA==", "f32"))
+  end)
+end)
+
+describe("the tap", function()
+  -- a robot with the interface's functions, on a clock the test moves
+  local function fake_robot()
+    local r = { kind = "sim", cameras = { { yaw = 0.5, fov = 1 } }, t = 0, x = 0 }
+    function r.time() return r.t end
+    function r.pose() return r.x, 0, 0.25 end
+    function r.imu() return 0.01, -0.02, 0.3 end
+    function r.drive() end
+    function r.stop() end
+    function r.step(dt) r.t = r.t + dt r.x = r.x + dt / 3 end
+    local pending
+    function r.scan()
+      local s = pending
+      pending = nil
+      if s then return s, r.t - 0.05, { x = r.x, y = 0, yaw = 0.25 } end
+    end
+    function r.thermal() return nil end
+    r.launcher = { spin = function() end, feed = function() return { engaged = 2 } end }
+    r.give_scan = function()
+      pending = tycho.scan.new({ angle_min = 0, angle_increment = 0.5, range_min = 0.1, range_max = 4 },
+                               { 1.25, math.huge, 3.3 })
+    end
+    return r
+  end
+
+  it("writes what the robot delivered, exactly, once the channels are attached, and replays it", function()
+    local robot = fake_robot()
+    local tape = RobotReplay.tap(robot, { world = "w.lua", seed = 7 })
+    local got = {}
+    local channels = Channels.new()
+    channels:add_sink({ advertise = function() end, close = function() return true end,
+                        publish = function(_, topic, t, data) got[#got + 1] = { topic, t, data } end }, { raw = true })
+    -- nothing is lost before the session is up
+    robot.drive(0.2, -0.1)
+    robot.step(0.05)
+    tape:attach(channels)
+    robot.give_scan()
+    local scan = robot.scan()
+    robot.step(0.05)
+    assert.are.equal(2, robot.launcher.feed().engaged)
+    local topics = {}
+    for _, g in ipairs(got) do topics[#topics + 1] = g[1] end
+    assert.are.same({ "/raw/robot", "/raw/odom", "/raw/odom", "/raw/scan", "/raw/odom", "/raw/launcher" }, topics)
+    -- the odometry after the first step: the command in force and the pose, to the last bit
+    local json = require "json_decode"
+    local o = json.decode(got[3][3])
+    assert.are.equal(0.05, o.t)
+    assert.are.equal(0.05 / 3, o.x)
+    assert.are.equal(0.2, o.v)
+    assert.are.equal(-0.1, o.w)
+    local s = json.decode(got[4][3])
+    assert.are.same(scan:ranges(), tycho.viz.unpack(s.ranges, "f32"))
+    assert.are.equal(0.05 - 0.05, s.stamp)
+  end)
+end)
+
+describe("heat_seek --replay #e2e", function()
+  local dir = exe.tmpdir()
+  os.execute("mkdir -p " .. exe.quote(dir))
+  local recording = dir .. "/run.mcap"
+  local code, original, text = heat_seek { "--world", "maps/maze_small.lua", "--record", recording }
+
+  it("replays a recorded mission with the same decisions", function()
+    assert.are.equal(0, code, text)
+    local rcode, replayed, rtext, out = heat_seek { "--replay", recording }
+    assert.are.equal(0, rcode, rtext)
+    assert.is_table(replayed, rtext)
+    assert.is_true(replayed.completed)
+    for _, k in ipairs { "states", "targets", "launches", "detections", "nav", "ramp" } do
+      assert.are.same(original[k], replayed[k], k .. " differ")
+    end
+    local r = replayed.replay
+    assert.is_false(r.first_divergence_s)
+    assert.are.equal(0, r.commands_differing)
+    assert.are.equal(0, r.launches_unmatched)
+    assert.are.equal(r.recorded_steps, r.steps)
+    assert.are.equal("sim", r.recorded_kind)
+    assert.are.equal("maps/maze_small.lua", r.world)
+    assert.truthy(rtext:find("the same decisions as recorded", 1, true))
+    -- what the simulator alone knows is not made up on replay
+    assert.is_false(replayed.coverage)
+    assert.is_nil(replayed.sources)
+    -- and the summary keeps to its schema
+    local schema = require "json_schema"
+    local v = schema.load(exe.SRC .. "/schemas/heat_seek_summary.schema.json")
+    assert.are.same({}, v:errors(schema.read(out .. "/summary.json")))
+  end)
+
+  it("catches a mission whose decisions changed, at the first command that differs", function()
+    local rcode, replayed, rtext = heat_seek { "--replay", recording, "--set", "max_speed=0.2" }
+    assert.are.equal(1, rcode, rtext)
+    local r = replayed.replay
+    assert.is_number(r.first_divergence_s)
+    assert.is_true(r.first_divergence_s < 5, "diverged at " .. tostring(r.first_divergence_s))
+    assert.is_true(r.commands_differing > 0)
+    assert.truthy(rtext:find("decisions DIVERGED", 1, true))
+    assert.truthy(rtext:find("replay: decisions diverged at", 1, true))
+  end)
+
+  it("refuses files it cannot replay, with the reason and exit 2", function()
+    local rcode, _, rtext = heat_seek { "--replay", dir .. "/missing.mcap" }
+    assert.are.equal(2, rcode)
+    assert.truthy(rtext:find("missing.mcap: No such file", 1, true), rtext)
+    -- a recording cut short (the robot lost power)
+    local f = assert(io.open(recording, "rb"))
+    local head = f:read(20000)
+    f:close()
+    local cut = dir .. "/cut.mcap"
+    f = assert(io.open(cut, "wb"))
+    f:write(head)
+    f:close()
+    rcode, _, rtext = heat_seek { "--replay", cut }
+    assert.are.equal(2, rcode)
+    assert.truthy(rtext:find("cut.mcap: offset", 1, true), rtext)
+    -- a recording with channels but no raw samples
+    local plain = dir .. "/plain.mcap"
+    local w = assert(tycho.mcap.open(plain))
+    local c = w:channel("/scan", w:schema("foxglove.LaserScan", "jsonschema", "{}"), "json")
+    w:write(c, 0.5, "{}")
+    assert(w:close())
+    rcode, _, rtext = heat_seek { "--replay", plain }
+    assert.are.equal(2, rcode)
+    assert.truthy(rtext:find("holds no raw device samples", 1, true), rtext)
+    rcode, _, rtext = heat_seek { "--replay", recording, "--world", "maps/maze_small.lua" }
+    assert.are.equal(2, rcode)
+    assert.truthy(rtext:find("one of --world, --robot and --replay", 1, true), rtext)
+  end)
+
+  teardown(function()
+    exe.remove_tree(dir)
+    for _, o in ipairs(outs) do exe.remove_tree(o) end
+  end)
+end)
