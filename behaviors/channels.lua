@@ -10,7 +10,9 @@
 --
 -- A sink is a table with advertise(self, topic, schema_name, schema_json),
 -- publish(self, topic, t, data) and close(self); channels are advertised to
--- every sink when it is added.
+-- every sink when it is added. A sink with live = true (the viewer) is paced
+-- by the wall clock as well (Channels.LIVE_SLACK); the others (a recording)
+-- get every message the periods allow in the mission's time.
 local tycho = require "tycho"
 
 local Channels = {}
@@ -69,6 +71,12 @@ function Channels.schema(name)
   return text
 end
 
+-- the shortest period of a periodic topic
+Channels.MIN_PERIOD = math.huge
+for _, t in ipairs(Channels.TOPICS) do
+  if t.period > 0 then Channels.MIN_PERIOD = math.min(Channels.MIN_PERIOD, t.period) end
+end
+
 --- The raw device samples (behaviors/robot_replay.lua writes them): every
 -- sample as the robot delivered it, for recordings only (a viewer has no use
 -- for them, a replay needs every one).
@@ -77,9 +85,18 @@ for _, t in ipairs(require("robot_replay").TOPICS) do
   Channels.RAW_TOPICS[#Channels.RAW_TOPICS + 1] = { topic = t.topic, schema = t.schema, period = 0, raw = true }
 end
 
+--- A live sink (sink.live = true: the viewer) gets a topic at most once per
+-- this fraction of its period of wall-clock time, whatever the simulation's
+-- speed: a person watches at wall-clock pace, and a run 300 times faster
+-- than real time would otherwise build and send 300 seconds of messages
+-- every second for a viewer that can draw one. (Not the whole period: at
+-- real-time pace the ticks fall a few milliseconds either side of it.)
+Channels.LIVE_SLACK = 0.8
+
 --- Channels.new() -> channels (no sinks yet: nothing is encoded until one is added)
 function Channels.new()
-  local self = setmetatable({ sinks = {}, raw_sinks = {}, topics = {}, last = {}, counts = {} }, Channels)
+  local self = setmetatable({ sinks = {}, raw_sinks = {}, topics = {}, last = {}, counts = {},
+                              kept = 0, last_live = {}, wall = tycho.clock.monotonic }, Channels)
   for _, t in ipairs(Channels.TOPICS) do self.topics[t.topic] = t end
   for _, t in ipairs(Channels.RAW_TOPICS) do self.topics[t.topic] = t end
   return self
@@ -96,19 +113,41 @@ function Channels:add_sink(sink, o)
     self.raw_sinks[#self.raw_sinks + 1] = sink
   end
   self.sinks[#self.sinks + 1] = sink
+  if not sink.live then self.kept = self.kept + 1 end
   return sink
+end
+
+-- True when the live sinks may have a topic now (wall-clock pacing).
+local function live_due(self, spec)
+  if spec.period == 0 then return true end
+  local last = self.last_live[spec.topic]
+  return last == nil or self.wall() - last >= spec.period * Channels.LIVE_SLACK
+end
+
+--- False when only live sinks listen and the wall clock has not moved on by
+-- the smallest period since they last got something: nothing periodic can
+-- be due (a feeder returns early, at every tick of a fast run).
+function Channels:live_window()
+  if self.kept > 0 then return true end
+  local now = self.wall()
+  if self.window and now - self.window < Channels.MIN_PERIOD * Channels.LIVE_SLACK then return false end
+  self.window = now
+  return true
 end
 
 --- True when some sink takes the raw device samples.
 function Channels:records_raw() return #self.raw_sinks > 0 end
 
---- True when some sink listens and the topic's period has passed since its last message.
+--- True when some sink listens and the topic's period has passed since its
+-- last message (in the mission's time; with live sinks alone, in wall-clock
+-- time too).
 function Channels:due(topic, t)
   local spec = self.topics[topic]
   if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
   if #self.sinks == 0 then return false end
   local last = self.last[topic]
-  return last == nil or t - last >= spec.period - 1e-9 or t < last
+  if not (last == nil or t - last >= spec.period - 1e-9 or t < last) then return false end
+  return self.kept > 0 or live_due(self, spec)
 end
 
 --- Publishes JSON text (a string) or a table (encoded here) on a topic at time t.
@@ -119,7 +158,22 @@ function Channels:publish(topic, t, data)
   if type(data) ~= "string" then error("bad argument #3 to 'publish' (string or table expected)", 2) end
   self.last[topic] = t
   self.counts[topic] = (self.counts[topic] or 0) + 1
-  for _, s in ipairs(spec.raw and self.raw_sinks or self.sinks) do s:publish(topic, t, data) end
+  if spec.raw then
+    for _, s in ipairs(self.raw_sinks) do s:publish(topic, t, data) end
+    return
+  end
+  local live = nil -- whether the live sinks take this one (asked once)
+  for _, s in ipairs(self.sinks) do
+    if s.live then
+      if live == nil then
+        live = live_due(self, spec)
+        if live then self.last_live[topic] = self.wall() end
+      end
+      if live then s:publish(topic, t, data) end
+    else
+      s:publish(topic, t, data)
+    end
+  end
 end
 
 function Channels:close()
@@ -128,7 +182,7 @@ function Channels:close()
     local ok, err = s:close()
     if not ok and err then problems[#problems + 1] = err end
   end
-  self.sinks, self.raw_sinks = {}, {}
+  self.sinks, self.raw_sinks, self.kept = {}, {}, 0
   if #problems > 0 then return nil, table.concat(problems, "; ") end
   return true
 end

@@ -55,24 +55,46 @@ function RC.log_sink(channels)
   end
 end
 
--- 20 times a second: formatted directly, not built as tables and encoded
-local TRANSFORM = '{"timestamp":{"sec":%d,"nsec":%d},"parent_frame_id":"%s","child_frame_id":"%s",'
-  .. '"translation":{"x":%.6g,"y":%.6g,"z":0},"rotation":{"x":0,"y":0,"z":%.9g,"w":%.9g}}'
+-- 20 times a second: formatted directly, not built as tables and encoded;
+-- the stamp as sec, nsec without a table
+local function stamp(t)
+  local sec = math.floor(t)
+  local nsec = math.floor((t - sec) * 1e9 + 0.5)
+  if nsec >= 1000000000 then sec, nsec = sec + 1, nsec - 1000000000 end
+  return sec, nsec
+end
+
+local TRANSFORM = '{"timestamp":%%s,"parent_frame_id":"%s","child_frame_id":"%s",'
+  .. '"translation":{"x":%s,"y":%s,"z":0},"rotation":{"x":0,"y":0,"z":%s,"w":%s}}'
+-- the whole /tf message as one format: the stamp (%s, each transform) and
+-- the robot's x, y and heading (the other frames do not move)
+local function tf_template(cameras)
+  local function q(v) return ("%.9g"):format(v) end
+  local parts = {
+    TRANSFORM:format("map", "odom", 0, 0, 0, 1),
+    TRANSFORM:format("odom", "base_link", "%.6g", "%.6g", "%.9g", "%.9g"),
+    TRANSFORM:format("base_link", "laser", 0, 0, 0, 1),
+  }
+  for i, cam in ipairs(cameras or {}) do
+    local cy = cam.yaw or 0
+    parts[#parts + 1] = TRANSFORM:format("base_link", "camera_" .. i, 0, 0, q(math.sin(cy / 2)), q(math.cos(cy / 2)))
+  end
+  return '{"transforms":[' .. table.concat(parts, ",") .. "]}", #parts
+end
+RC.tf_template = tf_template
+
 local function tf(self, t)
   local x, y, yaw = self.robot.pose()
-  local st = Channels.stamp(t)
-  local sec, nsec = st.sec, st.nsec
-  local parts = {
-    TRANSFORM:format(sec, nsec, "map", "odom", 0, 0, 0, 1),
-    TRANSFORM:format(sec, nsec, "odom", "base_link", x, y, math.sin(yaw / 2), math.cos(yaw / 2)),
-    TRANSFORM:format(sec, nsec, "base_link", "laser", 0, 0, 0, 1),
-  }
-  for i, cam in ipairs(self.robot.cameras or {}) do
-    local cy = cam.yaw or 0
-    parts[#parts + 1] = TRANSFORM:format(sec, nsec, "base_link", "camera_" .. i, 0, 0,
-      math.sin(cy / 2), math.cos(cy / 2))
+  if not self.tf_format then self.tf_format, self.tf_n = tf_template(self.robot.cameras) end
+  local sec, nsec = stamp(t)
+  local st = ('{"sec":%d,"nsec":%d}'):format(sec, nsec)
+  if self.tf_n == 5 then -- the reference robot: two cameras
+    self.ch:publish("/tf", t, self.tf_format:format(st, st, x, y, math.sin(yaw / 2), math.cos(yaw / 2), st, st, st))
+  else
+    local args = { st, st, x, y, math.sin(yaw / 2), math.cos(yaw / 2) }
+    for _ = 3, self.tf_n do args[#args + 1] = st end
+    self.ch:publish("/tf", t, self.tf_format:format(table.unpack(args)))
   end
-  self.ch:publish("/tf", t, '{"transforms":[' .. table.concat(parts, ",") .. "]}")
 end
 
 local function color(r, g, b, a) return { r = r, g = g, b = b, a = a or 1 } end
@@ -90,15 +112,34 @@ RC.entity = entity
 
 -- detections (orange dots), targets (magenta rings: cylinders), true
 -- sources (red cubes, simulator only), the true ramps (grey) and the one
--- detected (yellow), launches (arrows: green engaged a source, black not)
+-- detected (yellow), launches (arrows: green engaged a source, black not).
+-- Written as text round the primitives' JSON: a detection never moves, so
+-- its sphere is encoded once (a scene of 200 of them went out as 200 new
+-- tables every second of a run)
+local ENTITY = '{"timestamp":{"sec":%d,"nsec":%d},"frame_id":"map","id":"%s","lifetime":{"sec":0,"nsec":0},'
+  .. '"frame_locked":false,"metadata":[],"arrows":[%s],"cubes":[%s],"spheres":[%s],"cylinders":[%s],'
+  .. '"lines":[],"triangles":[],"texts":[],"models":[]}'
+local function list_json(items)
+  local parts = {}
+  for i, it in ipairs(items) do parts[i] = tycho.viz.json(it) end
+  return table.concat(parts, ",")
+end
+
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
   local spheres = {}
   local dets = bb.detections or {}
+  local cache = self.sphere_json
+  if not cache then cache = setmetatable({}, { __mode = "k" }) self.sphere_json = cache end
   for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
     local d = dets[k]
-    spheres[#spheres + 1] = { pose = Channels.pose(d.x, d.y, 0, 0.1), size = { x = 0.04, y = 0.04, z = 0.04 },
-                              color = color(1, 0.55, 0) }
+    local js = cache[d]
+    if not js then
+      js = tycho.viz.json { pose = Channels.pose(d.x, d.y, 0, 0.1), size = { x = 0.04, y = 0.04, z = 0.04 },
+                            color = color(1, 0.55, 0) }
+      cache[d] = js
+    end
+    spheres[#spheres + 1] = js
   end
   local cylinders = {}
   for _, g in ipairs(bb.targets or {}) do
@@ -127,13 +168,15 @@ local function scene(self, t)
                             shaft_diameter = 0.03, head_length = 0.08, head_diameter = 0.07,
                             color = l.engaged_source and color(0, 0.8, 0) or color(0, 0, 0) }
   end
-  self.ch:publish("/scene", t, { deletions = {}, entities = {
-    entity(t, "detections", { spheres = spheres }),
-    entity(t, "targets", { cylinders = cylinders }),
-    entity(t, "sources", { cubes = sources }),
-    entity(t, "ramps", { cubes = ramps }),
-    entity(t, "launches", { arrows = arrows }),
-  } })
+  local sec, nsec = stamp(t)
+  local function ent(id, arr, cubes, sph, cyl) return ENTITY:format(sec, nsec, id, arr, cubes, sph, cyl) end
+  self.ch:publish("/scene", t, '{"deletions":[],"entities":[' .. table.concat({
+    ent("detections", "", "", table.concat(spheres, ","), ""),
+    ent("targets", "", "", "", list_json(cylinders)),
+    ent("sources", "", list_json(sources), "", ""),
+    ent("ramps", "", list_json(ramps), "", ""),
+    ent("launches", list_json(arrows), "", "", ""),
+  }, ",") .. "]}")
 end
 
 -- a cheap fingerprint of the scene, so it is sent only when it changed
@@ -164,19 +207,19 @@ end
 
 function RC:tick()
   local ch, t, o = self.ch, self.now(), self.o
-  if #ch.sinks == 0 then return end
+  if #ch.sinks == 0 or not ch:live_window() then return end
   local robot = self.robot
   if ch:due("/tf", t) then tf(self, t) end
   if ch:due("/imu", t) and robot.imu then
     local p, r, rate = robot.imu()
-    local st = Channels.stamp(t)
+    local sec, nsec = stamp(t)
     ch:publish("/imu", t, ('{"timestamp":{"sec":%d,"nsec":%d},"pitch":%.6g,"roll":%.6g,"yaw_rate":%.6g}'):format(
-      st.sec, st.nsec, p, r, rate or 0))
+      sec, nsec, p, r, rate or 0))
   end
   if ch:due("/cmd_vel", t) then
-    local st = Channels.stamp(t)
+    local sec, nsec = stamp(t)
     ch:publish("/cmd_vel", t, ('{"timestamp":{"sec":%d,"nsec":%d},"v":%.6g,"w":%.6g}'):format(
-      st.sec, st.nsec, self.cmd.v, self.cmd.w))
+      sec, nsec, self.cmd.v, self.cmd.w))
   end
   if o.scan and ch:due("/scan", t) then
     local scan = o.scan()

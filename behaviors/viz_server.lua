@@ -47,6 +47,7 @@ function VizServer.new(o)
     host = o.host or VizServer.DEFAULT_HOST, port = srv:port(),
     channels = {}, by_topic = {}, clients = {}, last_time = nil, session = tostring(os.time()),
     dirty = {},
+    live = true, -- channels.lua paces a live sink by the wall clock too
   }, VizServer)
   -- what was queued since the last poll is written once per poll of the
   -- loop, not once per message: one send() for many messages

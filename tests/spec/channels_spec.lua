@@ -230,6 +230,54 @@ describe("channels", function()
     assert.is_true(ch:close())
   end)
 
+  it("paces a live sink (the viewer) by the wall clock too, a recording by the mission's time only", function()
+    local wall = 0
+    local function run(sinks)
+      local ch = Channels.new()
+      ch.wall = function() return wall end
+      for _, s in ipairs(sinks) do ch:add_sink(s) end
+      -- 100 simulated seconds in 1 wall second (a run 100 times faster than real time)
+      for i = 0, 2000 do
+        local t = i * 0.05
+        wall = t / 100
+        if ch:due("/tf", t) then ch:publish("/tf", t, "{}") end
+        if i % 500 == 0 then ch:publish("/state", t, "{}") end -- every transition goes out
+      end
+      return ch
+    end
+    local function count(s, topic)
+      local n = 0
+      for _, g in ipairs(s.got) do if g.topic == topic then n = n + 1 end end
+      return n
+    end
+    local live = fake_sink()
+    live.live = true
+    run { live }
+    -- 20 Hz of wall time (with the slack for jitter), not 20 Hz of simulated time
+    local n = count(live, "/tf")
+    assert.is_true(n >= 20 and n <= 1 / (0.05 * Channels.LIVE_SLACK) + 2, "live /tf messages: " .. n)
+    assert.are.equal(5, count(live, "/state"))
+    -- with a recording beside it the recording gets every period of the mission's time
+    local viewer, recording = fake_sink(), fake_sink()
+    viewer.live = true
+    local ch = run { viewer, recording }
+    assert.are.equal(2001, count(recording, "/tf"))
+    assert.is_true(count(viewer, "/tf") <= 27, "viewer /tf messages: " .. count(viewer, "/tf"))
+    assert.are.equal(2001, ch.counts["/tf"])
+    -- at real-time pace a live sink misses nothing to jitter
+    live = fake_sink()
+    live.live = true
+    ch = Channels.new()
+    ch.wall = function() return wall end
+    ch:add_sink(live)
+    for i = 0, 200 do
+      local t = i * 0.05
+      wall = t + (i % 2 == 0 and 0.004 or -0.004) -- ticks 4 ms either side
+      if ch:due("/tf", t) then ch:publish("/tf", t, "{}") end
+    end
+    assert.are.equal(201, count(live, "/tf"))
+  end)
+
   it("records to MCAP through the sink, and refuses a bad --record", function()
     local path = tmpname(".mcap")
     local ch = Channels.new()
