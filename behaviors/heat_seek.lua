@@ -159,7 +159,18 @@ local function start(m)
 
   -- control task: follower + simulator step -------------------------------------
   local control_dt = 1 / P.control_rate
+  -- paced runs (the robot, --realtime, --repl): how regular the control
+  -- ticks are on the wall clock (the summary's timing)
+  local paced = opt.realtime or opt.repl or opt.robot
+  bb.timing = paced and { control_ticks = 0, control_period_ms = control_dt * 1000, worst_gap_ms = 0 } or nil
+  local last_wall
   local function control_tick()
+    if paced then
+      local w = tycho.clock.monotonic()
+      if last_wall then bb.timing.worst_gap_ms = math.max(bb.timing.worst_gap_ms, (w - last_wall) * 1000) end
+      last_wall = w
+      bb.timing.control_ticks = bb.timing.control_ticks + 1
+    end
     nav:control(control_dt)
     robot.step(control_dt)
     local t = now()
@@ -294,6 +305,7 @@ local function finish(m, reason)
     odometry = report and report:odometry() or nil,
     localization = report and report:localization(robot.localization) or nil,
     replay = robot.replay,
+    timing = bb.timing,
     sim_time_s = now(), wall_time_s = tycho.clock.monotonic() - m.wall0,
     end_reason = guard:end_reason(bb.completed and "completed" or tostring(bb.failure or reason)),
   }
@@ -363,6 +375,10 @@ local function finish(m, reason)
       print(("summary: heat source %d at (%.2f, %.2f), %.1f C missed: %s (closest %.2f m, %d detections near)"):format(
         i, src.x, src.y, src.temp, src.missed_because, src.closest_approach_m or -1, src.detections_near))
     end
+  end
+  if bb.timing then
+    print(("summary: %d control ticks every %.0f ms of wall clock, the longest gap %.1f ms"):format(
+      bb.timing.control_ticks, bb.timing.control_period_ms, bb.timing.worst_gap_ms))
   end
   local replay = robot.replay
   if replay then

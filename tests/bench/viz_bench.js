@@ -5,7 +5,11 @@
 //     median and p99 (target: median <= 2 ms);
 //  2. the small-maze mission in accelerated simulation with --viz and one
 //     viewer subscribed to every channel, against the same mission without
-//     --viz: CPU time (user + system), median of 3 (target <= 5 % slower).
+//     --viz: CPU time (user + system), median of 3 (target <= 5 % slower);
+//  3. the same mission at real-time pace for 20 s, twice each way: the
+//     longest wall-clock gap between two 20 Hz control ticks (the summary's
+//     timing.worst_gap_ms) with a viewer subscribed to everything against
+//     none (target: within 1 ms).
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -73,9 +77,9 @@ async function latency() {
   return med <= 2;
 }
 
-async function mission(withViz, dir) {
+async function mission(withViz, dir, extra = []) {
   const args = ["run", "behaviors/heat_seek.lua", "--world", "maps/maze_small.lua", "--quiet", "--no-socket",
-                "--out", dir];
+                "--out", dir, ...extra];
   if (!withViz) {
     const r = await startTycho(args).done;
     return { cpu: r.cpu, messages: 0 };
@@ -106,9 +110,27 @@ async function main() {
   result("viz.mission_overhead_pct", over, "%", "<=5", `small-maze mission with --viz and a viewer subscribed ` +
          `to every channel, against the same mission without --viz: CPU time (user + system), median of 3 ` +
          `(${a.toFixed(2)} -> ${b.toFixed(2)} s)`);
+  // real time: the control loop's worst tick with and without a viewer
+  const REAL_S = 20;
+  const worst = { without: [], with: [] };
+  for (let i = 0; i < 2; i++) {
+    for (const v of [false, true]) {
+      const out = path.join(dir, `rt${v ? "v" : "n"}${i}`);
+      await mission(v, out, ["--realtime", "--set", `mission_timeout=${REAL_S}`]);
+      const t = JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).timing;
+      worst[v ? "with" : "without"].push(t.worst_gap_ms);
+    }
+  }
+  const w0 = Math.max(...worst.without), w1 = Math.max(...worst.with), dw = w1 - w0;
+  console.log(`viz real time: ${REAL_S} s of mission twice each way, longest gap between 50 ms control ticks: ` +
+              `without --viz ${w0.toFixed(1)} ms, with a viewer subscribed to everything ${w1.toFixed(1)} ms ` +
+              `(${dw >= 0 ? "+" : ""}${dw.toFixed(1)} ms; target within 1 ms) ${dw <= 1 ? "PASS" : "FAIL"}`);
+  result("viz.worst_tick_delta_ms", dw, "ms", "<=1", `real-time small-maze mission, ${REAL_S} s twice each way: ` +
+         `longest gap between 20 Hz control ticks with a viewer subscribed to everything, minus without ` +
+         `(${w0.toFixed(1)} -> ${w1.toFixed(1)} ms)`);
   fs.rmSync(dir, { recursive: true, force: true });
   // a missed target is a figure (scripts/trials.sh's table says so), not a failed run
-  console.log(`viz_bench: targets ${okLatency && over <= 5 ? "met" : "missed (see above)"}`);
+  console.log(`viz_bench: targets ${okLatency && over <= 5 && dw <= 1 ? "met" : "missed (see above)"}`);
   process.exit(0);
 }
 main().catch((e) => { console.log(e.stack || e); process.exit(1); });
