@@ -157,32 +157,46 @@ local function need(v, topic, ...)
   return v
 end
 
---- M.load(path) -> the raw samples of a recording (lists per topic), or nil, err
+-- A topic's samples: the JSON texts as recorded, decoded one at a time as
+-- the replay reaches them (decoded tables of a 15-minute run took 75 MB)
+local Samples = {}
+Samples.__index = Samples
+local function samples(topic, fields) return setmetatable({ topic = topic, fields = fields, n = 0, t = {} }, Samples) end
+function Samples:add(t, data) self.n = self.n + 1 self[self.n] = data self.t[self.n] = t end
+--- Sample i decoded (nil past the end); raises naming the topic and time on a bad one.
+function Samples:get(i)
+  if i > self.n then return nil end
+  if self.cached_i ~= i then
+    self.cached = need(decode(self.topic, self.t[i], self[i]), self.topic, table.unpack(self.fields))
+    self.cached_i = i
+  end
+  return self.cached
+end
+
+--- M.load(path) -> the raw samples of a recording (per topic, decoded as
+-- they are used), or nil, err
 function M.load(path)
   if type(path) ~= "string" then return nil, "replay: path expected, got " .. type(path) end
-  local raw = { odom = {}, scan = {}, thermal = { {}, {} }, launcher = {} }
+  local raw = { odom = samples("/raw/odom", { "t", "x", "y", "yaw", "v", "w" }),
+                scan = samples("/raw/scan", { "t", "stamp", "angle_min", "angle_increment", "range_min", "range_max" }),
+                thermal = { samples("/raw/thermal/1", { "t", "stamp" }), samples("/raw/thermal/2", { "t", "stamp" }) },
+                launcher = samples("/raw/launcher", { "t" }) }
+  local by_topic = { ["/raw/odom"] = raw.odom, ["/raw/scan"] = raw.scan, ["/raw/thermal/1"] = raw.thermal[1],
+                     ["/raw/thermal/2"] = raw.thermal[2], ["/raw/launcher"] = raw.launcher }
   local ok, err = pcall(function()
     local info, rerr = tycho.mcap.read(path, function(topic, t, data)
-      if topic:sub(1, 5) ~= "/raw/" then return end
-      if topic == "/raw/odom" then
-        raw.odom[#raw.odom + 1] = need(decode(topic, t, data), topic, "t", "x", "y", "yaw", "v", "w")
-      elseif topic == "/raw/scan" then
-        -- the ranges stay packed till the mission asks (a long run holds thousands)
-        raw.scan[#raw.scan + 1] = need(decode(topic, t, data), topic, "t", "stamp", "angle_min", "angle_increment",
-          "range_min", "range_max")
-      elseif topic == "/raw/thermal/1" or topic == "/raw/thermal/2" then
-        local list = raw.thermal[tonumber(topic:sub(-1))]
-        list[#list + 1] = need(decode(topic, t, data), topic, "t", "stamp")
-      elseif topic == "/raw/launcher" then
-        raw.launcher[#raw.launcher + 1] = need(decode(topic, t, data), topic, "t")
-      elseif topic == "/raw/robot" then
-        raw.robot = decode(topic, t, data)
-      end
+      local list = by_topic[topic]
+      if list then list:add(t, data)
+      elseif topic == "/raw/robot" then raw.robot = decode(topic, t, data) end
     end)
     if not info then error(rerr, 0) end
+    -- every sample is checked before the mission starts, not when it gets there
+    for _, list in pairs(by_topic) do
+      for i = 1, list.n do list:get(i) end
+    end
   end)
   if not ok then return nil, "replay: " .. tostring(err) end
-  if not raw.robot or #raw.odom == 0 then
+  if not raw.robot or raw.odom.n == 0 then
     return nil, ("replay: %s holds no raw device samples (/raw/robot, /raw/odom): record it with this version's --record")
       :format(path)
   end
@@ -202,13 +216,13 @@ function M.open(path, o)
   local robot = { kind = "replay", replayed_kind = meta.kind, cameras = {} }
   for i, c in ipairs(meta.cameras or {}) do robot.cameras[i] = { yaw = float(c.yaw), fov = float(c.fov) } end
   local stats = { file = path, recorded_kind = meta.kind, world = meta.world or false, seed = meta.seed or false,
-                  steps = 0, recorded_steps = #raw.odom - 1, commands_differing = 0, first_divergence_s = false,
+                  steps = 0, recorded_steps = raw.odom.n - 1, commands_differing = 0, first_divergence_s = false,
                   launches_unmatched = 0, ended_early = false }
   robot.replay = stats
   local log = o.log
   local history = require("robot_sim").odom_history()
   local k = 1                     -- the current /raw/odom record
-  local cur = raw.odom[1]
+  local cur = raw.odom:get(1)
   local next_scan, next_frame, next_launch = 1, { 1, 1 }, 1
   local cmd_v, cmd_w = 0, 0
   history.push(cur.t, cur.x, cur.y, cur.yaw)
@@ -232,9 +246,9 @@ function M.open(path, o)
   --- The next recorded step; the command given for it is checked against
   -- the recorded one.
   function robot.step()
-    if k >= #raw.odom then stats.ended_early = true return end
+    if k >= raw.odom.n then stats.ended_early = true return end
     k = k + 1
-    local rec = raw.odom[k]
+    local rec = raw.odom:get(k)
     stats.steps = stats.steps + 1
     if rec.v ~= cmd_v or rec.w ~= cmd_w then
       stats.commands_differing = stats.commands_differing + 1
@@ -249,7 +263,7 @@ function M.open(path, o)
 
   local function pose_of(s) return { x = s.x, y = s.y, yaw = s.yaw } end
   function robot.scan()
-    local s = raw.scan[next_scan]
+    local s = raw.scan:get(next_scan)
     if not s or s.t > cur.t then return nil end
     next_scan = next_scan + 1
     local ranges = tycho.viz.unpack(s.ranges, "f32")
@@ -259,7 +273,7 @@ function M.open(path, o)
   end
   function robot.thermal(i)
     local list = raw.thermal[i]
-    local f = list and list[next_frame[i]]
+    local f = list and list:get(next_frame[i])
     if not f or f.t > cur.t then return nil end
     next_frame[i] = next_frame[i] + 1
     local frame = tycho.viz.unpack(f.pixels, "f64")
@@ -270,7 +284,7 @@ function M.open(path, o)
   -- the launcher answers as it did; a call the recording does not have at
   -- this point is a divergence
   local function next_call(call)
-    local l = raw.launcher[next_launch]
+    local l = raw.launcher:get(next_launch)
     if not l or l.call ~= call or l.t ~= cur.t then
       stats.launches_unmatched = stats.launches_unmatched + 1
       diverged(("launcher %s at a time the recording has none"):format(call))
