@@ -68,13 +68,16 @@ local function start(m)
     if not r then return code end
     robot = r
   end
+  local Localize = require "localize"
+  local method = Localize.method(P, robot)
   -- --record: every raw sample the robot delivers, for --replay
   if opt.record and not opt.replay then
-    tape = require("robot_replay").tap(robot, { world = opt.world, seed = robot.world and robot.world.seed, now = now })
+    tape = require("robot_replay").tap(robot, { world = opt.world, seed = robot.world and robot.world.seed, now = now,
+                                                localization = method })
   end
   x0, y0, yaw0 = robot.pose()
   mapping = Mapping.new(P, x0, y0)
-  if P.localization ~= "odometry" then robot = require("localize").wrap(robot, mapping, P, log) end
+  if method ~= "odometry" then robot = Localize.wrap(robot, mapping, P, log, method) end
   nav = Nav.new { robot = robot, mapping = mapping, params = P, log = log, clock = now }
   local sweep = ThermalSweep.new { resolution = 0.05, max_range = P.sweep_check_distance }
   -- ground truth for the summary's per-source verdicts (simulator only)
@@ -395,15 +398,10 @@ end
 
 return Mission.run {
   name = "heat_seek", usage_line = "--world WORLD.lua [options]", options = OPTIONS, params = P,
-  -- on the robot the wheels slip and the scans arrive on the wall clock, so
-  -- the odometry alone smears the map: match each scan unless the command
-  -- line (--set, --params-file) says otherwise; and everything runs at the
-  -- wall clock's pace
-  defaults = function(o, params)
-    if o.robot then
-      params:set("localization", "scan_matching")
-      o.realtime = true
-    end
+  -- on the robot everything runs at the wall clock's pace (and localizes
+  -- with SLAM: localization = "auto", localize.lua)
+  defaults = function(o)
+    if o.robot then o.realtime = true end
   end,
   epilog = "the attach socket is on by default with --realtime or --repl (--socket turns it on otherwise)",
   check = function(o)

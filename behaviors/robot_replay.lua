@@ -42,7 +42,7 @@ end
 local ODOM = '{"t":%s,"x":%s,"y":%s,"yaw":%s,"pitch":%s,"roll":%s,"yaw_rate":%s,"v":%s,"w":%s}'
 local POSED = '"t":%s,"stamp":%s,"x":%s,"y":%s,"yaw":%s'
 
---- M.tap(robot, {world =, seed =, now =}) -> tape. Wraps the robot's
+--- M.tap(robot, {world =, seed =, now =, localization =}) -> tape. Wraps the robot's
 -- functions in place; nothing is written until tape:attach(channels).
 -- Messages are logged at now() (the mission's clock, which the other
 -- channels use, so the file stays in time order; the robot's own clock
@@ -66,9 +66,9 @@ function M.tap(robot, o)
     for i, c in ipairs(robot.cameras or {}) do
       cams[i] = ('{"yaw":%s,"fov":%s}'):format(num(c.yaw or 0), num(c.fov or 0))
     end
-    put("/raw/robot", ('{"kind":"%s","world":%s,"seed":%s,"cameras":[%s]}'):format(
+    put("/raw/robot", ('{"kind":"%s","world":%s,"seed":%s,"localization":%s,"cameras":[%s]}'):format(
       robot.kind or "robot", o.world and tycho.viz.json(tostring(o.world)) or "null",
-      num(o.seed), table.concat(cams, ",")))
+      num(o.seed), o.localization and tycho.viz.json(tostring(o.localization)) or "null", table.concat(cams, ",")))
     odom_now()
   end
 
@@ -216,6 +216,7 @@ function M.open(path, o)
   local robot = { kind = "replay", replayed_kind = meta.kind, cameras = {} }
   for i, c in ipairs(meta.cameras or {}) do robot.cameras[i] = { yaw = float(c.yaw), fov = float(c.fov) } end
   local stats = { file = path, recorded_kind = meta.kind, world = meta.world or false, seed = meta.seed or false,
+                  localization = type(meta.localization) == "string" and meta.localization or nil,
                   steps = 0, recorded_steps = raw.odom.n - 1, commands_differing = 0, first_divergence_s = false,
                   launches_unmatched = 0, ended_early = false }
   robot.replay = stats

@@ -5,7 +5,7 @@
  *                    loop_radius=, loop_every=, loop_matches_per_scan=,
  *                    loop_min_separation=, optimize_every=, edge_sigma_xy=,
  *                    edge_sigma_yaw=, loop_sigma_xy=, loop_sigma_yaw=, huber=}]) -> slam
- *   slam:add_scan(scan, {x=, y=, yaw=}) -> {x, y, yaw, matched, degenerate, score, loop_closures}
+ *   slam:add_scan(scan, {x=, y=, yaw=}) -> {x, y, yaw, matched, degenerate, still, score, loop_closures}
  *   slam:pose() -> x, y, yaw          the latest scan's corrected pose
  *   slam:correct(x, y, yaw) -> x, y, yaw   an odometry pose taken since, corrected
  *   slam:map() -> grid                every scan re-rendered at its optimised pose
@@ -136,6 +136,7 @@ static int l_add_scan(lua_State *L)
     set_num(L, "yaw", st.pose.yaw);
     set_bool(L, "matched", st.matched);
     set_bool(L, "degenerate", st.degenerate);
+    set_bool(L, "still", st.still);
     set_num(L, "score", st.score);
     set_int(L, "loop_closures", st.loop_closures);
     return 1;
@@ -198,7 +199,9 @@ static int l_stats(lua_State *L)
     set_int(L, "scans_matched", st.scans_matched);
     set_int(L, "scans_degenerate", st.scans_degenerate);
     set_int(L, "scans_poor", st.scans_poor);
+    set_int(L, "scans_still", st.scans_still);
     set_int(L, "scans_refined", st.scans_refined);
+    set_int(L, "loops_refined", st.loops_refined);
     set_int(L, "loop_candidates", st.loop_candidates);
     set_int(L, "loop_closures", st.loop_closures);
     set_int(L, "loop_rejected", st.loop_rejected);
@@ -259,7 +262,7 @@ function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
 ---@param scan tycho.scan
 ---@param odom table {x=, y=, yaw=}
----@return table step {x, y, yaw, matched, degenerate, score, loop_closures}
+---@return table step {x, y, yaw, matched, degenerate, still (the odometry had not moved: no match), score, loop_closures}
 function slam:add_scan(scan, odom) end
 ---The latest scan's corrected pose.
 ---@return number x, number y, number yaw
@@ -275,7 +278,7 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_refined, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_refined, loops_refined, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
 ---Frees the SLAM's memory now (the garbage collector would, later); any
 ---method called afterwards raises.

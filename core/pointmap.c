@@ -17,8 +17,13 @@ struct tycho_pointmap {
     double res;
     long x0, y0; /* world cell index of cells[0] */
     int w, h;
-    cell *cells;
+    cell *cells; /* w x h, row-major; NULL once compacted */
     size_t used;
+    /* compacted (read-only): the used cells in an open-addressed hash of
+     * cap slots keyed by 1 + their index in the w x h box (0: empty) */
+    uint32_t *keys;
+    cell *slots;
+    size_t cap;
 };
 
 #define GROW_MARGIN 64 /* cells added round a point that falls outside */
@@ -36,17 +41,69 @@ void tycho_pointmap_free(tycho_pointmap *pm)
 {
     if (!pm) return;
     free(pm->cells);
+    free(pm->keys);
+    free(pm->slots);
     free(pm);
+}
+
+/* The hash's first slot for a key (Fibonacci hashing). */
+static inline size_t slot_of(uint32_t key, size_t cap)
+{
+    return (size_t)((key * 2654435769u) & (uint32_t)(cap - 1));
 }
 
 size_t tycho_pointmap_cells(const tycho_pointmap *pm) { return pm ? pm->used : 0; }
 
-/* The cell of world cell index (i, j), or NULL outside the grid. */
+/* The cell of world cell index (i, j), or NULL outside the grid (or, once
+ * compacted, where no hit fell). */
 static inline cell *cell_at(const tycho_pointmap *pm, long i, long j)
 {
     long x = i - pm->x0, y = j - pm->y0;
     if (x < 0 || y < 0 || x >= pm->w || y >= pm->h) return NULL;
-    return &pm->cells[(size_t)y * pm->w + x];
+    if (pm->cells) return &pm->cells[(size_t)y * pm->w + x];
+    uint32_t key = (uint32_t)((size_t)y * pm->w + x) + 1;
+    for (size_t k = slot_of(key, pm->cap);; k = (k + 1) & (pm->cap - 1)) {
+        if (pm->keys[k] == key) return &pm->slots[k];
+        if (pm->keys[k] == 0) return NULL;
+    }
+}
+
+tycho_status tycho_pointmap_compact(tycho_pointmap *pm, tycho_err *err)
+{
+    if (!pm) return tycho_fail(err, TYCHO_EINVAL, "no map");
+    if (!pm->cells) return TYCHO_OK;
+    if ((uint64_t)pm->w * (uint64_t)pm->h >= UINT32_MAX)
+        return tycho_fail(err, TYCHO_ERANGE, "point map too large to compact");
+    size_t cap = 16;
+    while (cap < 2 * pm->used + 1) cap *= 2; /* at most half full: short probes */
+    uint32_t *keys = calloc(cap, sizeof *keys);
+    cell *slots = malloc(cap * sizeof *slots);
+    if (!keys || !slots) {
+        free(keys);
+        free(slots);
+        return tycho_fail(err, TYCHO_ENOMEM, "out of memory compacting the point map");
+    }
+    for (size_t idx = 0; idx < (size_t)pm->w * pm->h; idx++) {
+        if (pm->cells[idx].n == 0) continue;
+        uint32_t key = (uint32_t)idx + 1;
+        size_t k = slot_of(key, cap);
+        while (keys[k]) k = (k + 1) & (cap - 1);
+        keys[k] = key;
+        slots[k] = pm->cells[idx];
+    }
+    free(pm->cells);
+    pm->cells = NULL;
+    pm->keys = keys;
+    pm->slots = slots;
+    pm->cap = cap;
+    return TYCHO_OK;
+}
+
+size_t tycho_pointmap_bytes(const tycho_pointmap *pm)
+{
+    if (!pm) return 0;
+    if (pm->cells) return sizeof *pm + (size_t)pm->w * pm->h * sizeof(cell);
+    return sizeof *pm + pm->cap * (sizeof(uint32_t) + sizeof(cell));
 }
 
 /* Grows the grid to hold the cell boxes [i0, i1] x [j0, j1]. */
@@ -88,6 +145,7 @@ tycho_status tycho_pointmap_add_scan(tycho_pointmap *pm, const tycho_scan *scan,
                                      tycho_err *err)
 {
     if (!pm || !scan || !scan->ranges) return tycho_fail(err, TYCHO_EINVAL, "no map or scan");
+    if (pm->keys) return tycho_fail(err, TYCHO_EINVAL, "the point map is compacted (read-only)");
     if (!(isfinite(pose.x) && isfinite(pose.y) && isfinite(pose.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "pose must be finite");
     double reach = fabs(pose.x) + fabs(pose.y) + scan->range_max;
@@ -116,7 +174,8 @@ tycho_status tycho_pointmap_add_scan(tycho_pointmap *pm, const tycho_scan *scan,
 
 bool tycho_pointmap_mean_at(const tycho_pointmap *pm, double x, double y, double *mx, double *my)
 {
-    if (!pm || !pm->cells || !(isfinite(x) && isfinite(y)) || !(fabs(x) + fabs(y) < FAR))
+    if (!pm || !(pm->cells || pm->keys) || !(isfinite(x) && isfinite(y)) ||
+        !(fabs(x) + fabs(y) < FAR))
         return false;
     double fi = floor(x / pm->res), fj = floor(y / pm->res);
     const cell *c = cell_at(pm, (long)fi, (long)fj);
@@ -253,7 +312,8 @@ tycho_status tycho_pointmap_refine(const tycho_pointmap *pm, const tycho_scan *s
         return tycho_fail(err, TYCHO_EINVAL, "distances must be finite and >= 0 (huber > 0)");
     memset(out, 0, sizeof *out);
     out->pose = guess;
-    if (!pm->cells || !(fabs(guess.x) + fabs(guess.y) + scan->range_max < FAR)) return TYCHO_OK;
+    if (!(pm->cells || pm->keys) || !(fabs(guess.x) + fabs(guess.y) + scan->range_max < FAR))
+        return TYCHO_OK;
 
     tycho_pose2 x = guess;
     double info[3] = {0}; /* translation information of the last step: a, b, d */

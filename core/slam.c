@@ -11,6 +11,9 @@
 
 /* Submap cells at creation (8 m at 5 cm); the grid grows with the scans. */
 #define SUBMAP_CELLS 160
+/* The odometry moved less than this since the last scan: standing still. */
+#define STILL_M 1e-3
+#define STILL_RAD 1e-3
 /* Cost at or above which a submap cell is a wall for the likelihood field. */
 #define WALL_COST 254
 
@@ -281,11 +284,14 @@ static tycho_status finish_submap(tycho_slam *s, int i, tycho_err *err)
     tycho_grid_free(walls);
     if (st != TYCHO_OK) return err ? err->code : TYCHO_EINVAL;
     if (tycho_matcher_shrink(m->matcher, err) != TYCHO_OK) return err ? err->code : TYCHO_ENOMEM;
-    m->bytes = tycho_matcher_bytes(m->matcher);
     tycho_grid_free(m->grid);
     m->grid = NULL;
-    tycho_pointmap_free(m->points); /* the loop search matches on the field alone */
-    m->points = NULL;
+    /* the loop closures found on its field are refined against its hits'
+     * means, as the front end's matches are: kept as a hash of the cells
+     * with hits (a few tens of kB) */
+    if (m->points && tycho_pointmap_compact(m->points, err) != TYCHO_OK)
+        return err ? err->code : TYCHO_ENOMEM;
+    m->bytes = tycho_matcher_bytes(m->matcher) + tycho_pointmap_bytes(m->points);
     s->st.finished_submaps++;
     return TYCHO_OK;
 }
@@ -557,6 +563,18 @@ static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err 
         if (st != TYCHO_OK) return st;
         *ran = true;
         s->st.loop_candidates++;
+        if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score && m->points) {
+            /* finer than a cell, as the front end (p.refine) */
+            tycho_refine_params rp;
+            tycho_refine_params_defaults(&rp);
+            tycho_refine_result f;
+            if (tycho_pointmap_refine(m->points, &s->nodes[k].scan, r.pose, &rp, &f, NULL) ==
+                    TYCHO_OK &&
+                f.ok) {
+                r.pose = f.pose;
+                s->st.loops_refined++;
+            }
+        }
         if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score) {
             st = room_for(&s->loops, s->nloops, &s->loopcap, sizeof *s->loops, 64, err);
             if (st != TYCHO_OK) return st;
@@ -653,8 +671,19 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
         tycho_pose2 last = node_pose(s, s->n - 1);
         tycho_pose2 moved = tycho_pose2_between(s->nodes[s->n - 1].odom, odom);
         tycho_pose2 guess = tycho_pose2_compose(last, moved);
-        pose = match_front(s, scan, guess, moved, &step, &st, err);
-        if (st != TYCHO_OK) return st;
+        if (fabs(moved.x) < STILL_M && fabs(moved.y) < STILL_M && fabs(moved.yaw) < STILL_RAD) {
+            /* standing still: the odometry's step is exact, and a match
+             * could only add the scans' noise (1-2 cm and 0.7 degrees seen
+             * matching a scan against a submap of one scan from the same
+             * place, at the start of a run: the whole map then kept that
+             * turn). Cartographer's motion filter drops such scans. */
+            pose = guess;
+            step.still = true;
+            s->st.scans_still++;
+        } else {
+            pose = match_front(s, scan, guess, moved, &step, &st, err);
+            if (st != TYCHO_OK) return st;
+        }
     }
     node_scan *ns = &s->nodes[s->n];
     if ((st = copy_scan(&ns->scan, scan, err)) != TYCHO_OK) return st;

@@ -786,7 +786,7 @@ function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
 ---@param scan tycho.scan
 ---@param odom table {x=, y=, yaw=}
----@return table step {x, y, yaw, matched, degenerate, score, loop_closures}
+---@return table step {x, y, yaw, matched, degenerate, still (the odometry had not moved: no match), score, loop_closures}
 function slam:add_scan(scan, odom) end
 ---The latest scan's corrected pose.
 ---@return number x, number y, number yaw
@@ -802,7 +802,7 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_refined, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_refined, loops_refined, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
 ---Frees the SLAM's memory now (the garbage collector would, later); any
 ---method called afterwards raises.

@@ -113,7 +113,36 @@ static void test_room(void)
     size_t before = tycho_pointmap_cells(pm);
     CHECK(tycho_pointmap_add_scan(pm, &s, far, &err) == TYCHO_ERANGE);
     CHECK(tycho_pointmap_cells(pm) == before); /* nothing added */
+
+    /* compacted: the same means and the same refinement, bit for bit, in
+     * a fraction of the memory; and read-only */
+    tycho_refine_params_defaults(&p);
+    tycho_refine_result dense;
+    CHECK(tycho_pointmap_refine(pm, &s, guess, &p, &dense, &err) == TYCHO_OK);
+    double dense_mx, dense_my;
+    CHECK(tycho_pointmap_mean_at(pm, 4.02, 1.52, &dense_mx, &dense_my));
+    size_t dense_bytes = tycho_pointmap_bytes(pm);
+    CHECK(tycho_pointmap_compact(pm, &err) == TYCHO_OK);
+    CHECK(tycho_pointmap_compact(pm, &err) == TYCHO_OK); /* twice: nothing more to do */
+    CHECK_MSG(tycho_pointmap_bytes(pm) * 5 < dense_bytes, "%zu bytes compacted, %zu dense",
+              tycho_pointmap_bytes(pm), dense_bytes);
+    CHECK(tycho_pointmap_cells(pm) == before);
+    CHECK(tycho_pointmap_mean_at(pm, 4.02, 1.52, &mx, &my) && mx == dense_mx && my == dense_my);
+    CHECK(!tycho_pointmap_mean_at(pm, 1.0, 1.0, &mx, &my));
+    CHECK(!tycho_pointmap_mean_at(pm, -50.0, 1.0, &mx, &my)); /* outside the box */
+    CHECK(tycho_pointmap_refine(pm, &s, guess, &p, &r, &err) == TYCHO_OK);
+    CHECK(r.ok && r.pose.x == dense.pose.x && r.pose.y == dense.pose.y &&
+          r.pose.yaw == dense.pose.yaw && r.pairs == dense.pairs);
+    CHECK(tycho_pointmap_add_scan(pm, &s, truth, &err) == TYCHO_EINVAL);
+    CHECK(strstr(err.msg, "compacted") != NULL);
+    CHECK(tycho_pointmap_cells(pm) == before);
     tycho_pointmap_free(pm);
+    /* an empty map compacts to an empty one */
+    empty = tycho_pointmap_new(0.05);
+    CHECK(tycho_pointmap_compact(empty, &err) == TYCHO_OK);
+    CHECK(!tycho_pointmap_mean_at(empty, 0.0, 0.0, &mx, &my));
+    CHECK(tycho_pointmap_refine(empty, &s, guess, &p, &r, &err) == TYCHO_OK && !r.ok);
+    tycho_pointmap_free(empty);
     tycho_scan_free(&s);
 }
 

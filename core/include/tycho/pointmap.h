@@ -39,6 +39,13 @@ tycho_status tycho_pointmap_add_scan(tycho_pointmap *pm, const tycho_scan *scan,
 
 /* Cells holding at least one hit. */
 size_t tycho_pointmap_cells(const tycho_pointmap *pm);
+/* Keeps only the cells holding hits (a hash of them instead of the dense
+ * box round them: a finished SLAM submap's 300 x 300 box of 12-byte cells
+ * holds a few thousand hits), for refining against later; the map is then
+ * read-only (add_scan fails). Fails only out of memory, the map as before. */
+tycho_status tycho_pointmap_compact(tycho_pointmap *pm, tycho_err *err);
+/* Bytes the map holds. */
+size_t tycho_pointmap_bytes(const tycho_pointmap *pm);
 
 /* The mean hit of the cell containing (x, y): true and *mx, *my when it has
  * one. */

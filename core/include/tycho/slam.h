@@ -73,13 +73,16 @@ typedef struct {
     double score;      /* front-end match score (0 when not matched) */
     bool matched;      /* the front end moved the pose off the odometry's guess */
     bool degenerate;   /* the scan did not pin the translation (corridor): heading only */
+    bool still;        /* the odometry had not moved: its step taken, no match */
     int loop_closures; /* closures found during this call */
 } tycho_slam_step;
 
 typedef struct {
     int nodes, submaps, finished_submaps;
     int scans_matched, scans_degenerate, scans_poor;
+    int scans_still; /* taken at the odometry's step: the robot had not moved */
     int scans_refined;   /* front-end matches refined against the submap's hit means */
+    int loops_refined;   /* loop closures refined against the finished submap's hit means */
     int loop_candidates; /* loop-closure matches tried */
     int loop_closures;   /* accepted */
     int loop_rejected;   /* accepted, then set aside by the optimisation (loop_reject) */
