@@ -5,12 +5,11 @@
  *                    loop_radius=, loop_every=, loop_matches_per_scan=,
  *                    loop_min_separation=, optimize_every=, edge_sigma_xy=,
  *                    edge_sigma_yaw=, loop_sigma_xy=, loop_sigma_yaw=, huber=}]) -> slam
- *   slam:add_scan(scan, {x=, y=, yaw=}) -> {x, y, yaw, matched, degenerate, still, score, loop_closures}
- *   slam:pose() -> x, y, yaw          the latest scan's corrected pose
- *   slam:correct(x, y, yaw) -> x, y, yaw   an odometry pose taken since, corrected
- *   slam:map() -> grid                every scan re-rendered at its optimised pose
- *   slam:finish()                     the loop search for every queued scan, then optimise
- *   slam:trajectory() -> {{x, y, yaw}, ...}   every scan's optimised pose
+ *   slam:add_scan(scan, {x=, y=, yaw=}) -> {x, y, yaw, matched, degenerate, still, score,
+ * loop_closures} slam:pose() -> x, y, yaw          the latest scan's corrected pose slam:correct(x,
+ * y, yaw) -> x, y, yaw   an odometry pose taken since, corrected slam:map() -> grid every scan
+ * re-rendered at its optimised pose slam:finish()                     the loop search for every
+ * queued scan, then optimise slam:trajectory() -> {{x, y, yaw}, ...}   every scan's optimised pose
  *   slam:stats() -> {nodes, submaps, scans_matched, loop_closures, ...}
  *
  * Angles in radians. Unknown option keys are errors. */
