@@ -80,7 +80,7 @@ typedef struct {
 typedef struct {
     int nodes, submaps, finished_submaps;
     int scans_matched, scans_degenerate, scans_poor;
-    int scans_still; /* taken at the odometry's step: the robot had not moved */
+    int scans_still;     /* taken at the odometry's step: the robot had not moved */
     int scans_refined;   /* front-end matches refined against the submap's hit means */
     int loops_refined;   /* loop closures refined against the finished submap's hit means */
     int loop_candidates; /* loop-closure matches tried */
