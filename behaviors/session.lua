@@ -131,7 +131,10 @@ function Session.new(o)
     if not sink then error("--record: " .. tostring(err), 0) end
     self.channels:add_sink(sink, { raw = true })
     self.recording = sink
-    if o.log then self.channels_log_sink = o.log:add_sink(require("robot_channels").log_sink(self.channels)) end
+  end
+  -- log lines on /log, for the viewer's Log panel and the recording
+  if self.channels and o.log then
+    self.channels_log_sink = o.log:add_sink(require("robot_channels").log_sink(self.channels))
   end
   local want_socket = opt.socket ~= false and (opt.socket or o.socket_default ~= false)
   if want_socket or opt.listen then

@@ -101,7 +101,8 @@ async function main() {
     seen.add(ch.topic);
   }
   check(a.msgs.length > 50 && invalid === 0, `${a.msgs.length} messages decoded, each valid against its schema`);
-  for (const t of ["/map", "/costmap", "/scan", "/tf", "/thermal/1", "/imu", "/cmd_vel", "/scene"])
+  // /log too: its sink was once added only with --record, and a viewer's Log panel stayed empty
+  for (const t of ["/map", "/costmap", "/scan", "/tf", "/thermal/1", "/imu", "/cmd_vel", "/scene", "/state", "/log"])
     check(seen.has(t), `received ${t}`);
   const bTf = b.msgs.length;
   check(bTf >= 40, `the second viewer at the same time: ${bTf} /tf messages in 3 s (20 Hz)`);

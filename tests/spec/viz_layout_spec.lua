@@ -62,7 +62,7 @@ describe("viz/layouts/tycho.json", function()
       n = n + 1
     end
     assert.is_true(n >= 6)
-    assert.are.equal("base_link", three_d.followTf)
+    assert.are.equal("map", three_d.followTf) -- north up, the map still
     for id, cfg in pairs(layout.configById) do
       if cfg.imageMode and cfg.imageMode.imageTopic then
         assert.are.equal("foxglove.RawImage", topics[cfg.imageMode.imageTopic].schema, id)
