@@ -93,7 +93,7 @@ local function tf(self, t)
   else
     local args = { st, st, x, y, math.sin(yaw / 2), math.cos(yaw / 2) }
     for _ = 3, self.tf_n do args[#args + 1] = st end
-    self.ch:publish("/tf", t, self.tf_format:format(table.unpack(args)))
+    self.ch:publish("/tf", t, self.tf_format:format((table.unpack or unpack)(args))) ---@diagnostic disable-line: deprecated
   end
 end
 

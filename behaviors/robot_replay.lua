@@ -22,6 +22,10 @@ local json_decode = require "json_decode"
 
 local M = {}
 
+-- Lua 5.4 and LuaJIT (5.1's unpack, no table.pack)
+local unpack = table.unpack or unpack ---@diagnostic disable-line: deprecated
+local function pack(...) return { n = select("#", ...), ... } end
+
 -- topic -> schema of the raw channels (channels.lua adds them, recording only)
 M.TOPICS = {
   { topic = "/raw/robot", schema = "tycho.RawRobot" },
@@ -82,10 +86,10 @@ function M.tap(robot, o)
     return stop(...)
   end
   function robot.step(...)
-    local r = table.pack(step(...))
+    local r = pack(step(...))
     tape.steps = tape.steps + 1
     odom_now()
-    return table.unpack(r, 1, r.n)
+    return unpack(r, 1, r.n)
   end
   local function posed(t, stamp, p)
     return POSED:format(num(t), num(stamp), num(p and p.x), num(p and p.y), num(p and p.yaw))
@@ -113,9 +117,9 @@ function M.tap(robot, o)
   if L then
     local spin, feed = L.spin, L.feed
     L.spin = function(on)
-      local r = table.pack(spin(on))
+      local r = pack(spin(on))
       put("/raw/launcher", ('{"t":%s,"call":"spin","on":%s}'):format(num(robot.time()), tostring(on and true)))
-      return table.unpack(r, 1, r.n)
+      return unpack(r, 1, r.n)
     end
     L.feed = function()
       local shot, why = feed()
@@ -167,7 +171,7 @@ function Samples:add(t, data) self.n = self.n + 1 self[self.n] = data self.t[sel
 function Samples:get(i)
   if i > self.n then return nil end
   if self.cached_i ~= i then
-    self.cached = need(decode(self.topic, self.t[i], self[i]), self.topic, table.unpack(self.fields))
+    self.cached = need(decode(self.topic, self.t[i], self[i]), self.topic, unpack(self.fields))
     self.cached_i = i
   end
   return self.cached
@@ -300,7 +304,7 @@ function M.open(path, o)
       local l = next_call("feed")
       if not l then return nil, "replay: no recorded launch here" end
       if not l.fired then return nil, l.reason end
-      return { fired = true, engaged = l.engaged and math.tointeger(l.engaged) or nil }
+      return { fired = true, engaged = l.engaged and math.floor(l.engaged) or nil }
     end,
     state = function() return nil end,
   }
