@@ -189,11 +189,17 @@ end
 
 -- message helpers ---------------------------------------------------------------
 
---- {sec, nsec} of t seconds.
-function Channels.stamp(t)
+--- sec, nsec of t seconds (rounded to the nanosecond).
+function Channels.sec_nsec(t)
   local sec = math.floor(t)
   local nsec = math.floor((t - sec) * 1e9 + 0.5)
   if nsec >= 1000000000 then sec, nsec = sec + 1, nsec - 1000000000 end
+  return sec, nsec
+end
+
+--- {sec, nsec} of t seconds.
+function Channels.stamp(t)
+  local sec, nsec = Channels.sec_nsec(t)
   return { sec = sec, nsec = nsec }
 end
 

@@ -57,17 +57,12 @@ end
 
 -- 20 times a second: formatted directly, not built as tables and encoded;
 -- the stamp as sec, nsec without a table
-local function stamp(t)
-  local sec = math.floor(t)
-  local nsec = math.floor((t - sec) * 1e9 + 0.5)
-  if nsec >= 1000000000 then sec, nsec = sec + 1, nsec - 1000000000 end
-  return sec, nsec
-end
+local stamp = Channels.sec_nsec
 
-local TRANSFORM = '{"timestamp":%%s,"parent_frame_id":"%s","child_frame_id":"%s",'
+-- the whole /tf message as one format of the robot's x, y and heading (the
+-- other frames do not move); @T@ stands for the stamp, the same in each
+local TRANSFORM = '{"timestamp":@T@,"parent_frame_id":"%s","child_frame_id":"%s",'
   .. '"translation":{"x":%s,"y":%s,"z":0},"rotation":{"x":0,"y":0,"z":%s,"w":%s}}'
--- the whole /tf message as one format: the stamp (%s, each transform) and
--- the robot's x, y and heading (the other frames do not move)
 local function tf_template(cameras)
   local function q(v) return ("%.9g"):format(v) end
   local parts = {
@@ -79,22 +74,16 @@ local function tf_template(cameras)
     local cy = cam.yaw or 0
     parts[#parts + 1] = TRANSFORM:format("base_link", "camera_" .. i, 0, 0, q(math.sin(cy / 2)), q(math.cos(cy / 2)))
   end
-  return '{"transforms":[' .. table.concat(parts, ",") .. "]}", #parts
+  return '{"transforms":[' .. table.concat(parts, ",") .. "]}"
 end
 RC.tf_template = tf_template
 
 local function tf(self, t)
   local x, y, yaw = self.robot.pose()
-  if not self.tf_format then self.tf_format, self.tf_n = tf_template(self.robot.cameras) end
+  self.tf_format = self.tf_format or tf_template(self.robot.cameras)
   local sec, nsec = stamp(t)
-  local st = ('{"sec":%d,"nsec":%d}'):format(sec, nsec)
-  if self.tf_n == 5 then -- the reference robot: two cameras
-    self.ch:publish("/tf", t, self.tf_format:format(st, st, x, y, math.sin(yaw / 2), math.cos(yaw / 2), st, st, st))
-  else
-    local args = { st, st, x, y, math.sin(yaw / 2), math.cos(yaw / 2) }
-    for _ = 3, self.tf_n do args[#args + 1] = st end
-    self.ch:publish("/tf", t, self.tf_format:format((table.unpack or unpack)(args))) ---@diagnostic disable-line: deprecated
-  end
+  local body = self.tf_format:format(x, y, math.sin(yaw / 2), math.cos(yaw / 2))
+  self.ch:publish("/tf", t, (body:gsub("@T@", ('{"sec":%d,"nsec":%d}'):format(sec, nsec))))
 end
 
 local function color(r, g, b, a) return { r = r, g = g, b = b, a = a or 1 } end
