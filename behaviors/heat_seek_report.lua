@@ -148,6 +148,8 @@ function Report:localization(stats)
            scans_kept_odometry = stats and stats.kept or 0,
            scans_degenerate = stats and stats.degenerate or 0, scans_poor = stats and stats.poor or 0,
            loop_closures = stats and stats.loop_closures or 0,
+           -- SLAM: closures set aside, the scan fitting the submap loosely (slam loop_max_rms)
+           loops_loose = stats and stats.loops_loose or nil,
            -- scan matching with match_refine: matches refined against the hits' means
            scans_refined = stats and stats.refined or nil,
            -- scan matching with match_calibrate: the odometry's scale it learnt

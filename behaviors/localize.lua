@@ -139,6 +139,7 @@ local function wrap_slam(robot, P, log)
     stats.loop_closures, stats.optimizations, stats.max_optimization_ms = st.loop_closures, st.optimizations,
       st.max_optimization_ms
     stats.refined = P.slam_refine and st.scans_refined or nil
+    stats.loops_loose = st.loops_loose
     return slam:map()
   end
   if log then log:info("localization: SLAM (submaps of %d scans, loop closure %s)", P.slam_submap_scans,

@@ -363,6 +363,7 @@ tycho_status tycho_pointmap_refine(const tycho_pointmap *pm, const tycho_scan *s
         if (fabs(d[0]) + fabs(d[1]) < 1e-5 && fabs(d[2]) < 1e-6) break;
     }
     eig2(info[0], info[1], info[2], &out->info_min, &out->info_max);
+    memcpy(out->info, info, sizeof info);
     double shift = hypot(x.x - guess.x, x.y - guess.y),
            turn = fabs(remainder(x.yaw - guess.yaw, 2 * M_PI));
     if (shift > p->max_shift || turn > p->max_turn) return TYCHO_OK;

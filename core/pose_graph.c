@@ -10,7 +10,8 @@
 typedef struct {
     int from, to;
     tycho_pose2 z;
-    double info_xy, info_yaw, huber;
+    double ixx, ixy, iyy; /* translation information, in the frame of z */
+    double info_yaw, huber;
     double on; /* 1, or 0 for an edge set aside (its block stays, zero: same pattern) */
 } graph_edge;
 
@@ -78,12 +79,28 @@ tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, ty
                                        double info_xy, double info_yaw, double huber,
                                        tycho_err *err)
 {
+    if (!(isfinite(info_xy) && info_xy > 0))
+        return tycho_fail(err, TYCHO_EINVAL, "pose graph: edge information must be finite and > 0");
+    const double info_t[3] = {info_xy, 0, info_xy};
+    return tycho_pose_graph_add_edge_full(g, from, to, z, info_t, info_yaw, huber, err);
+}
+
+tycho_status tycho_pose_graph_add_edge_full(tycho_pose_graph *g, int from, int to, tycho_pose2 z,
+                                            const double info_t[3], double info_yaw, double huber,
+                                            tycho_err *err)
+{
     if (from < 0 || from >= g->n || to < 0 || to >= g->n || from == to)
         return tycho_fail(err, TYCHO_EINVAL,
                           "pose graph: edge %d -> %d: nodes must be distinct, in 0..%d", from, to,
                           g->n - 1);
-    if (!(isfinite(info_xy) && info_xy > 0 && isfinite(info_yaw) && info_yaw > 0))
-        return tycho_fail(err, TYCHO_EINVAL, "pose graph: edge information must be finite and > 0");
+    double a = info_t[0], b = info_t[1], d = info_t[2];
+    /* positive semi-definite, not zero: a corridor's closure may know
+     * nothing along it, but something across */
+    if (!(isfinite(a) && isfinite(b) && isfinite(d) && a >= 0 && d >= 0 && a + d > 0 &&
+          a * d - b * b >= -1e-9 * (a + d) * (a + d) && isfinite(info_yaw) && info_yaw > 0))
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "pose graph: edge information must be finite, positive semi-definite "
+                          "and not zero (yaw > 0)");
     if (!(isfinite(z.x) && isfinite(z.y) && isfinite(z.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "pose graph: edge measurement must be finite");
     if (g->ne == g->ecap) {
@@ -93,7 +110,7 @@ tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, ty
         g->edges = e;
         g->ecap = cap;
     }
-    g->edges[g->ne++] = (graph_edge){from, to, z, info_xy, info_yaw, huber, 1.0};
+    g->edges[g->ne++] = (graph_edge){from, to, z, a, b, d, info_yaw, huber, 1.0};
     return TYCHO_OK;
 }
 
@@ -105,13 +122,20 @@ void tycho_pose_graph_set_node(tycho_pose_graph *g, int i, tycho_pose2 pose) { g
 static void edge_error(const tycho_pose_graph *g, const graph_edge *e, double err3[3], double A[9],
                        double B[9]);
 
+/* The edge's squared Mahalanobis norm of an error. */
+static double edge_chi2(const graph_edge *ed, const double e[3])
+{
+    return ed->ixx * e[0] * e[0] + 2 * ed->ixy * e[0] * e[1] + ed->iyy * e[1] * e[1] +
+           ed->info_yaw * e[2] * e[2];
+}
+
 double tycho_pose_graph_edge_chi2(const tycho_pose_graph *g, int k)
 {
     if (k < 0 || k >= g->ne) return NAN;
     const graph_edge *ed = &g->edges[k];
     double e[3], A[9], B[9];
     edge_error(g, ed, e, A, B);
-    return ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2];
+    return edge_chi2(ed, e);
 }
 
 void tycho_pose_graph_set_edge_active(tycho_pose_graph *g, int k, bool active)
@@ -163,19 +187,23 @@ static double total_chi2(const tycho_pose_graph *g)
     for (int k = 0; k < g->ne; k++) {
         const graph_edge *ed = &g->edges[k];
         edge_error(g, ed, e, A, B);
-        sum += ed->on * (ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2]);
+        sum += ed->on * edge_chi2(ed, e);
     }
     return sum;
 }
 
-/* Adds the 3 x 3 block P^T W Q (W diagonal) at block (bi, bj) of H. */
-static int add_block(cs_di *T, int bi, int bj, const double P[9], const double W[3],
+/* Adds the 3 x 3 block P^T W Q (W symmetric, row-major) at block (bi, bj) of H. */
+static int add_block(cs_di *T, int bi, int bj, const double P[9], const double W[9],
                      const double Q[9])
 {
+    double WQ[9];
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            WQ[k * 3 + c] = W[k * 3] * Q[c] + W[k * 3 + 1] * Q[3 + c] + W[k * 3 + 2] * Q[6 + c];
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
             double v = 0;
-            for (int k = 0; k < 3; k++) v += P[k * 3 + r] * W[k] * Q[k * 3 + c];
+            for (int k = 0; k < 3; k++) v += P[k * 3 + r] * WQ[k * 3 + c];
             /* zeros too: the pattern must not change between iterations (the
              * symbolic factorisation is reused) */
             if (!cs_di_entry(T, 3 * bi + r, 3 * bj + c, v)) return 0;
@@ -199,16 +227,17 @@ static double gauss_newton_step(tycho_pose_graph *g, double *rhs, double *work, 
         const graph_edge *ed = &g->edges[k];
         double e[3], A[9], B[9];
         edge_error(g, ed, e, A, B);
-        double chi2 = ed->info_xy * (e[0] * e[0] + e[1] * e[1]) + ed->info_yaw * e[2] * e[2];
-        double rw = ed->on * robust_weight(chi2, ed->huber);
-        double W[3] = {rw * ed->info_xy, rw * ed->info_xy, rw * ed->info_yaw};
+        double rw = ed->on * robust_weight(edge_chi2(ed, e), ed->huber);
+        double W[9] = {rw * ed->ixx,     rw * ed->ixy, 0, rw * ed->ixy, rw * ed->iyy, 0, 0, 0,
+                       rw * ed->info_yaw};
+        double We[3] = {W[0] * e[0] + W[1] * e[1], W[3] * e[0] + W[4] * e[1], W[8] * e[2]};
         int i = ed->from, j = ed->to;
         ok = add_block(T, i, i, A, W, A) && add_block(T, i, j, A, W, B) &&
              add_block(T, j, i, B, W, A) && add_block(T, j, j, B, W, B);
         for (int c = 0; c < 3; c++)
             for (int r = 0; r < 3; r++) {
-                rhs[3 * i + c] -= A[r * 3 + c] * W[r] * e[r];
-                rhs[3 * j + c] -= B[r * 3 + c] * W[r] * e[r];
+                rhs[3 * i + c] -= A[r * 3 + c] * We[r];
+                rhs[3 * j + c] -= B[r * 3 + c] * We[r];
             }
     }
     /* hold node 0: a stiff prior on it (the gauge freedom of the map's frame) */

@@ -118,6 +118,58 @@ static void test_graph_wrong_closure_set_aside(void)
     tycho_pose_graph_free(g);
 }
 
+/* An edge that knows one direction only: from node 0, node 1 is seen 1 m
+ * ahead, turned 90 degrees, the edge sure along its own y axis (the
+ * world's x) and knowing nothing along its x (the world's y); a weak
+ * edge says y = 0.5. The sure edge must fix x and leave y to the weak
+ * one; read isotropically it would pull y to 0. */
+static void test_graph_anisotropic_edge(void)
+{
+    tycho_pose_graph *g = tycho_pose_graph_new();
+    tycho_err err;
+    tycho_pose_graph_add_node(g, (tycho_pose2){0, 0, 0});
+    tycho_pose_graph_add_node(g, (tycho_pose2){0.7, 0.2, 1.0});
+    const double along_y[3] = {0, 0, 1e4};
+    CHECK(tycho_pose_graph_add_edge_full(g, 0, 1, (tycho_pose2){1, 0, M_PI / 2}, along_y, 1e4, 0,
+                                         &err) == TYCHO_OK);
+    CHECK(tycho_pose_graph_add_edge(g, 0, 1, (tycho_pose2){1.3, 0.5, M_PI / 2}, 1, 1, 0, &err) ==
+          TYCHO_OK);
+    tycho_graph_result r;
+    CHECK(tycho_pose_graph_optimize(g, 20, &r, &err) == TYCHO_OK);
+    tycho_pose2 n1 = tycho_pose_graph_node(g, 1);
+    CHECK_NEAR(n1.x, 1, 1e-3);
+    CHECK_NEAR(n1.y, 0.5, 1e-3);
+    CHECK_NEAR(n1.yaw, M_PI / 2, 1e-3);
+    /* not positive semi-definite, or zero: refused */
+    const double bad[3] = {1, 2, 1}, zero[3] = {0, 0, 0};
+    CHECK(tycho_pose_graph_add_edge_full(g, 0, 1, (tycho_pose2){1, 0, 0}, bad, 1, 0, &err) ==
+          TYCHO_EINVAL);
+    CHECK(strstr(err.msg, "semi-definite") != NULL);
+    CHECK(tycho_pose_graph_add_edge_full(g, 0, 1, (tycho_pose2){1, 0, 0}, zero, 1, 0, &err) ==
+          TYCHO_EINVAL);
+    tycho_pose_graph_free(g);
+
+    /* a closure's information from its refinement's: the map's x pinned
+     * by 100 beams, its y by 1, the closure's pose turned 90 degrees: in
+     * the closure's frame its y gets the full 400 (5 cm), its x 1/20 of it */
+    double out[3];
+    tycho_closure_information((double[3]){100, 0, 1}, M_PI / 2, 400, 20, out);
+    CHECK_NEAR(out[2], 400, 1e-9);
+    CHECK_NEAR(out[0], 20, 1e-9);
+    CHECK_NEAR(out[1], 0, 1e-9);
+    /* 45 degrees off an axis, nothing across: the cross term carries it */
+    tycho_closure_information((double[3]){100, 0, 0}, M_PI / 4, 400, 20, out);
+    CHECK_NEAR(out[0], 200, 1e-9);
+    CHECK_NEAR(out[1], -200, 1e-9);
+    CHECK_NEAR(out[2], 200, 1e-9);
+    /* directions pinned by 10 -+ sqrt(50) beams: that over 20 of 400 each */
+    tycho_closure_information((double[3]){5, 5, 15}, 0.3, 400, 20, out);
+    double tr = out[0] + out[2], det = out[0] * out[2] - out[1] * out[1];
+    double big = tr / 2 + sqrt(tr * tr / 4 - det), small = tr / 2 - sqrt(tr * tr / 4 - det);
+    CHECK_NEAR(big, 400 * (10 + sqrt(50)) / 20, 1e-6);
+    CHECK_NEAR(small, 400 * (10 - sqrt(50)) / 20, 1e-6);
+}
+
 static void test_graph_bad_input(void)
 {
     tycho_pose_graph *g = tycho_pose_graph_new();
@@ -192,6 +244,7 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps, int 
     if (getenv("SLAM_PER_NODE")) p.loop_closures_per_node = atoi(getenv("SLAM_PER_NODE"));
     if (getenv("SLAM_REJECT")) p.loop_reject = atof(getenv("SLAM_REJECT"));
     if (getenv("SLAM_MATCHES")) p.loop_matches_per_scan = atoi(getenv("SLAM_MATCHES"));
+    if (getenv("SLAM_MAXRMS")) p.loop_max_rms = atof(getenv("SLAM_MAXRMS"));
     p.optimize_lag = lag;
     tycho_err err;
     tycho_slam *s = tycho_slam_new(&p, &err);
@@ -322,9 +375,83 @@ static void test_square_loop(void)
            both.end_error, both.ate_rmse, both.ate_max, both.closures);
     CHECK(both.closures >= 1);
     CHECK_MSG(both.end_error <= 0.02, "end error refined with loop closure %.3f m", both.end_error);
-    CHECK_MSG(both.ate_rmse <= refined.ate_rmse, "ATE refined with closures %.3f vs %.3f without",
-              both.ate_rmse, refined.ate_rmse);
+    /* on the way round the closures cost a little here (ATE 1.9 cm against
+     * 1.5 cm without, the largest 6.3 cm against 3.0 cm): a closure's
+     * direction pinned by under 20 beams is weighed less, not set aside
+     * (loop_pin_beams); weighing by the ratio of the two directions was
+     * better here (1.4 cm) and worse on the mission's mazes (maze_small
+     * seed 1: 2.5 cm against 0.7 cm; 50 generated mazes, 90th percentile
+     * 2.8 against 2.0 cm) */
+    CHECK_MSG(both.ate_rmse <= 1.5 * refined.ate_rmse,
+              "ATE refined with closures %.3f vs %.3f without", both.ate_rmse, refined.ate_rmse);
+    CHECK_MSG(both.ate_max <= 0.1, "largest error refined with closures %.3f m", both.ate_max);
     tycho_grid_free(world);
+}
+
+/* A bare corridor, 1 m wide and 16 m long, driven to its far end and back
+ * with the odometry 3 % long: on the way back every scan from its middle
+ * (beyond the 3.5 m range of both end walls) sees two parallel walls only.
+ * A closure there pins the pose across the corridor, not along it. */
+static tycho_grid *corridor_world(void)
+{
+    double res = 0.05;
+    int w = (int)(16 / res) + 2, h = (int)(1 / res) + 2;
+    tycho_grid *g = tycho_grid_new(w, h, res, (tycho_pose2){-res, -res, 0}, 0, NULL);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (x == 0 || y == 0 || x == w - 1 || y == h - 1) tycho_grid_set(g, x, y, 254);
+    return g;
+}
+
+static tycho_slam_stats drive_corridor(double *end_error)
+{
+    tycho_grid *world = corridor_world();
+    tycho_slam_params p;
+    tycho_slam_params_defaults(&p);
+    p.refine = true;
+    tycho_err err;
+    tycho_slam *s = tycho_slam_new(&p, &err);
+    tycho_scan scan;
+    tycho_scan_init(&scan, 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, &err);
+    rng_state = 4242;
+    tycho_pose2 truth = {1, 0.5, 0}, odom = truth;
+    for (int leg = 0; leg < 2; leg++) {
+        /* turn round on the spot in 5 degree steps, then 14 m in 4 cm steps */
+        for (int k = 0; leg == 1 && k < 36; k++) {
+            truth = tycho_pose2_compose(truth, (tycho_pose2){0, 0, M_PI / 36});
+            odom = tycho_pose2_compose(odom, (tycho_pose2){0, 0, M_PI / 36});
+            tycho_scan_cast(world, truth, &scan, NULL);
+            CHECK(tycho_slam_add_scan(s, &scan, odom, NULL, &err) == TYCHO_OK);
+        }
+        for (int k = 0; k < 350; k++) {
+            truth = tycho_pose2_compose(truth, (tycho_pose2){0.04, 0, 0});
+            odom = tycho_pose2_compose(odom, (tycho_pose2){0.04 * 1.03, 0, 0});
+            tycho_scan_cast(world, truth, &scan, NULL);
+            for (int b = 0; b < scan.count; b++)
+                if (isfinite(scan.ranges[b])) scan.ranges[b] += (float)(0.01 * gauss());
+            CHECK(tycho_slam_add_scan(s, &scan, odom, NULL, &err) == TYCHO_OK);
+        }
+    }
+    CHECK(tycho_slam_finish(s, &err) == TYCHO_OK);
+    tycho_slam_stats st;
+    tycho_slam_get_stats(s, &st);
+    tycho_pose2 end = tycho_slam_pose(s);
+    *end_error = hypot(end.x - truth.x, end.y - truth.y);
+    printf("bare corridor: %d closures, %d set aside as loose, %d degenerate scans; end %.3f m "
+           "off\n",
+           st.loop_closures, st.loops_loose, st.scans_degenerate, *end_error);
+    tycho_scan_free(&scan);
+    tycho_slam_free(s);
+    tycho_grid_free(world);
+    return st;
+}
+
+static void test_corridor_closures(void)
+{
+    double end_error;
+    tycho_slam_stats st = drive_corridor(&end_error);
+    CHECK(st.loop_closures >= 10);
+    CHECK_MSG(end_error <= 0.03, "end error %.3f m", end_error);
 }
 
 int main(void)
@@ -332,7 +459,9 @@ int main(void)
     test_graph_square();
     test_graph_heading_drift();
     test_graph_wrong_closure_set_aside();
+    test_graph_anisotropic_edge();
     test_graph_bad_input();
     test_square_loop();
+    test_corridor_closures();
     return check_summary("test_slam");
 }

@@ -76,6 +76,7 @@ typedef struct {
                                   sum of the paired beams' (weighted) normal outer
                                   products: about how many beams pin each direction.
                                   A weak one is left as the guess had it */
+    double info[3];            /* that information, {xx, xy, yy}, in the map's frame */
 } tycho_refine_result;
 
 /* Refines the LiDAR pose `guess` of `scan` against the map's means. Fails

@@ -1,8 +1,9 @@
 /* A 2D pose graph and its least-squares optimiser.
  *
  * Nodes are planar poses; an edge (i, j, z, info) says "seen from node i,
- * node j is at z" with a diagonal information (1 / sigma^2 for x, y in
- * the frame of i, and yaw). Optimisation is Gauss-Newton on the sum of
+ * node j is at z" with an information (1 / sigma^2 for x, y in the frame
+ * of z, a 2 x 2 matrix where a direction is known less than the other,
+ * and yaw). Optimisation is Gauss-Newton on the sum of
  * squared edge errors (Grisetti, Kuemmerle, Stachniss and Burgard, "A
  * tutorial on graph-based SLAM", 2010), each step's sparse normal
  * equations solved by a Cholesky factorisation from SuiteSparse's CXSparse
@@ -36,6 +37,12 @@ int tycho_pose_graph_add_node(tycho_pose_graph *g, tycho_pose2 pose);
 tycho_status tycho_pose_graph_add_edge(tycho_pose_graph *g, int from, int to, tycho_pose2 z,
                                        double info_xy, double info_yaw, double huber,
                                        tycho_err *err);
+/* The same with a full translation information info_t = {xx, xy, yy} (in
+ * the frame of z; symmetric, positive semi-definite, not zero): a match
+ * along a corridor knows the pose across it well and along it little. */
+tycho_status tycho_pose_graph_add_edge_full(tycho_pose_graph *g, int from, int to, tycho_pose2 z,
+                                            const double info_t[3], double info_yaw, double huber,
+                                            tycho_err *err);
 
 /* Edge k's squared Mahalanobis error at the current nodes (NaN for no such
  * edge), and setting an edge aside (an inactive edge weighs nothing in the

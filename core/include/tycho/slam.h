@@ -38,6 +38,12 @@ typedef struct {
     double loop_window_xy;      /* m, loop-closure search half-width, default 0.3 */
     double loop_window_yaw;     /* rad, default 5 deg */
     double loop_min_score;      /* mean likelihood per beam to accept a closure, default 0.85 */
+    double loop_max_rms;        /* m, refine on: a closure whose refined beams miss the
+                                 * submap's walls by more (root mean square) is set aside,
+                                 * default 0.02 */
+    double loop_pin_beams;      /* refine on: a closure's direction pinned by fewer beams (its
+                                 * refinement's information) weighs proportionally less than
+                                 * loop_sigma_xy says, default 20 (along a bare corridor: ~0) */
     double loop_radius;         /* m, try submaps whose anchor is this near the node, default 3 */
     int loop_every;             /* search closures for every n-th node, default 5 */
     int loop_matches_per_scan;  /* loop candidate matches per add_scan (the slice), default 2 */
@@ -80,9 +86,10 @@ typedef struct {
 typedef struct {
     int nodes, submaps, finished_submaps;
     int scans_matched, scans_degenerate, scans_poor;
-    int scans_still;     /* taken at the odometry's step: the robot had not moved */
-    int scans_refined;   /* front-end matches refined against the submap's hit means */
-    int loops_refined;   /* loop closures refined against the finished submap's hit means */
+    int scans_still;   /* taken at the odometry's step: the robot had not moved */
+    int scans_refined; /* front-end matches refined against the submap's hit means */
+    int loops_refined; /* loop closures refined against the finished submap's hit means */
+    int loops_loose; /* closures set aside: refined, their beams missed by more than loop_max_rms */
     int loop_candidates; /* loop-closure matches tried */
     int loop_closures;   /* accepted */
     int loop_rejected;   /* accepted, then set aside by the optimisation (loop_reject) */
@@ -118,5 +125,13 @@ tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err);
  * optimises (the end of a log or mission; not sliced). Frees the front
  * end's scratch (rebuilt if more scans are added). */
 tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err);
+
+/* A loop closure's translation information, {xx, xy, yy} in the frame of
+ * its pose (yaw), from its refinement's information (tycho_refine_result.info,
+ * in the submap's frame): each principal direction info_xy when pin_beams
+ * or more beams pin it, proportionally less when fewer do. Exposed for its
+ * test. */
+void tycho_closure_information(const double info[3], double yaw, double info_xy, double pin_beams,
+                               double out[3]);
 
 #endif
