@@ -1,13 +1,10 @@
-/* 2D SLAM with submaps and loop closure: see slam.h. */
-#include "tycho/slam.h"
-
-#include "tycho/pointmap.h"
+/* 2D SLAM with submaps and loop closure: see slam.h. The front end,
+ * submaps and the public API; the loop-closure search and the
+ * optimisation are in slam_backend.c. */
+#include "slam_internal.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Submap cells at creation (8 m at 5 cm); the grid grows with the scans. */
 #define SUBMAP_CELLS 160
@@ -17,65 +14,7 @@
 /* Cost at or above which a submap cell is a wall for the likelihood field. */
 #define WALL_COST 254
 
-typedef struct {
-    tycho_grid *grid;       /* log-odds grid in the anchor's frame; NULL once finished */
-    tycho_pointmap *points; /* its hits' means (p.refine), the same frame; NULL once finished */
-    tycho_matcher *matcher; /* likelihood field, built when finished */
-    int anchor;             /* node whose pose is the submap's frame */
-    int scans;
-    double sum_x, sum_y; /* of the scan positions in the anchor frame: the submap's centre */
-    size_t bytes;
-} submap;
-
-/* One optimisation: the graph (the SLAM's own, or a copy for the
- * background thread), the loop-closure edges it may set aside, and what came
- * of it. */
-typedef struct {
-    tycho_pose_graph *g;
-    const int *loops;
-    int nloops;
-    int iterations;
-    double reject;
-    int rejected;        /* out: closures set aside */
-    double ms;           /* out */
-    tycho_status status; /* out */
-    tycho_err err;       /* out */
-} optimization;
-
-typedef struct {
-    tycho_scan scan;
-    tycho_pose2 odom;
-    int submap; /* the submap the front end matched it against */
-} node_scan;
-
-struct tycho_slam {
-    tycho_slam_params p;
-    tycho_pose_graph *graph;
-    node_scan *nodes;
-    int n, cap;
-    submap *subs;
-    int nsub, subcap;
-    int cur, next;   /* active submaps: matched against / being started; -1 none */
-    int front_sub;   /* the submap the front matcher's field was built from (-1 none) */
-    int front_stale; /* scans inserted into it since */
-    tycho_matcher *front;
-    tycho_inserter *ins;
-    int *queue; /* nodes waiting for the loop-closure search (ring) */
-    int qhead, qlen, qcap;
-    int qsub;    /* next submap to try for the queue's head */
-    int qclosed; /* closures found for the queue's head so far */
-    int pending; /* closures added since the last optimisation */
-    int *loops;  /* the graph's edge index of every loop closure */
-    int nloops, loopcap;
-    /* the background optimisation (optimize_lag > 0) */
-    pthread_t worker;
-    bool worker_running;
-    int worker_nodes;    /* nodes in the copy it optimises */
-    int worker_apply_at; /* its result is taken when the graph has this many nodes */
-    optimization job;
-    int last_optimized; /* node count at the last optimisation */
-    tycho_slam_stats st;
-};
+#include "slam_internal.h"
 
 void tycho_slam_params_defaults(tycho_slam_params *p)
 {
@@ -203,31 +142,6 @@ void tycho_slam_free(tycho_slam *s)
     tycho_matcher_free(s->front);
     tycho_inserter_free(s->ins);
     free(s);
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static tycho_pose2 node_pose(const tycho_slam *s, int i)
-{
-    return tycho_pose_graph_node(s->graph, i);
-}
-
-/* Room for one more element in the growing array *arr (n used, *cap
- * allocated, elements of `size` bytes; doubles from `first`). */
-static tycho_status room_for(void *arr, int n, int *cap, size_t size, int first, tycho_err *err)
-{
-    if (n < *cap) return TYCHO_OK;
-    int grown = *cap ? 2 * *cap : first;
-    void *p = realloc(*(void **)arr, (size_t)grown * size);
-    if (!p) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
-    *(void **)arr = p;
-    *cap = grown;
-    return TYCHO_OK;
 }
 
 static int start_submap(tycho_slam *s, int anchor, tycho_err *err)
@@ -363,292 +277,6 @@ static tycho_status copy_scan(tycho_scan *dst, const tycho_scan *src, tycho_err 
     return st;
 }
 
-static tycho_status queue_push(tycho_slam *s, int node, tycho_err *err)
-{
-    if (s->qlen == s->qcap) {
-        int cap = s->qcap ? 2 * s->qcap : 64;
-        int *q = malloc((size_t)cap * sizeof *q);
-        if (!q) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
-        for (int k = 0; k < s->qlen; k++) q[k] = s->queue[(s->qhead + k) % s->qcap];
-        free(s->queue);
-        s->queue = q;
-        s->qcap = cap;
-        s->qhead = 0;
-    }
-    s->queue[(s->qhead + s->qlen) % s->qcap] = node;
-    s->qlen++;
-    return TYCHO_OK;
-}
-
-static void queue_pop(tycho_slam *s)
-{
-    s->qhead = (s->qhead + 1) % s->qcap;
-    s->qlen--;
-    s->qsub = 0;
-    s->qclosed = 0;
-}
-
-/* The active loop closure of g the optimised graph disagrees with most, if
- * by more than `reject` sigmas; -1 when none does. */
-static int worst_loop(const tycho_pose_graph *g, const int *loops, int nloops, double reject)
-{
-    int worst = -1;
-    double most = reject * reject;
-    for (int i = 0; i < nloops; i++) {
-        int e = loops[i];
-        if (!tycho_pose_graph_edge_active(g, e)) continue;
-        double chi2 = tycho_pose_graph_edge_chi2(g, e);
-        if (chi2 > most) {
-            most = chi2;
-            worst = e;
-        }
-    }
-    return worst;
-}
-
-/* Optimises o->g; then, while a loop closure disagrees with the result by
- * more than o->reject sigmas, sets the worst aside and optimises again (a
- * few rounds). The Huber kernel only weakens a wrong closure (a match in
- * the next office along, 0.3-1 m off): set aside, it bends nothing. Touches
- * nothing but *o and its graph: it runs on the background thread too. */
-static void run_optimization(optimization *o)
-{
-    double t0 = now_ms();
-    tycho_graph_result r;
-    o->rejected = 0;
-    o->status = tycho_pose_graph_optimize(o->g, o->iterations, &r, &o->err);
-    for (int round = 0; o->status == TYCHO_OK && o->reject > 0 && round < 4; round++) {
-        int e = worst_loop(o->g, o->loops, o->nloops, o->reject);
-        if (e < 0) break;
-        tycho_pose_graph_set_edge_active(o->g, e, false);
-        o->rejected++;
-        o->status = tycho_pose_graph_optimize(o->g, o->iterations, &r, &o->err);
-    }
-    o->ms = now_ms() - t0;
-}
-
-static void count_optimization(tycho_slam *s, const optimization *o)
-{
-    s->st.optimizations++;
-    s->st.loop_rejected += o->rejected;
-    s->st.last_optimization_ms = o->ms;
-    if (o->ms > s->st.max_optimization_ms) s->st.max_optimization_ms = o->ms;
-}
-
-/* Optimises the graph here and now. */
-static tycho_status optimize(tycho_slam *s, tycho_err *err)
-{
-    optimization o = {.g = s->graph,
-                      .loops = s->loops,
-                      .nloops = s->nloops,
-                      .iterations = s->p.optimize_iterations,
-                      .reject = s->p.loop_reject};
-    run_optimization(&o);
-    count_optimization(s, &o);
-    s->pending = 0;
-    s->last_optimized = s->n;
-    if (o.status != TYCHO_OK && err) *err = o.err;
-    return o.status;
-}
-
-static void *optimization_thread(void *arg)
-{
-    run_optimization(arg);
-    return NULL;
-}
-
-/* Starts optimising a copy of the graph on a thread of its own; its result
- * is applied optimize_lag scans later (apply_background). Out of memory or
- * no thread: optimises here instead. */
-static tycho_status start_background(tycho_slam *s, tycho_err *err)
-{
-    tycho_pose_graph *copy = tycho_pose_graph_copy(s->graph);
-    int *loops = copy ? malloc((size_t)(s->nloops ? s->nloops : 1) * sizeof *loops) : NULL;
-    if (!loops) {
-        tycho_pose_graph_free(copy);
-        return optimize(s, err);
-    }
-    memcpy(loops, s->loops, (size_t)s->nloops * sizeof *loops);
-    s->job = (optimization){.g = copy,
-                            .loops = loops,
-                            .nloops = s->nloops,
-                            .iterations = s->p.optimize_iterations,
-                            .reject = s->p.loop_reject};
-    if (pthread_create(&s->worker, NULL, optimization_thread, &s->job) != 0) {
-        tycho_pose_graph_free(copy);
-        free(loops);
-        return optimize(s, err);
-    }
-    s->worker_running = true;
-    s->worker_nodes = s->n;
-    s->worker_apply_at = s->n + s->p.optimize_lag;
-    s->pending = 0;
-    s->last_optimized = s->n;
-    return TYCHO_OK;
-}
-
-/* Waits for the background optimisation (at once, when it is done) and
- * takes its result: the nodes it had, and the nodes added since moved with
- * the last of them; the closures it set aside, set aside here too. Always at
- * the same scan whatever the machine (worker_apply_at), so that a run is
- * the same run on any machine. */
-static tycho_status apply_background(tycho_slam *s, tycho_err *err)
-{
-    double t0 = now_ms();
-    pthread_join(s->worker, NULL);
-    double waited = now_ms() - t0;
-    if (waited > s->st.max_wait_ms) s->st.max_wait_ms = waited;
-    s->worker_running = false;
-    optimization *o = &s->job;
-    tycho_status st = o->status;
-    if (st == TYCHO_OK) {
-        int m = s->worker_nodes;
-        tycho_pose2 before = node_pose(s, m - 1), after = tycho_pose_graph_node(o->g, m - 1);
-        for (int k = m; k < s->n; k++)
-            tycho_pose_graph_set_node(
-                s->graph, k,
-                tycho_pose2_compose(after, tycho_pose2_between(before, node_pose(s, k))));
-        for (int k = 0; k < m; k++)
-            tycho_pose_graph_set_node(s->graph, k, tycho_pose_graph_node(o->g, k));
-        int edges = tycho_pose_graph_edges(o->g);
-        for (int e = 0; e < edges; e++)
-            if (!tycho_pose_graph_edge_active(o->g, e))
-                tycho_pose_graph_set_edge_active(s->graph, e, false);
-        count_optimization(s, o);
-    } else if (err) {
-        *err = o->err;
-    }
-    tycho_pose_graph_free(o->g);
-    free((int *)o->loops);
-    o->g = NULL;
-    o->loops = NULL;
-    return st;
-}
-
-/* The next finished submap at or after s->qsub worth matching node k
- * against: old enough not to share scans with k's own submaps, and near. */
-static int next_candidate(const tycho_slam *s, int k)
-{
-    tycho_pose2 pk = node_pose(s, k);
-    for (int i = s->qsub; i < s->nsub; i++) {
-        const submap *m = &s->subs[i];
-        if (!m->matcher || i >= s->nodes[k].submap - 1 ||
-            k - (m->anchor + m->scans) < s->p.loop_min_separation)
-            continue;
-        tycho_pose2 c = tycho_pose2_compose(
-            node_pose(s, m->anchor), (tycho_pose2){m->sum_x / m->scans, m->sum_y / m->scans, 0});
-        if (hypot(c.x - pk.x, c.y - pk.y) <= s->p.loop_radius) return i;
-    }
-    return -1;
-}
-
-/* A closure's translation information from its refinement's (info, the
- * sum of the paired beams' normal outer products, in the submap's frame:
- * about how many beams pin each direction): along each of its principal
- * directions info_xy (1 / loop_sigma_xy^2) when pin_beams beams or more pin
- * it, proportionally less when fewer do; turned into the frame of the
- * closure's pose (the pose graph's edge error is in that frame). A
- * corridor pins the pose across it, not along it: the correlative search
- * then lands anywhere along it (0.45-0.6 m off, seen on generated maze
- * 60030, pinned along by 0.0-1.0 beams, where four such closures a
- * corridor long, taken as sure both ways, dragged the graph 0.9 m).
- * Weighed so, such a closure holds the pose across the corridor and
- * leaves it nearly free along it. */
-void tycho_closure_information(const double info[3], double yaw, double info_xy, double pin_beams,
-                               double out[3])
-{
-    double tr = info[0] + info[2], det = info[0] * info[2] - info[1] * info[1];
-    double disc = sqrt(fmax(0.0, tr * tr / 4 - det));
-    double l1 = tr / 2 + disc, l2 = fmax(0.0, tr / 2 - disc);
-    /* v: the unit eigenvector of l1; w = (-vy, vx) that of l2 */
-    double vx = 1, vy = 0;
-    if (fabs(info[1]) > 1e-12 * tr) vx = l1 - info[2], vy = info[1];
-    else if (info[2] > info[0]) vx = 0, vy = 1;
-    double nv = hypot(vx, vy);
-    vx /= nv, vy /= nv;
-    double m1 = info_xy * fmin(1.0, l1 / pin_beams), m2 = info_xy * fmin(1.0, l2 / pin_beams);
-    double a = m1 * vx * vx + m2 * vy * vy, b = (m1 - m2) * vx * vy,
-           d = m1 * vy * vy + m2 * vx * vx;
-    /* I_z = R^T I R, R the rotation by yaw */
-    double c = cos(yaw), s = sin(yaw);
-    out[0] = c * c * a + 2 * c * s * b + s * s * d;
-    out[1] = -c * s * a + (c * c - s * s) * b + c * s * d;
-    out[2] = s * s * a - 2 * c * s * b + c * c * d;
-}
-
-/* Tries one loop-closure candidate for the queue's head; true when a match was run. */
-static tycho_status loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err *err)
-{
-    *ran = false;
-    while (s->qlen > 0) {
-        int k = s->queue[s->qhead];
-        int i = next_candidate(s, k);
-        if (i < 0) {
-            queue_pop(s);
-            continue;
-        }
-        s->qsub = i + 1;
-        submap *m = &s->subs[i];
-        tycho_match_params mp = s->p.local;
-        mp.window_xy = s->p.loop_window_xy;
-        mp.window_yaw = s->p.loop_window_yaw;
-        mp.refine_steps = 2;
-        /* no odometry prior: the guess is the drifted pose the closure is to correct */
-        mp.prior_xy = mp.prior_yaw = 0;
-        tycho_pose2 guess = tycho_pose2_between(node_pose(s, m->anchor), node_pose(s, k));
-        tycho_match_result r;
-        tycho_status st = tycho_matcher_match(m->matcher, &s->nodes[k].scan, guess, &mp, &r, err);
-        if (st != TYCHO_OK) return st;
-        *ran = true;
-        s->st.loop_candidates++;
-        /* the closure's translation information: isotropic, or shaped
-         * by the refinement's (below) */
-        double info_xy = 1 / (s->p.loop_sigma_xy * s->p.loop_sigma_xy);
-        double info_t[3] = {info_xy, 0, info_xy};
-        if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score && m->points) {
-            /* finer than a cell, as the front end (p.refine) */
-            tycho_refine_params rp;
-            tycho_refine_params_defaults(&rp);
-            tycho_refine_result f;
-            if (tycho_pointmap_refine(m->points, &s->nodes[k].scan, r.pose, &rp, &f, NULL) ==
-                    TYCHO_OK &&
-                f.ok && f.info_max > 0) {
-                /* A scan that fits the submap loosely (beams on walls the
-                 * submap saw only in part) was seen 5-10 cm and 3 degrees
-                 * off, against ground truth, at a score above
-                 * loop_min_score: of 3679 closures on maze_large seeds 1-5
-                 * and generated maze 60030, 113 were off by over 3 cm or
-                 * 1.5 degrees; 2 cm here sets aside 47 of them and 50 of
-                 * the others. */
-                if (f.rms > s->p.loop_max_rms) {
-                    s->st.loops_loose++;
-                    return TYCHO_OK;
-                }
-                r.pose = f.pose;
-                s->st.loops_refined++;
-                tycho_closure_information(f.info, r.pose.yaw, info_xy, s->p.loop_pin_beams, info_t);
-            }
-        }
-        if (r.ok && !r.degenerate && r.score >= s->p.loop_min_score) {
-            st = room_for(&s->loops, s->nloops, &s->loopcap, sizeof *s->loops, 64, err);
-            if (st != TYCHO_OK) return st;
-            int edge = tycho_pose_graph_edges(s->graph);
-            st = tycho_pose_graph_add_edge_full(s->graph, m->anchor, k, r.pose, info_t,
-                                                1 / (s->p.loop_sigma_yaw * s->p.loop_sigma_yaw),
-                                                s->p.huber, err);
-            if (st != TYCHO_OK) return st;
-            s->loops[s->nloops++] = edge;
-            s->st.loop_closures++;
-            s->pending++;
-            (*closed)++;
-            if (++s->qclosed >= s->p.loop_closures_per_node) queue_pop(s);
-            return TYCHO_OK;
-        }
-        return TYCHO_OK;
-    }
-    return TYCHO_OK;
-}
-
 /* Front end: where the scan is, from the odometry's guess and the current submap. */
 static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose2 guess,
                                tycho_pose2 moved, tycho_slam_step *out, tycho_status *st,
@@ -715,7 +343,7 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
         return tycho_fail(err, TYCHO_EINVAL, "slam: odometry pose must be finite");
     tycho_slam_step step = {.pose = odom};
     if (s->worker_running && s->n >= s->worker_apply_at) {
-        tycho_status done = apply_background(s, err);
+        tycho_status done = slam_apply_background(s, err);
         if (done != TYCHO_OK) return done;
     }
     tycho_status st = room_for(&s->nodes, s->n, &s->cap, sizeof *s->nodes, 256, err);
@@ -772,14 +400,15 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
     }
     /* back end, one slice */
     if (s->p.loop_closure) {
-        if (k % s->p.loop_every == 0 && (st = queue_push(s, k, err)) != TYCHO_OK) return st;
+        if (k % s->p.loop_every == 0 && (st = slam_queue_push(s, k, err)) != TYCHO_OK) return st;
         for (int t = 0; t < s->p.loop_matches_per_scan; t++) {
             bool ran;
-            if ((st = loop_slice(s, &ran, &step.loop_closures, err)) != TYCHO_OK) return st;
+            if ((st = slam_loop_slice(s, &ran, &step.loop_closures, err)) != TYCHO_OK) return st;
             if (!ran) break;
         }
         if (s->pending && !s->worker_running && s->n - s->last_optimized >= s->p.optimize_every &&
-            (st = s->p.optimize_lag > 0 ? start_background(s, err) : optimize(s, err)) != TYCHO_OK)
+            (st = s->p.optimize_lag > 0 ? slam_start_background(s, err) : slam_optimize(s, err)) !=
+                TYCHO_OK)
             return st;
     }
     step.pose = node_pose(s, k);
@@ -790,7 +419,7 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
 tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
 {
     if (s->worker_running) {
-        tycho_status done = apply_background(s, err);
+        tycho_status done = slam_apply_background(s, err);
         if (done != TYCHO_OK) return done;
     }
     int closed = 0;
@@ -799,11 +428,11 @@ tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
      */
     int last = s->n - 1;
     if (s->p.loop_closure && last > 0 && last % s->p.loop_every != 0) {
-        tycho_status st = queue_push(s, last, err);
+        tycho_status st = slam_queue_push(s, last, err);
         if (st != TYCHO_OK) return st;
     }
     while (s->p.loop_closure && s->qlen > 0) {
-        tycho_status st = loop_slice(s, &ran, &closed, err);
+        tycho_status st = slam_loop_slice(s, &ran, &closed, err);
         if (st != TYCHO_OK) return st;
     }
     /* the front end's field (two floats a cell of the current submap) is
@@ -814,7 +443,7 @@ tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
         s->front = fresh;
         s->front_sub = -1;
     }
-    return s->pending ? optimize(s, err) : TYCHO_OK;
+    return s->pending ? slam_optimize(s, err) : TYCHO_OK;
 }
 
 tycho_pose2 tycho_slam_pose(const tycho_slam *s)
