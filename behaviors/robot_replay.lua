@@ -188,18 +188,25 @@ function M.load(path)
   local by_topic = { ["/raw/odom"] = raw.odom, ["/raw/scan"] = raw.scan, ["/raw/thermal/1"] = raw.thermal[1],
                      ["/raw/thermal/2"] = raw.thermal[2], ["/raw/launcher"] = raw.launcher }
   local ok, err = pcall(function()
+    -- a recording cut short (the process died, the robot lost power) is
+    -- played as far as it goes: the chunks written before the cut
     local info, rerr = tycho.mcap.read(path, function(topic, t, data)
       local list = by_topic[topic]
       if list then list:add(t, data)
       elseif topic == "/raw/robot" then raw.robot = decode(topic, t, data) end
-    end)
+    end, { cut_ok = true })
     if not info then error(rerr, 0) end
+    raw.cut = info.cut and info.cut_offset or false
     -- every sample is checked before the mission starts, not when it gets there
     for _, list in pairs(by_topic) do
       for i = 1, list.n do list:get(i) end
     end
   end)
   if not ok then return nil, "replay: " .. tostring(err) end
+  if raw.cut and (not raw.robot or raw.odom.n < 2) then
+    return nil, ("replay: %s was cut short at byte %d, before any of its raw device samples were written (the first chunk)")
+      :format(path, raw.cut)
+  end
   if not raw.robot or raw.odom.n == 0 then
     return nil, ("replay: %s holds no raw device samples (/raw/robot, /raw/odom): record it with this version's --record")
       :format(path)
@@ -222,9 +229,13 @@ function M.open(path, o)
   local stats = { file = path, recorded_kind = meta.kind, world = meta.world or false, seed = meta.seed or false,
                   localization = type(meta.localization) == "string" and meta.localization or nil,
                   steps = 0, recorded_steps = raw.odom.n - 1, commands_differing = 0, first_divergence_s = false,
-                  launches_unmatched = 0, ended_early = false }
+                  launches_unmatched = 0, ended_early = false, cut = raw.cut }
   robot.replay = stats
   local log = o.log
+  if raw.cut and log then
+    log:warn("replay: %s was cut short at byte %d (the recording did not finish): replaying its first %.1f s",
+      path, raw.cut, raw.odom:get(raw.odom.n).t)
+  end
   local history = require("robot_sim").odom_history()
   local k = 1                     -- the current /raw/odom record
   local cur = raw.odom:get(1)

@@ -1,12 +1,14 @@
 /* tycho.mcap: MCAP recordings from Lua.
  *
- *   local w, err = tycho.mcap.open(path [, {chunk_size =, compress =, level =}])  -- nil, err if
- * the file cannot be made local s = w:schema(name, encoding, data)          -- id local c =
- * w:channel(topic, schema_id, encoding)   -- id w:write(c, t, data) -- t in seconds (simulated or
- * wall) w:bytes()                                         -- written so far w:close() -- true |
- * nil, err (finishes the file) local info, err = tycho.mcap.read(path [, fn])    -- checks the
- * whole file; fn(topic, t, data) per message, a true result stops A writer the collector finds
- * unclosed is finished, so an error in the mission still leaves a readable recording. */
+ *   tycho.mcap.open(path [, {chunk_size =, compress =, level =}]) -> writer | nil, err
+ *   writer:schema(name, encoding, data) -> id;  writer:channel(topic, schema_id, encoding) -> id
+ *   writer:write(channel, t, data) (t in seconds, simulated or wall);  writer:bytes()
+ *   writer:close() -> true | nil, err (finishes the file)
+ *   tycho.mcap.read(path [, fn [, {cut_ok =}]]) -> info | nil, err: checks the whole file;
+ *     fn(topic, t, data) per message, a true result stops; cut_ok reads a recording cut short
+ *
+ * A writer the collector finds unclosed is finished, so an error in the
+ * mission still leaves a readable recording. */
 #include <math.h>
 #include <stdint.h>
 
@@ -166,15 +168,24 @@ static int on_message(void *ud, const tycho_mcap_channel_info *ch, uint64_t log_
     return stop;
 }
 
+static const tycho_opt_field read_fields[] = {TYCHO_OPT_BOOL("cut_ok"), {0}};
+static const tycho_opt_spec read_spec = {"mcap.read", read_fields};
+
 static int l_read(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     read_ctx ctx = {L, 2, 0};
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
+    unsigned flags = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        tycho_l_checkopts(L, 3, 3, &read_spec);
+        if (tycho_l_optfield_boolean(L, 3, 3, "cut_ok", 0)) flags |= TYCHO_MCAP_READ_CUT;
+    }
+    lua_settop(L, 3);
     tycho_mcap_info *info = tycho_newuserdata(L, sizeof *info); /* big: not on the C stack */
     tycho_err err = {0};
-    tycho_status st =
-        tycho_mcap_read(path, info, lua_isfunction(L, 2) ? on_message : NULL, &ctx, &err);
+    tycho_status st = tycho_mcap_read_flags(path, flags, info,
+                                            lua_isfunction(L, 2) ? on_message : NULL, &ctx, &err);
     if (ctx.error) return lua_error(L);
     if (st != TYCHO_OK) {
         lua_pushnil(L);
@@ -200,6 +211,12 @@ static int l_read(lua_State *L)
     lua_setfield(L, -2, "compressed_bytes");
     lua_pushinteger(L, (lua_Integer)info->uncompressed_bytes);
     lua_setfield(L, -2, "uncompressed_bytes");
+    lua_pushboolean(L, info->cut);
+    lua_setfield(L, -2, "cut");
+    if (info->cut) {
+        lua_pushinteger(L, (lua_Integer)info->cut_offset);
+        lua_setfield(L, -2, "cut_offset");
+    }
     lua_createtable(L, 0, info->nchannels);
     for (int i = 0; i < info->nchannels; i++) {
         const tycho_mcap_channel_info *ch = &info->channels[i];
@@ -231,8 +248,11 @@ local mcap_writer = {}
 ---@return tycho.mcap_writer|nil writer, string? err
 function tycho.mcap.open(path, o) end
 ---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
+---o.cut_ok: a recording cut short (no footer: the process died) is read up to its last
+---whole record, info.cut = true and info.cut_offset say so (else it is an error).
+---@param o? {cut_ok?: boolean}
 ---@return table|nil info, string? err
-function tycho.mcap.read(path, fn) end
+function tycho.mcap.read(path, fn, o) end
 ---@return integer id
 function mcap_writer:schema(name, encoding, data) end
 ---@return integer id

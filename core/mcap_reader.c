@@ -35,6 +35,7 @@ typedef struct {
     int stopped;
     const uint8_t *file;
     size_t size;
+    unsigned flags;
     int16_t slot[65536]; /* channel id -> info->channels index, -1 none */
     char (*schema_names)[128];
     size_t nschema_names;
@@ -358,15 +359,18 @@ static tycho_status on_statistics(reader *r, cursor *c, uint64_t off)
     return TYCHO_OK;
 }
 
-static tycho_status read_records(reader *r)
+static tycho_status read_records(reader *r, bool closed)
 {
     const uint8_t *f = r->file;
-    size_t end = r->size - MCAP_MAGIC_LEN; /* the closing magic */
+    /* before the closing magic; a file cut short has none */
+    size_t end = closed ? r->size - MCAP_MAGIC_LEN : r->size;
     size_t at = MCAP_MAGIC_LEN;
     int in_summary = 0, saw_header = 0, saw_footer = 0;
     size_t covered = 0, chunk_msgs = 0;
     while (at < end) {
         if (saw_footer) return FAIL(r, at, "record after the footer");
+        bool whole = end - at >= 9 && mcap_get_le(f + at + 1, 8) <= end - at - 9;
+        if (!whole && !closed) break; /* the record the cut went through */
         if (end - at < 9) return FAIL(r, at, "record header cut short");
         uint8_t op = f[at];
         uint64_t n = mcap_get_le(f + at + 1, 8);
@@ -448,6 +452,13 @@ static tycho_status read_records(reader *r)
         if (st != TYCHO_OK) return st;
         at += 9 + (size_t)n;
     }
+    if (!closed) {
+        if (saw_footer) return FAIL(r, at, "a footer but no closing magic");
+        if (!saw_header) return FAIL(r, at, "cut short before its header");
+        r->info->cut = true;
+        r->info->cut_offset = at;
+        return TYCHO_OK;
+    }
     if (!saw_footer) return FAIL(r, at, "no footer");
     for (size_t i = 0; i < r->nchunks; i++)
         if (!r->chunks[i].matched)
@@ -459,9 +470,20 @@ tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char
                                     tycho_mcap_info *info, tycho_mcap_message_fn on_msg, void *ud,
                                     tycho_err *err)
 {
+    return tycho_mcap_read_memory_flags(data, size, name, 0, info, on_msg, ud, err);
+}
+
+tycho_status tycho_mcap_read_memory_flags(const uint8_t *data, size_t size, const char *name,
+                                          unsigned flags, tycho_mcap_info *info,
+                                          tycho_mcap_message_fn on_msg, void *ud, tycho_err *err)
+{
     memset(info, 0, sizeof *info);
-    if (size < 2 * MCAP_MAGIC_LEN + 9 + 29)
+    bool closed = size >= 2 * MCAP_MAGIC_LEN &&
+                  memcmp(data + size - MCAP_MAGIC_LEN, MCAP_MAGIC, MCAP_MAGIC_LEN) == 0;
+    bool cut_ok = (flags & TYCHO_MCAP_READ_CUT) != 0;
+    if (!(closed || cut_ok) && size >= MCAP_MAGIC_LEN && size < 2 * MCAP_MAGIC_LEN + 9 + 29)
         return tycho_fail(err, TYCHO_EPARSE, "%s: too short for MCAP", name);
+    if (size < MCAP_MAGIC_LEN) return tycho_fail(err, TYCHO_EPARSE, "%s: too short for MCAP", name);
     reader *r = calloc(1, sizeof *r);
     if (!r) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
     r->path = name;
@@ -471,12 +493,13 @@ tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char
     r->ud = ud;
     r->file = data;
     r->size = size;
+    r->flags = flags;
     memset(r->slot, 0xff, sizeof r->slot);
     tycho_status st;
     if (memcmp(data, MCAP_MAGIC, MCAP_MAGIC_LEN) != 0) st = FAIL(r, 0, "no MCAP magic");
-    else if (memcmp(data + size - MCAP_MAGIC_LEN, MCAP_MAGIC, MCAP_MAGIC_LEN) != 0)
+    else if (!closed && !cut_ok)
         st = FAIL(r, size - MCAP_MAGIC_LEN, "no closing magic (unfinished recording?)");
-    else st = read_records(r);
+    else st = read_records(r, closed);
     free(r->schema_names);
     free(r->msgs);
     free(r->chunks);
@@ -487,6 +510,12 @@ tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char
 
 tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap_message_fn on_msg,
                              void *ud, tycho_err *err)
+{
+    return tycho_mcap_read_flags(path, 0, info, on_msg, ud, err);
+}
+
+tycho_status tycho_mcap_read_flags(const char *path, unsigned flags, tycho_mcap_info *info,
+                                   tycho_mcap_message_fn on_msg, void *ud, tycho_err *err)
 {
     memset(info, 0, sizeof *info);
     FILE *fp = fopen(path, "rb");
@@ -502,7 +531,7 @@ tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info, tycho_mcap
         st = tycho_fail(err, TYCHO_EIO, "%s: read failed", path);
     fclose(fp);
     if (st == TYCHO_OK)
-        st = tycho_mcap_read_memory(file, (size_t)size, path, info, on_msg, ud, err);
+        st = tycho_mcap_read_memory_flags(file, (size_t)size, path, flags, info, on_msg, ud, err);
     free(file);
     return st;
 }

@@ -136,13 +136,48 @@ static void round_trip(int compress)
         }
         memcpy(orig + field, saved, 8);
     }
-    /* cut short: a recording that never closed */
-    fp = fopen(bad, "wb");
-    if (fp) {
-        fwrite(orig, 1, size / 2, fp);
+    /* cut short: a recording that never closed is refused, unless cut_ok,
+     * when every whole record before the cut is read (the messages of the
+     * chunks that were written, each chunk checked) and the cut reported */
+    tycho_mcap_info whole;
+    CHECK(tycho_mcap_read(path, &whole, NULL, NULL, NULL) == TYCHO_OK);
+    CHECK(tycho_mcap_read_flags(path, TYCHO_MCAP_READ_CUT, &info, NULL, NULL, NULL) == TYCHO_OK);
+    CHECK(!info.cut && info.messages == whole.messages);
+    uint64_t last_messages = 0;
+    int cuts_read = 0;
+    for (int k = 1; k <= 8; k++) {
+        fp = fopen(bad, "wb");
+        if (!fp) break;
+        fwrite(orig, 1, size * k / 9, fp);
         fclose(fp);
         tycho_err e = {0};
         CHECK(tycho_mcap_read(bad, &info, NULL, NULL, &e) == TYCHO_EPARSE);
+        CHECK_MSG(strstr(e.msg, "closing magic") != NULL, "%s", e.msg);
+        if (tycho_mcap_read_flags(bad, TYCHO_MCAP_READ_CUT, &info, NULL, NULL, &e) != TYCHO_OK) {
+            CHECK_MSG(0, "cut at %ld/9: %s", (long)k, e.msg);
+            continue;
+        }
+        cuts_read++;
+        CHECK(info.cut && info.cut_offset <= (uint64_t)size * k / 9);
+        CHECK(info.messages <= whole.messages && info.messages >= last_messages);
+        last_messages = info.messages;
+    }
+    CHECK(cuts_read == 8);
+    CHECK(last_messages > 0 && last_messages < whole.messages);
+    /* a damaged chunk before the cut is still an error */
+    fp = fopen(bad, "wb");
+    if (fp) {
+        unsigned char *copy = malloc(size);
+        if (copy) {
+            memcpy(copy, orig, size);
+            copy[size / 2] ^= 0x5a; /* inside some chunk's compressed bytes */
+            fwrite(copy, 1, size * 8 / 9, fp);
+            free(copy);
+        }
+        fclose(fp);
+        tycho_err e = {0};
+        CHECK(tycho_mcap_read_flags(bad, TYCHO_MCAP_READ_CUT, &info, NULL, NULL, &e) ==
+              TYCHO_EPARSE);
     }
     remove(bad);
     remove(path);

@@ -149,6 +149,33 @@ describe("heat_seek --replay #e2e", function()
     assert.truthy(rtext:find("replay: decisions diverged at", 1, true))
   end)
 
+  it("replays a recording cut short (the process died) as far as it goes", function()
+    local f = assert(io.open(recording, "rb"))
+    local whole = f:read("*a")
+    f:close()
+    -- the writer's .part file as a crash leaves it: no summary, no footer, a half record
+    local part = dir .. "/crashed.mcap.part"
+    f = assert(io.open(part, "wb"))
+    f:write(whole:sub(1, math.floor(#whole * 0.6)))
+    f:close()
+    local info = assert(tycho.mcap.read(part, nil, { cut_ok = true }))
+    assert.is_true(info.cut)
+    assert.is_true(info.cut_offset <= math.floor(#whole * 0.6))
+    assert.is_nil(tycho.mcap.read(part))
+    local rcode, replayed, rtext = heat_seek { "--replay", part }
+    assert.are.equal(0, rcode, rtext)
+    local r = replayed.replay
+    assert.are.equal(info.cut_offset, r.cut)
+    assert.is_true(r.ended_early)
+    assert.is_false(r.first_divergence_s)
+    assert.is_true(r.steps > 1000, "steps " .. r.steps)
+    assert.truthy(rtext:find("was cut short at byte", 1, true), rtext)
+    assert.truthy(rtext:find("cut short): " .. r.steps, 1, true), rtext)
+    -- and a change of decisions before the cut is still caught
+    rcode = heat_seek { "--replay", part, "--set", "max_speed=0.2" }
+    assert.are.equal(1, rcode)
+  end)
+
   it("refuses files it cannot replay, with the reason and exit 2", function()
     local rcode, _, rtext = heat_seek { "--replay", dir .. "/missing.mcap" }
     assert.are.equal(2, rcode)
@@ -163,7 +190,8 @@ describe("heat_seek --replay #e2e", function()
     f:close()
     rcode, _, rtext = heat_seek { "--replay", cut }
     assert.are.equal(2, rcode)
-    assert.truthy(rtext:find("cut.mcap: offset", 1, true), rtext)
+    assert.truthy(rtext:find("cut.mcap was cut short at byte", 1, true), rtext)
+    assert.truthy(rtext:find("before any of its raw device samples", 1, true), rtext)
     -- a recording with channels but no raw samples
     local plain = dir .. "/plain.mcap"
     local w = assert(tycho.mcap.open(plain))

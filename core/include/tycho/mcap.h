@@ -63,6 +63,8 @@ typedef struct {
     uint64_t compressed_bytes, uncompressed_bytes; /* of the chunks */
     int nchannels;
     tycho_mcap_channel_info channels[TYCHO_MCAP_MAX_CHANNELS];
+    bool cut;            /* TYCHO_MCAP_READ_CUT: the file ended before its footer */
+    uint64_t cut_offset; /* ... and the records up to this byte offset were read */
 } tycho_mcap_info;
 
 /* Called for every message, in file order; return nonzero to stop reading. */
@@ -80,5 +82,18 @@ tycho_status tycho_mcap_read(const char *path, tycho_mcap_info *info,
 tycho_status tycho_mcap_read_memory(const uint8_t *data, size_t size, const char *name,
                                     tycho_mcap_info *info, tycho_mcap_message_fn on_message,
                                     void *ud, tycho_err *err);
+
+/* Flags of tycho_mcap_read_flags. READ_CUT: a recording cut short (the
+ * process died, the robot lost power: a .part file with no summary, no
+ * footer and no closing magic, its last record perhaps half written) is
+ * read up to its last whole record, every chunk read checked as usual, and
+ * info->cut says so. A whole file is read and checked as by tycho_mcap_read. */
+#define TYCHO_MCAP_READ_CUT 1u
+tycho_status tycho_mcap_read_flags(const char *path, unsigned flags, tycho_mcap_info *info,
+                                   tycho_mcap_message_fn on_message, void *ud, tycho_err *err);
+tycho_status tycho_mcap_read_memory_flags(const uint8_t *data, size_t size, const char *name,
+                                          unsigned flags, tycho_mcap_info *info,
+                                          tycho_mcap_message_fn on_message, void *ud,
+                                          tycho_err *err);
 
 #endif
