@@ -56,10 +56,16 @@ if opt.robot then
   sched:every(0.05, function() if not paused then robot.step() end end, "devices")
 end
 sched:every(0.1, function() end, "console") -- keeps the loop (and the console) ticking
+-- --record: the raw device samples too, every one as the robot delivers it
+-- to whoever asks (a behaviour, the console), for --replay
+local tape = opt.record and env.robot and require("robot_replay").tap(env.robot, {
+  world = opt.world, seed = opt.seed or (env.robot.world and env.robot.world.seed),
+  now = function() return clock:now() end })
 
 local ok, session = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = true,
                                          history = opt.history, name = "tycho repl" })
 if not ok then io.stderr:write("tycho repl: ", tostring(session), "\n") return 1 end
+if tape and session.channels then tape:attach(session.channels) end
 if session.channels and env.robot then
   -- --record: the robot's channels; the simulator's newest scan and frames
   -- are read without taking them (the console may want them too)

@@ -106,6 +106,32 @@ describe("the tap", function()
   end)
 end)
 
+describe("tycho repl --record #e2e", function()
+  it("records the raw device samples too, the ones the console asked for", function()
+    local dir = exe.tmpdir()
+    os.execute("mkdir -p " .. exe.quote(dir))
+    local rec = dir .. "/repl.mcap"
+    -- the simulator runs in real time beside the console: drive, wait, take a scan, leave
+    local script = dir .. "/console.sh"
+    exe.write(script, ("{ echo 'robot.drive(0.1, 0.2)'; sleep 2; echo 'assert(robot.scan())'; sleep 0.5; echo ':quit'; }"
+      .. " | %s repl --world maps/maze_small.lua --record %s --history %s\n")
+      :format(exe.quote(exe.EXE), exe.quote(rec), exe.quote(dir .. "/history")))
+    local code, text = exe.shell("sh " .. exe.quote(script), { timeout = 60 })
+    assert.are.equal(0, code, text)
+    assert.truthy(text:find("recorded %d+ messages to"), text)
+    local info = assert(tycho.mcap.read(rec))
+    assert.are.equal(1, info.channels["/raw/robot"].messages)
+    assert.are.equal(1, info.channels["/raw/scan"].messages)
+    -- a step every 50 ms for about 2.5 s
+    assert.is_true(info.channels["/raw/odom"].messages >= 30, "odometry samples " .. info.channels["/raw/odom"].messages)
+    local raw = assert(RobotReplay.load(rec))
+    assert.are.equal("sim", raw.robot.kind)
+    local last = raw.odom:get(raw.odom.n)
+    assert.is_true(last.v > 0.09 and last.x ~= raw.odom:get(1).x, "the drive command and the motion are in it")
+    exe.remove_tree(dir)
+  end)
+end)
+
 describe("heat_seek --replay #e2e", function()
   local dir = exe.tmpdir()
   os.execute("mkdir -p " .. exe.quote(dir))
