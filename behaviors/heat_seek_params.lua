@@ -156,6 +156,10 @@ return params.declare("heat_seek", {
   -- ramp attempt
   { name = "attempt_ramp", type = "boolean", default = true,
     doc = "after all targets, climb the remembered ramp and fire a final ball" },
+  { name = "ramp_search_time", type = "number", default = 240, min = 0, max = 3600, unit = "s",
+    doc = "no ramp met by the end: drive this long at most to where the wheels have not been, nearest first (0: do not look)" },
+  { name = "ramp_search_gap", type = "number", default = 0.5, min = 0.1, max = 5, unit = "m",
+    doc = "looking for the ramp: the places at least this far from the driven trail are where the wheels have not been" },
   { name = "ramp_approach_distance", type = "number", default = 0.45, min = 0.1, max = 3, unit = "m",
     doc = "start the climb this far before the blocked ramp square" },
   { name = "ramp_speed", type = "number", default = 0.12, min = 0.02, max = 0.22, unit = "m/s",
