@@ -115,50 +115,43 @@ return function(ctx)
     return cands
   end
 
-  -- The free places of the costmap at least ramp_search_gap from the driven
-  -- trail and from the places tried already: cell centres, nearest first.
+  -- The free place nearest the robot by path (a cell centre) at least
+  -- ramp_search_gap from the driven trail and from the places tried
+  -- already, or nil. In a copy of the costmap the trail and those places
+  -- are stamped with the highest cost the robot may still cross
+  -- (INSCRIBED - 1: the search walks through them, walls stay walls), and
+  -- the nearest cell below it is the place.
   local search_ramp -- below
   local function untravelled(tried)
-    local cm = mapping.costmap
-    local res, w, h = cm.resolution, cm.width, cm.height
-    local r = math.ceil(P.ramp_search_gap / res)
-    local near = {}
-    local function mark(x, y)
-      local cx, cy = cm:world_to_cell(x, y)
-      for dy = -r, r do
-        for dx = -r, r do
-          if dx * dx + dy * dy <= r * r then near[(cy + dy) * w + cx + dx] = true end
-        end
-      end
+    local g = mapping.costmap:copy()
+    local mark = tycho.grid.INSCRIBED - 1
+    local seal = { world = true, cost = mark,
+                   thickness = math.min(256, math.max(1, math.floor(2 * P.ramp_search_gap / g.resolution))) }
+    local trail = bb.trail
+    for k = 1, #trail do
+      local a, b = trail[k], trail[k + 1] or trail[k]
+      g:seal_line(a.x, a.y, b.x, b.y, seal)
     end
-    for _, p in ipairs(bb.trail) do mark(p.x, p.y) end
-    for _, p in ipairs(tried) do mark(p.x, p.y) end
+    for _, p in ipairs(tried) do g:seal_line(p.x, p.y, p.x, p.y, seal) end
     local here = pose_table()
-    local out = {}
-    for cy = 0, h - 1 do
-      for cx = 0, w - 1 do
-        local c = cm:get(cx, cy)
-        if c < tycho.grid.INSCRIBED and not near[cy * w + cx] then
-          local x, y = cm:cell_to_world(cx, cy)
-          out[#out + 1] = { x = x, y = y, d = dist(here.x, here.y, x, y) }
-        end
-      end
-    end
-    table.sort(out, function(a, b) return a.d < b.d end)
-    return out
+    local cx, cy = g:world_to_cell(here.x, here.y)
+    local fx, fy = g:nearest(cx, cy, { max_cost = mark - 1 })
+    if not fx then return nil end
+    local x, y = g:cell_to_world(fx, fy)
+    return { x = x, y = y }
   end
 
   -- No ramp met on the way: a ramp is found by driving onto it (the IMU),
   -- and the LiDAR maps a dead-end corridor from its mouth, so a ramp inside
   -- one can be missed (seen on generated mazes: 2 in 200 runs). Drive to
-  -- where the wheels have not been, nearest first, until the IMU meets the
+  -- where the wheels have not been, nearest first by path, until the IMU meets the
   -- ramp (its interrupt backs off and starts this state again, bb.ramp set)
   -- or ramp_search_time is spent.
   search_ramp = function()
     if P.ramp_search_time <= 0 then return end
     local deadline, tried = now() + P.ramp_search_time, {}
     while not bb.ramp and now() < deadline do
-      local goal = untravelled(tried)[1]
+      local goal = untravelled(tried)
       if not goal then
         log:info("ramp: none met; the wheels have been within %.2f m of every free place", P.ramp_search_gap)
         return
