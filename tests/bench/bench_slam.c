@@ -77,9 +77,7 @@ static int run_laps(int lag, laps_run *out)
             truth = tycho_pose2_compose(truth, inc);
             odom = tycho_pose2_compose(
                 odom, (tycho_pose2){inc.x * 1.03, 0, inc.yaw * 1.02 + 0.05 * inc.x});
-            tycho_scan_cast(world, truth, &scan, NULL);
-            for (int b = 0; b < scan.count; b++)
-                if (isfinite(scan.ranges[b])) scan.ranges[b] += (float)(0.01 * gauss());
+            noisy_scan(world, truth, &scan, 0.01);
             tycho_slam_step st;
             double t0 = now_ms();
             if (tycho_slam_add_scan(s, &scan, odom, &st, &err) != TYCHO_OK) {

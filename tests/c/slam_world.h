@@ -4,6 +4,7 @@
 #define TYCHO_TEST_SLAM_WORLD_H
 
 #include "tycho/grid.h"
+#include "tycho/raycast.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -21,6 +22,17 @@ static inline double gauss(void)
 {
     double u = rnd01() + 1e-12, v = rnd01();
     return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* The scan seen from `truth`, each range given Gaussian noise of sigma
+ * metres (0: exact), from the test's deterministic noise source. */
+static inline void noisy_scan(const tycho_grid *world, tycho_pose2 truth, tycho_scan *scan,
+                              double sigma)
+{
+    tycho_scan_cast(world, truth, scan, NULL);
+    if (sigma <= 0) return;
+    for (int b = 0; b < scan->count; b++)
+        if (isfinite(scan->ranges[b])) scan->ranges[b] += (float)(sigma * gauss());
 }
 
 /* A 12 x 12 m room with an 8 x 8 m block in the middle: a 2 m corridor

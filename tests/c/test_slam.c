@@ -275,10 +275,7 @@ static loop_run drive_loop(const tycho_grid *world, bool closure, int laps, int 
             tycho_pose2 oinc = {inc.x * 1.03, 0, inc.yaw * 1.02 + 0.002 * (inc.x / 0.04)};
             if (getenv("SLAM_EXACT")) oinc = inc;
             odom = tycho_pose2_compose(odom, oinc);
-            tycho_scan_cast(world, truth, &scan, NULL);
-            for (int b = 0; b < scan.count; b++)
-                if (isfinite(scan.ranges[b]) && !getenv("SLAM_EXACT"))
-                    scan.ranges[b] += (float)(0.01 * gauss());
+            noisy_scan(world, truth, &scan, getenv("SLAM_EXACT") ? 0 : 0.01);
             tycho_slam_step st;
             double t0 = wall_ms();
             tycho_status added = tycho_slam_add_scan(s, &scan, odom, &st, &err);
@@ -426,9 +423,7 @@ static tycho_slam_stats drive_corridor(double *end_error)
         for (int k = 0; k < 350; k++) {
             truth = tycho_pose2_compose(truth, (tycho_pose2){0.04, 0, 0});
             odom = tycho_pose2_compose(odom, (tycho_pose2){0.04 * 1.03, 0, 0});
-            tycho_scan_cast(world, truth, &scan, NULL);
-            for (int b = 0; b < scan.count; b++)
-                if (isfinite(scan.ranges[b])) scan.ranges[b] += (float)(0.01 * gauss());
+            noisy_scan(world, truth, &scan, 0.01);
             CHECK(tycho_slam_add_scan(s, &scan, odom, NULL, &err) == TYCHO_OK);
         }
     }
