@@ -134,7 +134,8 @@ local function start(m)
           sweep:observe(bb.scan_pose, bb.scan, cam.yaw + turn, cam.fov)
           local x, y = tycho.fusion.locate(bb.scan_pose, bb.scan, frame, {
             yaw = cam.yaw + turn, fov = cam.fov, threshold = P.temperature_threshold,
-            max_range = P.detection_max_distance, bin_width = P.detection_bin_width })
+            max_range = P.detection_max_distance, bin_width = P.detection_bin_width,
+            window = math.rad(P.detection_window) })
           if x then
             x, y = Targets.on_face(mapping.map, bb.scan_pose, x, y, P.face_snap_distance)
             note_detection(x, y, i, frame_pose)

@@ -87,6 +87,8 @@ return params.declare("heat_seek", {
     doc = "a fused heat point moves onto the first wall face on the line from the LiDAR to it, if that face is at most this much nearer (0: never)" },
   { name = "detection_bin_width", type = "number", default = 0.1, min = 0.01, max = 1, unit = "m",
     doc = "range bin width when picking the LiDAR return of a hot spot" },
+  { name = "detection_window", type = "number", default = 3.75, min = 0, max = 30, unit = "deg",
+    doc = "pick the hot spot's LiDAR return among the beams this close to the heat's bearing (the hot columns weighted by warmth), not the whole hot columns: a wall seen at a grazing angle otherwise loses to the far wall behind (0: whole columns)" },
   -- thermal sweep
   { name = "thermal_sweep", type = "boolean", default = true,
     doc = "after exploring, visit wall faces no camera has looked at from within detection_max_distance" },

@@ -183,9 +183,19 @@ function M.on_face(map, from, x, y, snap)
 end
 
 --- Whether clusters (or targets) a and b are the same source: within
--- `merge` metres and no wall between the faces they were seen on.
+-- `merge` metres and no wall between the faces they were seen on. The same
+-- spot (within M.SAME_SPOT) seen from the same side is the same source
+-- whatever that test says: a cluster centred on a thin wall puts both
+-- test points in the wall's cells, where the ray between them is blocked
+-- at once (gen_90050: one cluster engaged seven times, until the launcher
+-- was empty). A pair of sources on the two faces of a thin wall is still
+-- two: they are seen from opposite sides.
+M.SAME_SPOT = 0.15
 function M.same_source(map, a, b, merge)
-  return dist(a.x, a.y, b.x, b.y) < merge and not wall_between(map, a, b)
+  local d = dist(a.x, a.y, b.x, b.y)
+  if d >= merge then return false end
+  if d < M.SAME_SPOT and (a.ux or 0) * (b.ux or 0) + (a.uy or 0) * (b.uy or 0) > 0 then return true end
+  return not wall_between(map, a, b)
 end
 
 --- The wall's normal near (x, y): the axis across the principal direction

@@ -113,17 +113,11 @@ static void check_frame(lua_State *L, int idx, const tycho_thermal_camera *cam, 
     }
 }
 
-static const tycho_opt_field camera_fields[] = {TYCHO_OPT_NUM("yaw"),
-                                                TYCHO_OPT_NUM_POS("fov"),
-                                                TYCHO_OPT_INT_POS("rows"),
-                                                TYCHO_OPT_INT_POS("cols"),
-                                                TYCHO_OPT_BOOL("mirrored"),
-                                                TYCHO_OPT_NUM("threshold"),
-                                                TYCHO_OPT_NUM("bin_width"),
-                                                TYCHO_OPT_NUM("min_range"),
-                                                TYCHO_OPT_NUM("max_range"),
-                                                TYCHO_OPT_BOOL("narrow"),
-                                                {0}};
+static const tycho_opt_field camera_fields[] = {
+    TYCHO_OPT_NUM("yaw"),       TYCHO_OPT_NUM_POS("fov"),   TYCHO_OPT_INT_POS("rows"),
+    TYCHO_OPT_INT_POS("cols"),  TYCHO_OPT_BOOL("mirrored"), TYCHO_OPT_NUM("threshold"),
+    TYCHO_OPT_NUM("bin_width"), TYCHO_OPT_NUM("min_range"), TYCHO_OPT_NUM("max_range"),
+    TYCHO_OPT_BOOL("narrow"),   TYCHO_OPT_NUM("window"),    {0}};
 static const tycho_opt_spec locate_spec = {"fusion.locate", camera_fields};
 static const tycho_opt_field kmeans_auto_fields[] = {
     TYCHO_OPT_INT("k_max"), TYCHO_OPT_NUM("radius"), {0}};
@@ -161,6 +155,7 @@ static int l_locate(lua_State *L)
     p.min_range = tycho_l_optfield_number(L, 4, 4, "min_range", p.min_range);
     p.max_range = tycho_l_optfield_number(L, 4, 4, "max_range", p.max_range);
     p.narrow = tycho_l_optfield_boolean(L, 4, 4, "narrow", p.narrow);
+    p.window = tycho_l_optfield_number(L, 4, 4, "window", p.window);
     tycho_err err = {0};
     if (tycho_fusion_validate(&cam, &p, &err) != TYCHO_OK) return luaL_argerror(L, 4, err.msg);
     float *frame = tycho_newuserdata(L, sizeof(float) * (size_t)(cam.rows * cam.cols));
@@ -187,6 +182,9 @@ static int l_locate(lua_State *L)
     set_int(L, "beams_in_view", r.beams_in_view);
     set_int(L, "returns", r.returns);
     set_int(L, "bin_beams", r.bin_beams);
+    if (r.hot_pixels > 0) set_num(L, "heat_bearing", r.heat_bearing);
+    lua_pushboolean(L, r.windowed);
+    lua_setfield(L, -2, "windowed");
     lua_pushstring(L, tycho_fusion_outcome_name(r.outcome));
     lua_setfield(L, -2, "outcome");
     return 3;
@@ -411,7 +409,7 @@ static int l_pitch_index(lua_State *L)
 
 tycho.fusion = {}
 ---Fuses a thermal frame with the LiDAR scan into a world position.
----@param camera? {yaw?: number, fov?: number, rows?: integer, cols?: integer, mirrored?: boolean, threshold?: number, bin_width?: number, min_range?: number, max_range?: number, narrow?: boolean}
+---@param camera? {yaw?: number, fov?: number, rows?: integer, cols?: integer, mirrored?: boolean, threshold?: number, bin_width?: number, min_range?: number, max_range?: number, narrow?: boolean, window?: number}
 ---@return number|nil x, number|string y_or_reason, table info
 function tycho.fusion.locate(pose, scan, frame, camera) end
 ---@param k integer|{k_max?: integer, radius?: number}

@@ -2,6 +2,7 @@
 #include "tycho/fusion.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void tycho_thermal_camera_defaults(tycho_thermal_camera *c)
@@ -20,6 +21,7 @@ void tycho_fusion_defaults(tycho_fusion_params *p)
     p->min_range = 0.0;
     p->max_range = 3.5;
     p->narrow = true;
+    p->window = 0;
 }
 
 const char *tycho_fusion_outcome_name(tycho_fusion_outcome o)
@@ -56,6 +58,9 @@ tycho_status tycho_fusion_validate(const tycho_thermal_camera *c, const tycho_fu
     if (!(isfinite(p->max_range) && p->max_range > 0))
         return tycho_fail(err, TYCHO_EINVAL, "fusion: max_range must be > 0 and finite (got %g)",
                           p->max_range);
+    if (!(isfinite(p->window) && p->window >= 0 && p->window <= M_PI))
+        return tycho_fail(err, TYCHO_EINVAL, "fusion: window must be in [0, pi] rad (got %g)",
+                          p->window);
     if (!(p->min_range >= 0 && p->min_range < p->max_range))
         return tycho_fail(err, TYCHO_EINVAL, "fusion: min_range must be in [0, max_range)");
     if (p->max_range / p->bin_width >= TYCHO_FUSION_MAX_BINS)
@@ -92,17 +97,53 @@ typedef struct {
     const tycho_thermal_camera *cam;
     const tycho_fusion_params *p;
     const bool *hot_col;
+    bool windowed;       /* keep only beams within p->window of heat_bearing */
+    double heat_bearing; /* robot frame */
 } beam_filter;
 
-/* Step 2 for beam i: is it in view (and in a hot column when narrowing)? */
+/* Step 2 for beam i: is it in view (and in a hot column when narrowing, and
+ * in the heat window when windowed)? */
 static bool in_view(const beam_filter *bf, int i, double *bearing)
 {
     double b = bf->scan->angle_min + i * bf->scan->angle_increment;
     double rel = wrap(b - bf->cam->mount_yaw);
     if (fabs(rel) > 0.5 * bf->cam->hfov + 1e-12) return false;
     if (bf->p->narrow && !bf->hot_col[column_of(bf->cam, rel)]) return false;
+    if (bf->windowed && fabs(wrap(b - bf->heat_bearing)) > bf->p->window + 1e-12) return false;
     *bearing = b;
     return true;
+}
+
+static int by_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The heat's bearing relative to the camera axis: the hot columns' centres
+ * weighted by their pixels' excess over the frame's median (the background). */
+static double heat_bearing_rel(const tycho_thermal_camera *cam, const float *frame,
+                               const bool *hot_col)
+{
+    float sorted[TYCHO_FUSION_MAX_PIXELS];
+    int n = 0;
+    for (int i = 0; i < cam->rows * cam->cols; i++)
+        if (!isnan(frame[i])) sorted[n++] = frame[i];
+    qsort(sorted, (size_t)n, sizeof sorted[0], by_float);
+    double background = n ? sorted[n / 2] : 0;
+    double sw = 0, sa = 0, colw = cam->hfov / cam->cols;
+    for (int c = 0; c < cam->cols; c++) {
+        if (!hot_col[c]) continue;
+        double w = 0;
+        for (int r = 0; r < cam->rows; r++) {
+            double t = frame[r * cam->cols + c];
+            if (t > background) w += t - background;
+        }
+        int k = cam->mirrored ? cam->cols - 1 - c : c; /* column from the left edge */
+        sa += w * (0.5 * cam->hfov - (k + 0.5) * colw);
+        sw += w;
+    }
+    return sw > 0 ? sa / sw : 0;
 }
 
 /* Step 3: a usable return; *bin gets its histogram bin. */
@@ -203,24 +244,33 @@ tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
         return TYCHO_OK;
     }
 
-    /* 2-4. histogram of the usable ranges in view */
+    /* 2-4. histogram of the usable ranges in view (in the heat window
+     * first, when there is one; the whole view if the window has none) */
     int hist[TYCHO_FUSION_MAX_BINS];
     int nbins = (int)floor(p->max_range / p->bin_width) + 1;
-    memset(hist, 0, sizeof(int) * (size_t)nbins);
-    beam_filter bf = {scan, cam, p, hot_col};
+    beam_filter bf = {scan, cam, p, hot_col, p->window > 0, 0};
+    bf.heat_bearing = wrap(cam->mount_yaw + heat_bearing_rel(cam, frame, hot_col));
+    out->heat_bearing = bf.heat_bearing;
     int lo[VIEW_RANGES], hi[VIEW_RANGES];
     int nr = view_ranges(scan, cam, lo, hi);
-    for (int ri = 0; ri < nr; ri++) {
-        for (int i = lo[ri]; i <= hi[ri]; i++) {
-            double b;
-            int bin;
-            if (!in_view(&bf, i, &b)) continue;
-            out->beams_in_view++;
-            if (!usable(p, scan->ranges[i], &bin)) continue;
-            out->returns++;
-            hist[bin]++;
+    for (;;) {
+        memset(hist, 0, sizeof(int) * (size_t)nbins);
+        out->beams_in_view = out->returns = 0;
+        for (int ri = 0; ri < nr; ri++) {
+            for (int i = lo[ri]; i <= hi[ri]; i++) {
+                double b;
+                int bin;
+                if (!in_view(&bf, i, &b)) continue;
+                out->beams_in_view++;
+                if (!usable(p, scan->ranges[i], &bin)) continue;
+                out->returns++;
+                hist[bin]++;
+            }
         }
+        if (!bf.windowed || out->returns > 0) break;
+        bf.windowed = false;
     }
+    out->windowed = bf.windowed;
     if (out->beams_in_view == 0) {
         out->outcome = TYCHO_FUSION_NO_BEAMS_IN_FOV;
         return TYCHO_OK;

@@ -256,7 +256,7 @@ function grid:frontiers(o) end
 
 tycho.fusion = {}
 ---Fuses a thermal frame with the LiDAR scan into a world position.
----@param camera? {yaw?: number, fov?: number, rows?: integer, cols?: integer, mirrored?: boolean, threshold?: number, bin_width?: number, min_range?: number, max_range?: number, narrow?: boolean}
+---@param camera? {yaw?: number, fov?: number, rows?: integer, cols?: integer, mirrored?: boolean, threshold?: number, bin_width?: number, min_range?: number, max_range?: number, narrow?: boolean, window?: number}
 ---@return number|nil x, number|string y_or_reason, table info
 function tycho.fusion.locate(pose, scan, frame, camera) end
 ---@param k integer|{k_max?: integer, radius?: number}

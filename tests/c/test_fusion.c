@@ -263,6 +263,60 @@ static void test_ties_and_reasons(void)
     CHECK_NEAR(r.bearing, -0.5 * DEG, 1e-12);
 }
 
+/* A source on a corridor's side wall seen at a grazing angle (generated
+ * maze 70049): the robot at the origin heading 65 deg, the left camera
+ * (axis 95 deg) sees the source at 76 deg over three columns, the middle
+ * one full. The side wall x = 0.23 spreads the hot columns' beams over ten
+ * range bins, three beams at most in each; the six beams that run past to
+ * the corridor's end wall (y = 1.55) share one bin and win the whole-column
+ * count. The heat window keeps the beams that point at the heat. */
+static void test_heat_window_at_grazing(void)
+{
+    tycho_pose2 pose = {0, 0, 65 * DEG};
+    seg w[2] = {{0.23, -1, 0.23, 1.55}, {-0.5, 1.55, 0.23, 1.55}};
+    float ranges[360];
+    tycho_scan_ref scan;
+    make_scan(pose, 0, 360, w, 2, ranges, &scan);
+    tycho_thermal_camera cam;
+    tycho_thermal_camera_defaults(&cam);
+    cam.mount_yaw = 30 * DEG;
+    tycho_fusion_params p;
+    tycho_fusion_defaults(&p);
+    float frame[64];
+    frame_fill(frame, 22);
+    for (int r = 2; r <= 5; r++) frame[r * 8 + 6] = 42;
+    for (int r = 3; r <= 4; r++) {
+        frame[r * 8 + 5] = 31;
+        frame[r * 8 + 7] = 31.5f;
+    }
+    tycho_fusion_result r;
+    tycho_err err = {0};
+    CHECK(tycho_fusion_locate(pose, &scan, &cam, frame, &p, &r, &err) == TYCHO_OK);
+    CHECK(r.outcome == TYCHO_FUSION_FOUND && !r.windowed);
+    CHECK_NEAR(r.y, 1.55, 0.02); /* whole columns: the end wall, 0.7 m past the heat */
+    CHECK(r.bin_beams == 6);
+
+    p.window = 3.75 * DEG;
+    CHECK(tycho_fusion_locate(pose, &scan, &cam, frame, &p, &r, &err) == TYCHO_OK);
+    CHECK(r.outcome == TYCHO_FUSION_FOUND && r.windowed);
+    /* weights 18, 80, 19 on columns centred at -11.25, -18.75, -26.25 deg */
+    CHECK_NEAR(r.heat_bearing, (30 - 18.81) * DEG, 0.01 * DEG);
+    CHECK(r.beams_in_view == 7); /* 8..14 deg: world 73..79 */
+    CHECK_NEAR(r.x, 0.23, 0.01); /* on the side wall, at the 74 and 75 deg beams */
+    CHECK_NEAR(r.y, 0.83, 0.02);
+    CHECK(r.bin_beams == 2);
+
+    /* a window with no return in it falls back to the whole columns */
+    for (int i = 8; i <= 14; i++) ranges[i] = INFINITY;
+    CHECK(tycho_fusion_locate(pose, &scan, &cam, frame, &p, &r, &err) == TYCHO_OK);
+    CHECK(r.outcome == TYCHO_FUSION_FOUND && !r.windowed);
+    CHECK_NEAR(r.y, 1.55, 0.02);
+
+    p.window = -1;
+    CHECK(tycho_fusion_locate(pose, &scan, &cam, frame, &p, &r, &err) == TYCHO_EINVAL);
+    CHECK(strstr(err.msg, "window") != NULL);
+}
+
 static void test_invalid(void)
 {
     tycho_pose2 pose = {0, 0, 0};
@@ -415,6 +469,7 @@ int main(void)
     test_columns_and_narrowing();
     test_wraparound();
     test_ties_and_reasons();
+    test_heat_window_at_grazing();
     test_invalid();
     return check_summary("test_fusion");
 }

@@ -76,6 +76,36 @@ describe("tycho.fusion.locate", function()
     assert.are.near(y1, y2, 1e-6)
   end)
 
+  it("picks the return at the heat's bearing with a window (a side wall seen at a grazing angle)", function()
+    -- heading 65 deg; a side wall x = 0.23 and the corridor's end y = 1.55
+    local pose = { x = 0, y = 0, yaw = 65 * DEG }
+    local ranges = {}
+    for i = 1, 360 do
+      local a = pose.yaw + (i - 1) * DEG
+      local c, s = math.cos(a), math.sin(a)
+      local r = math.huge
+      if c > 1e-9 and 0.23 / c * s <= 1.55 then r = 0.23 / c
+      elseif s > 1e-9 and 1.55 / s * c <= 0.23 and 1.55 / s * c >= -0.5 then r = 1.55 / s end
+      ranges[i] = r
+    end
+    local scan = { angle_min = 0, angle_increment = DEG, ranges = ranges }
+    local f = {}
+    for i = 1, 64 do f[i] = 22 end
+    for r = 2, 5 do f[r * 8 + 7] = 42 end -- column 7 (1-based), rows 3..6
+    for r = 3, 4 do f[r * 8 + 6], f[r * 8 + 8] = 31, 31.5 end
+    local cam = { yaw = 30 * DEG }
+    local _, y0, info0 = tycho.fusion.locate(pose, scan, f, cam)
+    assert.are.near(1.55, y0, 0.02) -- the whole columns: the end wall wins
+    assert.is_false(info0.windowed)
+    cam.window = 3.75 * DEG
+    local x, y, info = tycho.fusion.locate(pose, scan, f, cam)
+    assert.is_true(info.windowed)
+    assert.are.near(0.23, x, 0.01)
+    assert.is_true(y > 0.6 and y < 1.1)
+    assert.are.near((30 - 18.81) * DEG, info.heat_bearing, 0.001)
+    assert.error_matches(function() tycho.fusion.locate(pose, scan, f, { window = -1 }) end, "window")
+  end)
+
   it("says why it found nothing", function()
     local scan = wall_scan(0, 1.0, 2, -math.pi)
     local x, why = tycho.fusion.locate({ x = 0, y = 0, yaw = 0 }, scan, frame_with {})

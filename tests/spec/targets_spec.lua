@@ -87,6 +87,28 @@ describe("targets.build", function()
   end)
 end)
 
+describe("targets.same_source", function()
+  it("takes the same spot seen from the same side as one source, even inside a wall's cells", function()
+    local map = thin_wall_map()
+    -- a cluster centred in the wall, seen along it from the left: both test
+    -- points fall in wall cells, and the ray between them is blocked at once
+    local a = { x = 2.0, y = 1.0, ux = -0.98, uy = 0.2 }
+    local b = { x = 2.03, y = 1.02, ux = -0.97, uy = 0.24 }
+    assert.is_true(Targets.wall_between(map, a, b))
+    assert.is_true(Targets.same_source(map, a, b, 0.5))
+    -- the two faces of the thin wall, 0.2 m apart: two sources
+    local below = { x = 2.0, y = 0.9, ux = 0, uy = -1 }
+    local above = { x = 2.0, y = 1.1, ux = 0, uy = 1 }
+    assert.is_false(Targets.same_source(map, below, above, 0.5))
+    -- nearer than SAME_SPOT but seen from opposite sides: still two
+    local above_near = { x = 2.0, y = 1.0, ux = 0, uy = 1 }
+    local below_near = { x = 2.0, y = 0.95, ux = 0, uy = -1 }
+    assert.is_false(Targets.same_source(map, below_near, above_near, 0.5))
+    -- beyond the merge distance: two, whatever the sides
+    assert.is_false(Targets.same_source(map, a, { x = 2.6, y = 1.0, ux = -1, uy = 0 }, 0.5))
+  end)
+end)
+
 describe("targets.consume", function()
   it("uses up what was seen of the source fired at, from its side of a thin wall only", function()
     local map = thin_wall_map()

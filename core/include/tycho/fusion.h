@@ -27,6 +27,15 @@
  *     beam -> NO_BEAMS_IN_FOV.
  *  3. Returns kept: finite, > 0, >= min_range and <= max_range. None ->
  *     NO_RETURN_IN_RANGE (all beyond max_range, or no return at all).
+ *     With a heat window (window > 0) only the beams within `window` of
+ *     the heat's bearing are kept, when any of them has a usable return:
+ *     the hot columns' centres weighted by how much warmer than the
+ *     frame's median their pixels are (a source covering two columns
+ *     unevenly lies nearer the warmer one). A wall seen at a grazing angle
+ *     spreads a whole column's beams over many range bins, one beam to a
+ *     bin, and then the few beams that run past it to the far wall (one
+ *     bin) win the count: the window keeps the count to the beams that
+ *     point at the heat.
  *  4. Ranges are binned by floor(range / bin_width); the most populated bin
  *     wins, ties go to the nearest bin. Its beams give the mean range and
  *     the circular mean bearing atan2(sum sin, sum cos).
@@ -64,6 +73,7 @@ typedef struct {
     double min_range; /* m, returns below are ignored, default 0 */
     double max_range; /* m, returns beyond are ignored, default 3.5 */
     bool narrow;      /* keep only beams in hot columns; default true */
+    double window;    /* rad; > 0: only beams this close to the heat's bearing; default 0 */
 } tycho_fusion_params;
 
 typedef enum {
@@ -75,15 +85,17 @@ typedef enum {
 
 typedef struct {
     tycho_fusion_outcome outcome;
-    double x, y;        /* world position (FOUND only) */
-    double range;       /* mean range of the winning bin, m */
-    double bearing;     /* circular mean bearing, robot frame, rad */
-    int hot_pixels;     /* pixels above the threshold */
-    int col_lo, col_hi; /* hot columns span (camera columns), -1 if none */
-    double max_temp;    /* hottest pixel, deg C (NAN if every pixel is NaN) */
-    int beams_in_view;  /* beams kept by step 2 */
-    int returns;        /* of those, valid returns in range (step 3) */
-    int bin_beams;      /* beams in the winning bin */
+    double x, y;         /* world position (FOUND only) */
+    double range;        /* mean range of the winning bin, m */
+    double bearing;      /* circular mean bearing, robot frame, rad */
+    int hot_pixels;      /* pixels above the threshold */
+    int col_lo, col_hi;  /* hot columns span (camera columns), -1 if none */
+    double max_temp;     /* hottest pixel, deg C (NAN if every pixel is NaN) */
+    int beams_in_view;   /* beams kept by step 2 */
+    int returns;         /* of those, valid returns in range (step 3) */
+    int bin_beams;       /* beams in the winning bin */
+    double heat_bearing; /* the heat's bearing (weighted hot columns), robot frame, rad */
+    bool windowed;       /* the heat window had returns and was used */
 } tycho_fusion_result;
 
 void tycho_thermal_camera_defaults(tycho_thermal_camera *c);
