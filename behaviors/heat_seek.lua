@@ -365,8 +365,9 @@ local function finish(m, reason)
       :format(l.method, l.ate_rmse_m, l.ate_aligned_rmse_m, l.ate_max_m, l.odom_drift_m, l.scans, l.scans_matched,
         l.scans_kept_odometry))
     if l.method == "slam" then
-      print(("summary: SLAM closed %d loops (%d more set aside: the scan fitted the submap loosely); %d pose graph optimisations, the longest %.1f ms")
-        :format(l.loop_closures, l.loops_loose or 0, l.optimizations or 0, l.max_optimization_ms or 0))
+      print(("summary: SLAM closed %d loops (set aside: %d where the scan fitted the submap loosely, %d where the refinement moved the match); %d pose graph optimisations, the longest %.1f ms")
+        :format(l.loop_closures, l.loops_loose or 0, l.loops_shifted or 0, l.optimizations or 0,
+          l.max_optimization_ms or 0))
     end
   end
   if summary.odometry and summary.odometry.errors ~= "none" then

@@ -150,6 +150,8 @@ function Report:localization(stats)
            loop_closures = stats and stats.loop_closures or 0,
            -- SLAM: closures set aside, the scan fitting the submap loosely (slam loop_max_rms)
            loops_loose = stats and stats.loops_loose or nil,
+           -- SLAM: closures set aside, the refinement moving the search's match (slam loop_max_shift)
+           loops_shifted = stats and stats.loops_shifted or nil,
            -- scan matching with match_refine: matches refined against the hits' means
            scans_refined = stats and stats.refined or nil,
            -- scan matching with match_calibrate: the odometry's scale it learnt

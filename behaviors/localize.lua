@@ -140,6 +140,7 @@ local function wrap_slam(robot, P, log)
       st.max_optimization_ms
     stats.refined = P.slam_refine and st.scans_refined or nil
     stats.loops_loose = st.loops_loose
+    stats.loops_shifted = st.loops_shifted
     return slam:map()
   end
   if log then log:info("localization: SLAM (submaps of %d scans, loop closure %s)", P.slam_submap_scans,

@@ -38,6 +38,7 @@ static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),
                                               TYCHO_OPT_NUM("loop_window_yaw"),
                                               TYCHO_OPT_NUM("loop_min_score"),
                                               TYCHO_OPT_NUM("loop_max_rms"),
+                                              TYCHO_OPT_NUM("loop_max_shift"),
                                               TYCHO_OPT_NUM("loop_pin_beams"),
                                               TYCHO_OPT_NUM("loop_radius"),
                                               TYCHO_OPT_INT("loop_every"),
@@ -79,6 +80,7 @@ static int l_new(lua_State *L)
     p.loop_window_yaw = tycho_l_optfield_number(L, 1, 1, "loop_window_yaw", p.loop_window_yaw);
     p.loop_min_score = tycho_l_optfield_number(L, 1, 1, "loop_min_score", p.loop_min_score);
     p.loop_max_rms = tycho_l_optfield_number(L, 1, 1, "loop_max_rms", p.loop_max_rms);
+    p.loop_max_shift = tycho_l_optfield_number(L, 1, 1, "loop_max_shift", p.loop_max_shift);
     p.loop_pin_beams = tycho_l_optfield_number(L, 1, 1, "loop_pin_beams", p.loop_pin_beams);
     p.loop_radius = tycho_l_optfield_number(L, 1, 1, "loop_radius", p.loop_radius);
     p.loop_every = (int)tycho_l_optfield_integer(L, 1, 1, "loop_every", p.loop_every);
@@ -206,6 +208,7 @@ static int l_stats(lua_State *L)
     set_int(L, "scans_refined", st.scans_refined);
     set_int(L, "loops_refined", st.loops_refined);
     set_int(L, "loops_loose", st.loops_loose);
+    set_int(L, "loops_shifted", st.loops_shifted);
     set_int(L, "loop_candidates", st.loop_candidates);
     set_int(L, "loop_closures", st.loop_closures);
     set_int(L, "loop_rejected", st.loop_rejected);
@@ -251,6 +254,8 @@ local slam = {}
 ---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
 ---loop_window_yaw, loop_min_score, loop_max_rms (refine on: m, a closure whose refined beams
 ---miss the submap's walls by more, root mean square, is set aside, default 0.02),
+---loop_max_shift (refine on: m, a closure whose refinement moved the search's match by
+---more is set aside, default 0.03),
 ---loop_pin_beams (refine on: a closure's direction pinned by fewer beams weighs
 ---proportionally less, default 20), loop_radius, loop_every, loop_matches_per_scan,
 ---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
@@ -263,7 +268,7 @@ local slam = {}
 ---on a background thread, the result taken that many scans later; 0: inline),
 ---refine (default false; true: each front-end match refined against the mean hit of
 ---each cell of the submap, finer than a cell: tycho.pointmap); unknown keys are errors.
----@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_max_rms?: number, loop_pin_beams?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_max_rms?: number, loop_max_shift?: number, loop_pin_beams?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
 ---@return tycho.slam
 function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
@@ -285,7 +290,7 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_refined, loops_refined, loops_loose, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_refined, loops_refined, loops_loose, loops_shifted, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
 ---Frees the SLAM's memory now (the garbage collector would, later); any
 ---method called afterwards raises.

@@ -28,6 +28,7 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->loop_window_yaw = 5.0 * M_PI / 180.0;
     p->loop_min_score = 0.85;
     p->loop_max_rms = 0.02;
+    p->loop_max_shift = 0.03;
     p->loop_pin_beams = 20;
     p->loop_radius = 3.0;
     p->loop_every = 5;
@@ -66,6 +67,7 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
     NEED(in_range(p->loop_window_yaw, 0, M_PI), "slam: loop_window_yaw must be in [0, pi] rad");
     NEED(in_range(p->loop_min_score, 0, 1), "slam: loop_min_score must be in [0, 1]");
     NEED(in_range(p->loop_max_rms, 0, 1), "slam: loop_max_rms must be in [0, 1] m");
+    NEED(in_range(p->loop_max_shift, 0, 10), "slam: loop_max_shift must be in [0, 10] m");
     NEED(in_range(p->loop_pin_beams, 1e-3, 1e5), "slam: loop_pin_beams must be in [0.001, 100000]");
     NEED(in_range(p->loop_radius, 0, 1000), "slam: loop_radius must be in [0, 1000] m");
     NEED(p->loop_every >= 1 && p->loop_every <= 100000, "slam: loop_every must be in 1..100000");

@@ -79,6 +79,9 @@ describe("tycho.slam", function()
     assert.has_error(function() tycho.slam.new { refine_steps = 9 } end,
       "bad argument #1 to 'new' (slam: refine_steps must be in 0..4)")
     assert.has_error(function() tycho.slam.new { loop_closures_per_node = 0 } end)
+    assert.has_error(function() tycho.slam.new { loop_max_shift = -0.01 } end,
+      "bad argument #1 to 'new' (slam: loop_max_shift must be in [0, 10] m)")
+    assert.are.equal(0, tycho.slam.new { loop_max_shift = 0 }:stats().loops_shifted)
   end)
 
   it("close() frees it at once; every method afterwards says so", function()

@@ -41,6 +41,8 @@ typedef struct {
     double loop_max_rms;        /* m, refine on: a closure whose refined beams miss the
                                  * submap's walls by more (root mean square) is set aside,
                                  * default 0.02 */
+    double loop_max_shift;      /* m, refine on: a closure whose refinement moved the search's
+                                 * match by more is set aside, default 0.03 */
     double loop_pin_beams;      /* refine on: a closure's direction pinned by fewer beams (its
                                  * refinement's information) weighs proportionally less than
                                  * loop_sigma_xy says, default 20 (along a bare corridor: ~0) */
@@ -90,6 +92,8 @@ typedef struct {
     int scans_refined; /* front-end matches refined against the submap's hit means */
     int loops_refined; /* loop closures refined against the finished submap's hit means */
     int loops_loose; /* closures set aside: refined, their beams missed by more than loop_max_rms */
+    int loops_shifted; /* closures set aside: the refinement moved the match by over loop_max_shift
+                        */
     int loop_candidates; /* loop-closure matches tried */
     int loop_closures;   /* accepted */
     int loop_rejected;   /* accepted, then set aside by the optimisation (loop_reject) */
