@@ -239,12 +239,10 @@ return function(ctx)
   end
 
   -- Sources seen well on the way are engaged while the robot is near them,
-  -- rather than driven back to after the sweep.
-  -- Not while the no-go band is squeezed (a maze whose doorways the padded
-  -- band closes): the squeeze is for exploring through them, and a detour to
-  -- a standoff at a few millimetres of padding grazed a wall (generated
-  -- maze 150001 at 0.45 m corridors); the sweep's targets come after the
-  -- band is put back.
+  -- rather than driven back to after the sweep; not while the no-go band is
+  -- squeezed (the squeeze is for exploring through doorways the padded band
+  -- closes, and a detour to a standoff at a few millimetres of padding
+  -- grazed a wall: generated maze 150001 at 0.45 m corridors).
   local function engage_nearby()
     if P.engage_on_the_way <= 0 or #bb.detections < P.min_cluster_detections then return end
     if mapping:padding() < P.footprint_padding then return end

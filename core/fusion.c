@@ -92,6 +92,14 @@ static int column_of(const tycho_thermal_camera *c, double rel)
     return c->mirrored ? c->cols - 1 - col : col;
 }
 
+/* The bearing of camera column c's centre relative to the camera axis
+ * (column_of's inverse). */
+static double column_centre(const tycho_thermal_camera *c, int col)
+{
+    int k = c->mirrored ? c->cols - 1 - col : col; /* counted from the left edge */
+    return 0.5 * c->hfov - (k + 0.5) * (c->hfov / c->cols);
+}
+
 typedef struct {
     const tycho_scan_ref *scan;
     const tycho_thermal_camera *cam;
@@ -131,7 +139,7 @@ static double heat_bearing_rel(const tycho_thermal_camera *cam, const float *fra
         if (!isnan(frame[i])) sorted[n++] = frame[i];
     qsort(sorted, (size_t)n, sizeof sorted[0], by_float);
     double background = n ? sorted[n / 2] : 0;
-    double sw = 0, sa = 0, colw = cam->hfov / cam->cols;
+    double sw = 0, sa = 0;
     for (int c = 0; c < cam->cols; c++) {
         if (!hot_col[c]) continue;
         double w = 0;
@@ -139,8 +147,7 @@ static double heat_bearing_rel(const tycho_thermal_camera *cam, const float *fra
             double t = frame[r * cam->cols + c];
             if (t > background) w += t - background;
         }
-        int k = cam->mirrored ? cam->cols - 1 - c : c; /* column from the left edge */
-        sa += w * (0.5 * cam->hfov - (k + 0.5) * colw);
+        sa += w * column_centre(cam, c);
         sw += w;
     }
     return sw > 0 ? sa / sw : 0;
@@ -153,6 +160,26 @@ static bool usable(const tycho_fusion_params *p, float rf, int *bin)
     if (!isfinite(r) || r <= 0 || r < p->min_range || r > p->max_range) return false;
     *bin = (int)(r / p->bin_width); /* r > 0: truncation is floor */
     return true;
+}
+
+/* Steps 2-3 over the beam index ranges: the histogram of the usable
+ * returns that bf keeps, and the counts in out. */
+static void histogram(const beam_filter *bf, int nr, const int *lo, const int *hi, int *hist,
+                      int nbins, tycho_fusion_result *out)
+{
+    memset(hist, 0, sizeof(int) * (size_t)nbins);
+    out->beams_in_view = out->returns = 0;
+    for (int ri = 0; ri < nr; ri++) {
+        for (int i = lo[ri]; i <= hi[ri]; i++) {
+            double b;
+            int bin;
+            if (!in_view(bf, i, &b)) continue;
+            out->beams_in_view++;
+            if (!usable(bf->p, bf->scan->ranges[i], &bin)) continue;
+            out->returns++;
+            hist[bin]++;
+        }
+    }
 }
 
 /* Beam index ranges [lo, hi] that can be in view, from the scan's uniform
@@ -253,22 +280,10 @@ tycho_status tycho_fusion_locate(tycho_pose2 pose, const tycho_scan_ref *scan,
     out->heat_bearing = bf.heat_bearing;
     int lo[VIEW_RANGES], hi[VIEW_RANGES];
     int nr = view_ranges(scan, cam, lo, hi);
-    for (;;) {
-        memset(hist, 0, sizeof(int) * (size_t)nbins);
-        out->beams_in_view = out->returns = 0;
-        for (int ri = 0; ri < nr; ri++) {
-            for (int i = lo[ri]; i <= hi[ri]; i++) {
-                double b;
-                int bin;
-                if (!in_view(&bf, i, &b)) continue;
-                out->beams_in_view++;
-                if (!usable(p, scan->ranges[i], &bin)) continue;
-                out->returns++;
-                hist[bin]++;
-            }
-        }
-        if (!bf.windowed || out->returns > 0) break;
+    histogram(&bf, nr, lo, hi, hist, nbins, out);
+    if (bf.windowed && out->returns == 0) {
         bf.windowed = false;
+        histogram(&bf, nr, lo, hi, hist, nbins, out);
     }
     out->windowed = bf.windowed;
     if (out->beams_in_view == 0) {
