@@ -263,18 +263,23 @@ static void trace_misses(target *tg, int w, int h, double ox, double oy, double 
 static double covered_radius(const tycho_scan *scan, const double *limit, int w, int h, double ox,
                              double oy)
 {
-    if (scan->count < 8) return 0;
-    double inc = fabs(scan->angle_increment);
-    double gap = inc, wrap = 2 * M_PI - (scan->count - 1) * inc;
+    /* the widest gap between beams that are walked, round the circle */
+    double inc = fabs(scan->angle_increment), nearest = INFINITY;
+    int first = -1, prev = -1, widest = 0;
+    for (int k = 0; k < scan->count; k++) {
+        if (isnan(limit[k])) continue;
+        if (prev >= 0 && k - prev > widest) widest = k - prev;
+        if (first < 0) first = k;
+        prev = k;
+        if (limit[k] < nearest) nearest = limit[k];
+    }
+    if (first < 0 || prev - first < 8) return 0;
+    double gap = widest * inc, wrap = 2 * M_PI - (prev - first) * inc;
     if (wrap > gap) gap = wrap;
     if (!(gap < M_PI / 4)) return 0;
     double r = 0.45 / sin(gap / 2);
-    for (int k = 0; k < scan->count; k++) {
-        if (!(limit[k] - 1 < r)) continue;
-        r = limit[k] - 1; /* NaN (a beam not walked) gives -1 below */
-        if (!(r >= 0)) return 0;
-    }
-    if (r < 3 || ox - r < 1 || oy - r < 1 || ox + r >= w - 1 || oy + r >= h - 1) return 0;
+    if (nearest - 1 < r) r = nearest - 1;
+    if (!(r >= 3) || ox - r < 1 || oy - r < 1 || ox + r >= w - 1 || oy + r >= h - 1) return 0;
     return r;
 }
 

@@ -358,7 +358,7 @@ static void test_scan_cast(void)
  * valid and long (open space) is inserted with the disk round the sensor
  * filled at once, the other with every beam walked from the sensor. */
 static void test_insert_against_reference(int size, double lethal, int beams, double rmax,
-                                          bool all_valid)
+                                          bool open, bool holes)
 {
     tycho_pose2 o = {-2, -2, 0};
     tycho_grid *truth = random_grid(size, size, 0.05, o, lethal, 0.0);
@@ -368,13 +368,16 @@ static void test_insert_against_reference(int size, double lethal, int beams, do
     int pcx, pcy;
     tycho_grid_world_to_cell(truth, pose.x, pose.y, &pcx, &pcy);
     /* the sensor's surroundings free (an open room round it, or one cell) */
-    int clear = all_valid ? 20 : 0;
+    int clear = open ? 20 : 0;
     for (int y = pcy - clear; y <= pcy + clear; y++)
         for (int x = pcx - clear; x <= pcx + clear; x++) tycho_grid_set(truth, x, y, 0);
     tycho_scan_cast(truth, pose, &s, NULL);
-    if (!all_valid) {
+    if (holes) {
         s.ranges[5] = NAN; /* ignored */
         s.ranges[6] = -1;  /* ignored (< range_min) */
+        /* a LiDAR's dropped returns: single beams, and a run of them */
+        for (int k = 40; k < beams; k += 7) s.ranges[k] = NAN;
+        for (int k = beams / 2; k < beams / 2 + 5; k++) s.ranges[k] = NAN;
     }
 
     tycho_grid *g = tycho_grid_new(size, size, 0.05, o, 255, NULL);
@@ -431,8 +434,7 @@ static void test_insert_against_reference(int size, double lethal, int beams, do
     printf("insertion: %d hit cells, %d miss cells\n", hits, misses);
     CHECK_MSG(hits > 15 || beams < 100, "hits %d", hits);
     CHECK_MSG(misses > 400, "misses %d", misses);
-    if (all_valid && beams >= 360)
-        CHECK_MSG(misses > 2000, "open-space scan: %d miss cells", misses);
+    if (open && beams >= 360) CHECK_MSG(misses > 2000, "open-space scan: %d miss cells", misses);
     /* every hit lands in a cell that is an obstacle in the truth grid */
     int wrong_hits = 0;
     for (int i = 0; i < w * h; i++)
@@ -560,11 +562,14 @@ int main(void)
     test_against_reference();
     test_raymap_exact();
     test_scan_cast();
-    test_insert_against_reference(80, 0.04, 720, 1.2, false);
-    test_insert_against_reference(140, 0.02, 360, 3.0, true);
+    test_insert_against_reference(80, 0.04, 720, 1.2, false, true);
+    /* open space round the sensor: the disk every beam covers is filled at
+     * once (about 19 cells with every beam; 8 with a 6-degree hole) */
+    test_insert_against_reference(140, 0.02, 360, 3.0, true, false);
+    test_insert_against_reference(140, 0.02, 360, 3.0, true, true);
     /* sparse beams: the covered disk is small (a cell 5 cells out can fall
      * between two beams 10 degrees apart) */
-    test_insert_against_reference(140, 0.02, 36, 3.0, true);
+    test_insert_against_reference(140, 0.02, 36, 3.0, true, false);
     test_insert_rules();
     return check_summary("test_raycast");
 }
