@@ -12,8 +12,6 @@
  * bit. */
 #include "tycho/raycast.h"
 
-#include "tycho/edt.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,28 +298,32 @@ void tycho_scan_cast(const tycho_grid *g, tycho_pose2 pose, tycho_scan *scan,
  * may jump skip_of[field[i]] (>= 1) cells from any point of this cell.
  *
  * The jump is bounded by the gap between this cell's square and the nearest
- * blocked cell's square: for centre offsets (dx, dy) it is
- * |(max(|dx|-1, 0), max(|dy|-1, 0))|, which is the centre distance from this
- * cell to the nearest cell of the blocked set grown by one cell in all eight
- * directions, so one exact distance transform of the grown set gives it for
- * every cell. Jumping a little less than the gap (1e-6 cells, far above the
- * rounding of the positions involved) keeps every cell the exact traversal
- * would visit before the landing point free, so the two agree bit for bit.
- * With unknown_blocked the outside is blocked: the gap to the grid's edge
- * caps the jump as well.
+ * blocked cell's square that the ray can reach: for centre offsets (dx, dy)
+ * the gap is |(max(|dx|-1, 0), max(|dy|-1, 0))|. A ray never goes back
+ * along either axis, so from a cell it reaches only blocked cells in the
+ * quadrant ahead of it (offsets of the signs of its direction, or zero).
+ * There is one field per quadrant of directions; a ray reads the one of its
+ * own. Measured on the basement map: 5.75 jumps a ray with the nearest
+ * blocked cell in any direction, 3.78 with the nearest ahead. Jumping a
+ * little less than the gap (1e-6 cells, far above the rounding of the
+ * positions involved) keeps every cell the exact traversal would visit
+ * before the landing point free, so the two agree bit for bit. With
+ * unknown_blocked the outside is blocked: the gap to the grid's edge caps
+ * the jump as well.
  *
  * The skip is stored in a byte: 1/8-cell steps up to 17 cells, 2-cell steps
  * beyond (to 267); the rounding is always down.
  *
- * Memory layout, because a ray is mostly waiting for memory: the field is
+ * Memory layout, because a ray is mostly waiting for memory: each field is
  * stored in 8x8 tiles of 64 bytes, so the cell-by-cell steps near a wall
  * stay in one cache line whichever way they go, and each tile's smallest
- * value is kept in a small coarse array (a 1200x1200 map: 22 KB, which stays
- * in cache). Any point of a tile lies in one of its cells, so the tile's
- * smallest jump is valid from anywhere in it: in open space the rays jump on
- * the coarse array alone and only read the big field near obstacles. */
+ * value is kept in a small coarse array (a 1200x1200 map: 22 KB a quadrant).
+ * Any point of a tile lies in one of its cells, so the tile's smallest jump
+ * is valid from anywhere in it: in open space the rays jump on the coarse
+ * array alone and only read the big field near obstacles. */
 #define RM_CAP 270 /* distances beyond this (cells) all get the longest jump */
 #define RM_EPS 1e-6
+#define RM_FAR 0xffff /* no blocked cell within RM_CAP + 1 */
 
 struct tycho_raymap {
     int w, h;
@@ -329,12 +331,16 @@ struct tycho_raymap {
     tycho_pose2 origin;
     double cos_yaw, sin_yaw;
     tycho_ray_opts opts;
-    int tw;          /* tiles per row */
-    uint8_t *field;  /* tiled: 8x8 cells (one cache line) per tile */
-    uint8_t *coarse; /* per tile: the smallest field value in it */
-    uint8_t *grown;  /* scratch */
-    size_t cap, cap_field, cap_coarse;
-    tycho_edt *edt;
+    int tw;           /* tiles per row */
+    size_t nt;        /* tiles per quadrant */
+    uint8_t *field;   /* four quadrants, each tiled: 8x8 cells (one cache line) per tile */
+    uint8_t *coarse;  /* four quadrants: per tile, the smallest field value in it */
+    uint16_t *ahead;  /* scratch: per column, cells to the nearest blocked one ahead */
+    int32_t *env_at;  /* scratch: the lower envelope's parabolas along a row */
+    double *env_from; /* scratch: where each starts to be the lowest */
+    int32_t *row_d2;  /* scratch: one row's squared gaps */
+    size_t cap_field, cap_coarse;
+    int cap_row;
     uint8_t *code; /* field value by squared gap, 0..RM_CAP^2 */
     double skip_of[256];
 };
@@ -355,9 +361,8 @@ tycho_raymap *tycho_raymap_new(const tycho_grid *g, const tycho_ray_opts *opts, 
 {
     tycho_raymap *m = calloc(1, sizeof *m);
     if (!m) goto oom;
-    m->edt = tycho_edt_new();
     m->code = malloc((size_t)RM_CAP * RM_CAP + 1);
-    if (!m->edt || !m->code) goto oom;
+    if (!m->code) goto oom;
     for (size_t d2 = 0; d2 <= (size_t)RM_CAP * RM_CAP; d2++)
         m->code[d2] = skip_code(sqrt((double)d2));
     m->skip_of[0] = m->skip_of[1] = 0;
@@ -378,10 +383,12 @@ oom:
 void tycho_raymap_free(tycho_raymap *m)
 {
     if (!m) return;
-    tycho_edt_free(m->edt);
     free(m->field);
     free(m->coarse);
-    free(m->grown);
+    free(m->ahead);
+    free(m->env_at);
+    free(m->env_from);
+    free(m->row_d2);
     free(m->code);
     free(m);
 }
@@ -403,58 +410,131 @@ static bool reserve(uint8_t **p, size_t *cap, size_t n)
     return true;
 }
 
+/* The quadrant of directions (sx, sy) is numbered (sx < 0) + 2 (sy < 0). */
+static inline int quadrant_of(int sx, int sy) { return (sx < 0) + 2 * (sy < 0); }
+
+/* One row of a quadrant's squared gaps. ahead[x]: rows from this one to the
+ * nearest blocked cell at or beyond it in direction sy in column x
+ * (RM_FAR: none within the cap), so the column's own gap is
+ * max(ahead - 1, 0). The row's gap at x is the smallest over the columns bx
+ * at or beyond x in direction sx of col(bx) + max(|bx - x| - 1, 0)^2:
+ * col(x) itself, or the one-sided transform F(x + sx) = min over bx beyond
+ * of col(bx) + (bx - (x + sx))^2, the lower envelope of parabolas
+ * (Felzenszwalb & Huttenlocher's) built from the far end and read at the
+ * newest parabola's place as it grows. Positions are counted p = 0.. from
+ * the far end. */
+static void quadrant_row(tycho_raymap *m, int w, int sx, const uint16_t *ahead, int32_t *d2)
+{
+    int32_t *at = m->env_at;
+    double *from = m->env_from;
+    int k = -1, kq = 0; /* the envelope's last entry; the one the reads are in */
+    int64_t gk = 0;
+    for (int p = 0; p < w; p++) {
+        int x = sx > 0 ? w - 1 - p : p;
+        int64_t col = -1; /* this column's squared gap (-1: none) */
+        if (ahead[x] != RM_FAR) {
+            int64_t gy = ahead[x] > 0 ? ahead[x] - 1 : 0;
+            col = gy * gy;
+        }
+        /* F at p - 1: the envelope holds the parabolas of positions < p */
+        int64_t best = col >= 0 ? col : INT64_MAX;
+        if (k >= 0) {
+            double q = p - 1;
+            if (kq > k) kq = k;
+            while (kq < k && from[kq + 1] <= q) kq++;
+            int64_t dp = (int64_t)(p - 1) - at[kq];
+            int32_t xk = sx > 0 ? w - 1 - at[kq] : at[kq];
+            int64_t gy = ahead[xk] > 0 ? ahead[xk] - 1 : 0;
+            int64_t f = gy * gy + dp * dp;
+            if (f < best) best = f;
+        }
+        d2[x] = best > (int64_t)RM_CAP * RM_CAP ? -1 : (int32_t)best;
+        if (col < 0) continue;
+        /* add the parabola col + (z - p)^2 */
+        double s = -INFINITY;
+        while (k >= 0) {
+            int32_t xk = sx > 0 ? w - 1 - at[k] : at[k];
+            int64_t gy = ahead[xk] > 0 ? ahead[xk] - 1 : 0;
+            gk = gy * gy;
+            s = ((double)(col + (int64_t)p * p) - (double)(gk + (int64_t)at[k] * at[k])) /
+                (2.0 * (p - at[k]));
+            if (s <= from[k]) {
+                k--;
+                continue;
+            }
+            break;
+        }
+        if (kq > k && k >= 0) kq = k;
+        if (k < 0) {
+            k = 0;
+            kq = 0;
+            at[0] = p;
+            from[0] = -INFINITY;
+        } else {
+            k++;
+            at[k] = p;
+            from[k] = s;
+        }
+    }
+}
+
 tycho_status tycho_raymap_update(tycho_raymap *m, const tycho_grid *g, tycho_err *err)
 {
     int w = tycho_grid_width(g), h = tycho_grid_height(g);
     int tw = (w + 7) / 8, th = (h + 7) / 8;
-    size_t n = (size_t)w * h, nt = (size_t)tw * th;
-    if (!reserve(&m->field, &m->cap_field, nt * 64) || !reserve(&m->grown, &m->cap, n) ||
-        !reserve(&m->coarse, &m->cap_coarse, nt))
-        return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d ray map", w, h);
+    size_t nt = (size_t)tw * th;
+    bool ok = reserve(&m->field, &m->cap_field, 4 * nt * 64) &&
+              reserve(&m->coarse, &m->cap_coarse, 4 * nt);
+    if (ok && w > m->cap_row) {
+        void *a = realloc(m->ahead, (size_t)w * sizeof *m->ahead);
+        if (a) m->ahead = a;
+        void *b = realloc(m->env_at, (size_t)w * sizeof *m->env_at);
+        if (b) m->env_at = b;
+        void *c = realloc(m->env_from, (size_t)w * sizeof *m->env_from);
+        if (c) m->env_from = c;
+        void *d = realloc(m->row_d2, (size_t)w * sizeof *m->row_d2);
+        if (d) m->row_d2 = d;
+        ok = a && b && c && d;
+        if (ok) m->cap_row = w;
+    }
+    if (!ok) return tycho_fail(err, TYCHO_ENOMEM, "out of memory for a %dx%d ray map", w, h);
     const uint8_t *cells = tycho_grid_cells_const(g);
-    uint8_t *f = m->field, *gr = m->grown;
-    uint8_t blocked[256];
+    uint8_t is_blocked[256];
     for (int c = 0; c < 256; c++)
-        blocked[c] = cost_blocks((uint8_t)c, m->opts.threshold, m->opts.unknown_blocked);
-    /* The blocked set grown by one cell, row-major: mask into f, grown along
-     * rows into gr, then along columns back into f. The distance transform
-     * reads f only in tycho_edt_prepare, so f can then take the tiles. */
-    for (size_t i = 0; i < n; i++) f[i] = blocked[cells[i]];
-    for (int y = 0; y < h; y++) {
-        const uint8_t *b = f + (size_t)y * w;
-        uint8_t *o = gr + (size_t)y * w;
-        for (int x = 0; x < w; x++)
-            o[x] = b[x] | (x > 0 ? b[x - 1] : 0) | (x + 1 < w ? b[x + 1] : 0);
-    }
-    for (int y = 0; y < h; y++) {
-        const uint8_t *b = gr + (size_t)y * w, *dn = y > 0 ? b - w : b, *up = y + 1 < h ? b + w : b;
-        uint8_t *o = f + (size_t)y * w;
-        for (int x = 0; x < w; x++) o[x] = b[x] | dn[x] | up[x];
-    }
-    uint8_t sites[256] = {0};
-    sites[1] = 1;
-    tycho_status st = tycho_edt_prepare(m->edt, f, w, h, sites, RM_CAP, err);
-    if (st != TYCHO_OK) return st;
-    memset(m->coarse, 255, nt);
-    for (int y = 0; y < h; y++) {
-        const int32_t *d2 = tycho_edt_row(m->edt, y);
-        const uint8_t *c = cells + (size_t)y * w;
-        int gy = y < h - 1 - y ? y : h - 1 - y;
-        for (int x = 0; x < w; x++) {
-            uint8_t v = d2 && d2[x] != TYCHO_EDT_FAR ? m->code[d2[x]] : 255;
-            if (m->opts.unknown_blocked) {
-                int gx = x < w - 1 - x ? x : w - 1 - x, gb = gx < gy ? gx : gy;
-                if (gb < RM_CAP && m->code[gb * gb] < v) v = m->code[gb * gb];
+        is_blocked[c] = cost_blocks((uint8_t)c, m->opts.threshold, m->opts.unknown_blocked);
+    memset(m->coarse, 255, 4 * nt);
+    for (int q = 0; q < 4; q++) {
+        int sx = q & 1 ? -1 : 1, sy = q & 2 ? -1 : 1;
+        uint8_t *f = m->field + (size_t)q * nt * 64, *co = m->coarse + (size_t)q * nt;
+        for (int x = 0; x < w; x++) m->ahead[x] = RM_FAR;
+        /* rows from the far end in y, so `ahead` carries the column counts */
+        for (int r = 0; r < h; r++) {
+            int y = sy > 0 ? h - 1 - r : r;
+            const uint8_t *c = cells + (size_t)y * w;
+            for (int x = 0; x < w; x++)
+                m->ahead[x] = is_blocked[c[x]]            ? 0
+                              : m->ahead[x] >= RM_CAP + 1 ? RM_FAR
+                                                          : (uint16_t)(m->ahead[x] + 1);
+            quadrant_row(m, w, sx, m->ahead, m->row_d2);
+            int gy = y < h - 1 - y ? y : h - 1 - y;
+            for (int x = 0; x < w; x++) {
+                int32_t d2 = m->row_d2[x];
+                uint8_t v = d2 >= 0 ? m->code[d2] : 255;
+                if (m->opts.unknown_blocked) {
+                    int gx = x < w - 1 - x ? x : w - 1 - x, gb = gx < gy ? gx : gy;
+                    if (gb < RM_CAP && m->code[gb * gb] < v) v = m->code[gb * gb];
+                }
+                if (is_blocked[c[x]]) v = 0;
+                f[tile_index(tw, x, y)] = v;
+                uint8_t *least = &co[(size_t)(y >> 3) * tw + (x >> 3)];
+                if (v < *least) *least = v;
             }
-            if (blocked[c[x]]) v = 0;
-            f[tile_index(tw, x, y)] = v;
-            uint8_t *co = &m->coarse[(size_t)(y >> 3) * tw + (x >> 3)];
-            if (v < *co) *co = v;
         }
     }
     m->w = w;
     m->h = h;
     m->tw = tw;
+    m->nt = nt;
     m->res = tycho_grid_resolution(g);
     m->origin = tycho_grid_origin(g);
     m->cos_yaw = cos(m->origin.yaw);
@@ -499,8 +579,9 @@ static inline int settle(int c, double o, double inv, int step, double tl)
  * their chains. A single ray runs the same steps in a loop. */
 typedef struct {
     const ray *r;
-    double t;  /* result once done */
-    double tl; /* how far along the ray the jumps have got */
+    const uint8_t *field, *coarse; /* the ray's quadrant's */
+    double t;                      /* result once done */
+    double tl;                     /* how far along the ray the jumps have got */
     int cx, cy;
     unsigned v; /* field value of the current cell */
 } lane;
@@ -509,16 +590,19 @@ typedef struct {
 /* The field value to use at cell (cx, cy): the tile's smallest when it is
  * long enough, else the cell's own (a read from the big field, the one
  * likely to miss the cache). */
-static inline unsigned field_at(const tycho_raymap *m, int cx, int cy)
+static inline unsigned field_at(const tycho_raymap *m, const lane *L, int cx, int cy)
 {
-    unsigned v = m->coarse[(size_t)(cy >> 3) * m->tw + (cx >> 3)];
+    unsigned v = L->coarse[(size_t)(cy >> 3) * m->tw + (cx >> 3)];
     if (v >= COARSE_MIN_CODE) return v;
-    return m->field[tile_index(m->tw, cx, cy)];
+    return L->field[tile_index(m->tw, cx, cy)];
 }
 
 static inline bool lane_begin(const tycho_raymap *m, lane *L, const ray *r)
 {
     L->r = r;
+    int q = quadrant_of(r->sx, r->sy);
+    L->field = m->field + (size_t)q * m->nt * 64;
+    L->coarse = m->coarse + (size_t)q * m->nt;
     int st = ray_start(r, m->w, m->h, m->opts.unknown_blocked, &L->cx, &L->cy, &L->t);
     if (st == START_HIT) {
         L->t = 0;
@@ -530,7 +614,7 @@ static inline bool lane_begin(const tycho_raymap *m, lane *L, const ray *r)
     }
     /* a tile with a long enough jump everywhere has nothing blocked in it:
      * the start cell's own value need not be fetched */
-    unsigned v = field_at(m, L->cx, L->cy);
+    unsigned v = field_at(m, L, L->cx, L->cy);
     L->v = v;
     /* Hit distances always come from dda_step; tl only has to keep growing.
      * (After a landing the first traversal step can cross a line the
@@ -552,7 +636,7 @@ static inline __attribute__((always_inline)) bool lane_advance(const tycho_rayma
 {
     const ray *r = L->r;
     const int w = m->w, h = m->h, tw = m->tw;
-    const uint8_t *f = m->field;
+    const uint8_t *f = L->field;
     if (L->v >= 2) {
         double tl = L->tl + m->skip_of[L->v];
         if (tl > r->max_t) return lane_done(L, INFINITY);
@@ -572,7 +656,7 @@ static inline __attribute__((always_inline)) bool lane_advance(const tycho_rayma
         if (fy < SETTLE_NEAR || fy > 1 - SETTLE_NEAR) cy = settle(cy, r->oy, r->idy, r->sy, tl);
         if ((unsigned)cx >= (unsigned)w || (unsigned)cy >= (unsigned)h)
             return lane_done(L, INFINITY);
-        unsigned v = field_at(m, cx, cy);
+        unsigned v = field_at(m, L, cx, cy);
         L->cx = cx;
         L->cy = cy;
         L->v = v;

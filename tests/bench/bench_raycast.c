@@ -126,7 +126,7 @@ static void bench_rays(tycho_grid *g)
         "ns); differences from one-ray calls: %ld of %d (target <= 100 ns CPU, 0 differences) %s\n",
         ns_many, c_many / n * 1e9, batch_mismatch, n,
         c_many / n * 1e9 <= 100 && batch_mismatch == 0 ? "PASS" : "FAIL");
-    printf("raycast ray map build (distance transform of %d cells): %.1f ms\n", w * h,
+    printf("raycast ray map build (four quadrant gap fields of %d cells each): %.1f ms\n", w * h,
            t_build * 1e3);
 
     /* The plain traversal over the first quarter of the rays, each answer

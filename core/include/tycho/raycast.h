@@ -18,10 +18,11 @@
  * other neighbour, touched only at that one point, is not visited.
  *
  * tycho_raymap is the accelerated form for a grid that does not change often
- * (a static map, a simulator world): it stores, per cell, how far the ray may
- * jump through free space (from an exact distance transform), then finishes
- * with the same exact traversal near obstacles, so its results are
- * bit-identical to tycho_raycast's. */
+ * (a static map, a simulator world): it stores, per cell and per quadrant of
+ * ray directions, how far a ray may jump through free space (the exact gap to
+ * the nearest blocked cell ahead of it), then finishes with the same exact
+ * traversal near obstacles, so its results are bit-identical to
+ * tycho_raycast's. It holds four bytes a cell. */
 #ifndef TYCHO_RAYCAST_H
 #define TYCHO_RAYCAST_H
 
@@ -47,7 +48,7 @@ void tycho_scan_cast(const tycho_grid *g, tycho_pose2 pose, tycho_scan *scan,
 /* --- accelerated casting on a snapshot --------------------------------- */
 typedef struct tycho_raymap tycho_raymap;
 
-/* Snapshot of g's blocked cells plus a skip-distance field. O(cells). */
+/* Snapshot of g's blocked cells as four skip-distance fields. O(cells). */
 tycho_raymap *tycho_raymap_new(const tycho_grid *g, const tycho_ray_opts *opts, tycho_err *err);
 /* Rebuilds from g (after the grid changed or grew), reusing memory. */
 tycho_status tycho_raymap_update(tycho_raymap *m, const tycho_grid *g, tycho_err *err);
