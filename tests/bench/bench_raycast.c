@@ -128,6 +128,8 @@ static void bench_rays(tycho_grid *g)
         c_many / n * 1e9 <= 100 && batch_mismatch == 0 ? "PASS" : "FAIL");
     printf("raycast ray map build (four quadrant gap fields of %d cells each): %.1f ms\n", w * h,
            t_build * 1e3);
+    bench_result("raycast.build_ms", t_build * 1e3, "ms", NULL, 0,
+                 "`bench_raycast`: ray map build, basement 1200×1200 (four quadrant jump fields)");
 
     /* The plain traversal over the first quarter of the rays, each answer
      * compared with the ray map's: bit-identical is the ray map's promise. */
