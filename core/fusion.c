@@ -122,10 +122,28 @@ static bool in_view(const beam_filter *bf, int i, double *bearing)
     return true;
 }
 
-static int by_float(const void *a, const void *b)
+/* The k-th smallest of a[0..n) (0-based), moving a's elements (Hoare's
+ * selection: the median of a frame costs a third of sorting it). */
+static float kth_smallest(float *a, int n, int k)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float pivot = a[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break; /* between j and i: equal to the pivot */
+    }
+    return a[k];
 }
 
 /* The heat's bearing relative to the camera axis: the hot columns' centres
@@ -133,12 +151,11 @@ static int by_float(const void *a, const void *b)
 static double heat_bearing_rel(const tycho_thermal_camera *cam, const float *frame,
                                const bool *hot_col)
 {
-    float sorted[TYCHO_FUSION_MAX_PIXELS];
+    float pixels[TYCHO_FUSION_MAX_PIXELS];
     int n = 0;
     for (int i = 0; i < cam->rows * cam->cols; i++)
-        if (!isnan(frame[i])) sorted[n++] = frame[i];
-    qsort(sorted, (size_t)n, sizeof sorted[0], by_float);
-    double background = n ? sorted[n / 2] : 0;
+        if (!isnan(frame[i])) pixels[n++] = frame[i];
+    double background = n ? kth_smallest(pixels, n, n / 2) : 0;
     double sw = 0, sa = 0;
     for (int c = 0; c < cam->cols; c++) {
         if (!hot_col[c]) continue;
