@@ -2,6 +2,7 @@
 #include "tycho/scan.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ void tycho_insert_opts_defaults(tycho_insert_opts *o)
 {
     o->clear_on_max_range = true;
     o->grow = true;
+    o->fill_near = true;
 }
 
 struct tycho_inserter {
@@ -153,8 +155,19 @@ static inline size_t miss_cell(float *restrict lo, uint8_t *restrict cost, uint8
 }
 
 /* Distance (cells) from a cell boundary below which a start point is taken
- * to be on it: the walk then starts at the sensor instead. */
+ * to be on it: the walk then starts at the sensor instead. Far above the
+ * fixed-point walk's error (below 1e-9 cells over any beam). */
 #define ON_BOUNDARY 1e-6
+
+/* A beam parameter (cells) in fixed point, 2^-32 of a cell; parameters past
+ * 2^20 cells (a beam all but parallel to an axis, or an infinite one) all
+ * become 2^20: no beam gets that far, and sums of them stay below 2^53. */
+#define FIXED_ONE 4294967296.0
+#define FIXED_CAP (1 << 20)
+static inline int64_t to_fixed(double t)
+{
+    return t < FIXED_CAP ? (int64_t)llround(t * FIXED_ONE) : (int64_t)FIXED_CAP << 32;
+}
 
 /* Misses along a beam from (ox, oy), direction (dx, dy) (unit, cells), over
  * every cell it enters before `limit`, skipping those it crosses before
@@ -204,8 +217,6 @@ static void trace_misses(target *tg, int w, int h, double ox, double oy, double 
     int cy = py < 0 ? 0 : (py > h - 1 ? h - 1 : (int)py);
     int sx = dx < 0 ? -1 : 1, sy = dy < 0 ? -1 : 1;
     double idx = dx != 0 ? 1.0 / dx : INFINITY, idy = dy != 0 ? 1.0 / dy : INFINITY;
-    double tx = (cx + (sx > 0) - ox) * idx, ty = (cy + (sy > 0) - oy) * idy;
-    double ddx = fabs(idx), ddy = fabs(idy);
     ptrdiff_t i = (ptrdiff_t)cy * w + cx, rowstep = (ptrdiff_t)sy * w;
     /* The hot loops of insertion: locals instead of tg's fields, which the
      * byte stores to cost[] would otherwise force to be reloaded. */
@@ -216,19 +227,33 @@ static void trace_misses(target *tg, int w, int h, double ox, double oy, double 
     const tycho_logodds_lut lut = tg->lut;
     size_t n = 0;
     if (inside) {
+        /* Crossing parameters in fixed point, counted from the sensor's
+         * cell: the sum is exact, so the walk decides each step as a walk
+         * from the sensor would whichever cell it starts in (accumulated in
+         * floating point, a walk started at `from` could part from it at a
+         * corner the beam passes within rounding of: a sensor on a grid
+         * line, a beam ending on one), and an integer addition is a shorter
+         * chain than a floating one. */
+        int ocx = (int)ox, ocy = (int)oy; /* ox, oy >= 1: truncation is floor */
+        int64_t step_x = to_fixed(fabs(idx)), step_y = to_fixed(fabs(idy));
+        int64_t tx = to_fixed((ocx + (sx > 0) - ox) * idx) + (int64_t)abs(cx - ocx) * step_x;
+        int64_t ty = to_fixed((ocy + (sy > 0) - oy) * idy) + (int64_t)abs(cy - ocy) * step_y;
+        const int64_t end = to_fixed(limit);
         for (;;) {
             n += miss_cell(lo, cost, stamp, now, &lut, (size_t)i);
             if (tx <= ty) {
-                if (tx >= limit) break;
+                if (tx >= end) break;
                 i += sx;
-                tx += ddx;
+                tx += step_x;
             } else {
-                if (ty >= limit) break;
+                if (ty >= end) break;
                 i += rowstep;
-                ty += ddy;
+                ty += step_y;
             }
         }
     } else {
+        double tx = (cx + (sx > 0) - ox) * idx, ty = (cy + (sy > 0) - oy) * idy;
+        double ddx = fabs(idx), ddy = fabs(idy);
         const unsigned uw = (unsigned)w, uh = (unsigned)h;
         for (;;) {
             n += miss_cell(lo, cost, stamp, now, &lut, (size_t)i);
@@ -392,7 +417,7 @@ tycho_status tycho_scan_insert(tycho_inserter *ws, tycho_grid *g, tycho_pose2 po
         else if (o.clear_on_max_range) limit[k] = rmax / res;
         else limit[k] = NAN;
     }
-    double disk = covered_radius(scan, limit, w, h, mx, my);
+    double disk = o.fill_near ? covered_radius(scan, limit, w, h, mx, my) : 0;
     if (disk > 0) fill_disk(&tg, w, mx, my, disk);
     /* a walk that starts this far out crosses nothing nearer than the
      * disk's edge (a cell's centre is within sqrt(2)/2 of its points) */

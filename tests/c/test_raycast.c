@@ -457,6 +457,57 @@ static void test_insert_against_reference(int size, double lethal, int beams, do
     tycho_grid_free(g);
 }
 
+/* The disk round the sensor filled at once and each walk started at its
+ * edge gives the very cells of walking every beam from the sensor, also
+ * where the beams pass exactly through cell corners: a sensor on the grid's
+ * points (a walk accumulating its crossings in floating point parted there
+ * from the walk from the sensor, one cell in a corner or at a beam's end,
+ * for 120-286 of these 961 poses). */
+static void test_insert_near_disk_same_cells(void)
+{
+    tycho_pose2 o = {0, 0, 0};
+    tycho_scan s;
+    tycho_scan_init(&s, 360, -M_PI, M_PI / 180, 0.0, 4.0, NULL); /* all INFINITY */
+    tycho_inserter *ws = tycho_inserter_new();
+    tycho_insert_opts walk_all, fill;
+    tycho_insert_opts_defaults(&fill);
+    tycho_insert_opts_defaults(&walk_all);
+    walk_all.fill_near = false;
+    const double yaws[3] = {0, M_PI / 2, M_PI / 4};
+    int differ = 0, poses = 0;
+    size_t cells = 0;
+    for (int yi = 0; yi < 3; yi++)
+        for (int kx = 85; kx <= 115; kx += 3)
+            for (int ky = 85; ky <= 115; ky += 3) {
+                tycho_pose2 p = {kx * 0.05, ky * 0.05, yaws[yi]};
+                tycho_grid *a = tycho_grid_new(200, 200, 0.05, o, 255, NULL);
+                tycho_grid *b = tycho_grid_new(200, 200, 0.05, o, 255, NULL);
+                size_t ua = 0, ub = 0;
+                CHECK(tycho_scan_insert(ws, a, p, &s, &fill, &ua, NULL) == TYCHO_OK);
+                CHECK(tycho_scan_insert(ws, b, p, &s, &walk_all, &ub, NULL) == TYCHO_OK);
+                bool same = ua == ub && tycho_grid_width(a) == tycho_grid_width(b) &&
+                            tycho_grid_height(a) == tycho_grid_height(b) &&
+                            memcmp(tycho_grid_cells(a), tycho_grid_cells(b),
+                                   (size_t)tycho_grid_width(a) * tycho_grid_height(a)) == 0 &&
+                            memcmp(tycho_grid_logodds(a), tycho_grid_logodds(b),
+                                   sizeof(float) * tycho_grid_width(a) * tycho_grid_height(a)) == 0;
+                if (!same && differ++ < 3)
+                    fprintf(stderr, "pose (%.2f, %.2f, %.2f): %zu vs %zu cells\n", p.x, p.y, p.yaw,
+                            ua, ub);
+                cells += ua;
+                poses++;
+                tycho_grid_free(a);
+                tycho_grid_free(b);
+            }
+    printf("insertion with and without the near disk: %d of %d poses on grid points differ "
+           "(%zu cells a scan)\n",
+           differ, poses, cells / (size_t)poses);
+    CHECK_MSG(differ == 0, "%d of %d poses differ", differ, poses);
+    CHECK(cells / (size_t)poses > 15000);
+    tycho_inserter_free(ws);
+    tycho_scan_free(&s);
+}
+
 static void test_insert_rules(void)
 {
     tycho_pose2 o = {0, 0, 0};
@@ -570,6 +621,7 @@ int main(void)
     /* sparse beams: the covered disk is small (a cell 5 cells out can fall
      * between two beams 10 degrees apart) */
     test_insert_against_reference(140, 0.02, 36, 3.0, true, false);
+    test_insert_near_disk_same_cells();
     test_insert_rules();
     return check_summary("test_raycast");
 }

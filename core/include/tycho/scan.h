@@ -63,6 +63,10 @@ static inline double tycho_scan_angle(const tycho_scan *s, int i)
 typedef struct {
     bool clear_on_max_range; /* default true */
     bool grow;               /* grow the grid to hold pose +- range_max; default true */
+    /* Fill the disk round the sensor that the beams cover whole at once and
+     * start each beam's walk at its edge (default true); false walks every
+     * beam from the sensor. The same cells either way, the first faster. */
+    bool fill_near;
 } tycho_insert_opts;
 
 void tycho_insert_opts_defaults(tycho_insert_opts *o);
