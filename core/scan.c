@@ -169,6 +169,18 @@ static inline int64_t to_fixed(double t)
     return t < FIXED_CAP ? (int64_t)llround(t * FIXED_ONE) : (int64_t)FIXED_CAP << 32;
 }
 
+/* At a tie of the fixed-point crossings (a beam through a cell corner, to
+ * 2^-32 of a cell): the axis whose crossing comes first in floating point,
+ * from the sensor, x on an exact tie. A beam at 45 degrees from a corner
+ * ties at every corner; its components differ by an ulp, and it keeps to
+ * the side that ulp gives it, as the floating-point walk did. */
+static bool x_first(ptrdiff_t i, int w, int sx, int sy, double ox, double oy, double idx,
+                    double idy)
+{
+    double cx = (double)(i % w), cy = (double)(i / w); /* rare: no need to carry them */
+    return (cx + (sx > 0) - ox) * idx <= (cy + (sy > 0) - oy) * idy;
+}
+
 /* Misses along a beam from (ox, oy), direction (dx, dy) (unit, cells), over
  * every cell it enters before `limit`, skipping those it crosses before
  * `from` (cells the caller has already covered; 0 for none). Cells already
@@ -241,7 +253,7 @@ static void trace_misses(target *tg, int w, int h, double ox, double oy, double 
         const int64_t end = to_fixed(limit);
         for (;;) {
             n += miss_cell(lo, cost, stamp, now, &lut, (size_t)i);
-            if (tx <= ty) {
+            if (tx < ty || (tx == ty && x_first(i, w, sx, sy, ox, oy, idx, idy))) {
                 if (tx >= end) break;
                 i += sx;
                 tx += step_x;
