@@ -5,11 +5,16 @@
 --
 --   local ch = Channels.new()
 --   ch:add_sink(assert(Channels.mcap_sink("run.mcap")))
---   if ch:due("/scan", t) then ch:publish("/scan", t, tycho.viz.scan(scan, t, "laser")) end
+--   if ch:due("/scan", t) then ch:emit("/scan", t, "scan", scan, "laser") end
+--   if ch:due("/state", t) then ch:publish("/state", t, { state = "Explore" }) end
 --   ch:close()
 --
--- A sink is a table with advertise(self, topic, schema_name, schema_json),
--- publish(self, topic, t, data) and close(self); channels are advertised to
+-- emit hands over a message's inputs (a recording copies them and encodes
+-- on its writer's thread, so the robot's loop does not); publish takes
+-- text or a table. A sink is a table with advertise(self, topic,
+-- schema_name, schema_json), publish(self, topic, t, data), close(self)
+-- and, to take emit's inputs itself, emit(self, topic, t, kind, ...)
+-- returning whether it wrote; channels are advertised to
 -- every sink when it is added. A sink with live = true (the viewer) is paced
 -- by the wall clock as well (Channels.LIVE_SLACK); the others (a recording)
 -- get every message the periods allow in the mission's time.
@@ -144,10 +149,25 @@ function Channels:records_raw() return #self.raw_sinks > 0 end
 function Channels:due(topic, t)
   local spec = self.topics[topic]
   if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
-  if #self.sinks == 0 then return false end
+  -- called for every topic at every tick: the common answer (not yet) first
   local last = self.last[topic]
-  if not (last == nil or t - last >= spec.period - 1e-9 or t < last) then return false end
-  return self.kept > 0 or live_due(self, spec)
+  if last and t - last < spec.period - 1e-9 and t >= last then return false end
+  if self.kept > 0 then return true end
+  return #self.sinks > 0 and live_due(self, spec)
+end
+
+--- The earliest mission time at which one of these topics may be due
+-- again (its last message plus its period; never sent: now).
+function Channels:next_due(topics)
+  local at = math.huge
+  for i = 1, #topics do
+    local topic = topics[i]
+    local last = self.last[topic]
+    if not last then return -math.huge end
+    local due = last + self.topics[topic].period - 1e-9
+    if due < at then at = due end
+  end
+  return at
 end
 
 --- Publishes JSON text (a string) or a table (encoded here) on a topic at time t.
@@ -174,6 +194,62 @@ function Channels:publish(topic, t, data)
       s:publish(topic, t, data)
     end
   end
+end
+
+-- the encoders of Channels:emit, for sinks that take text (a viewer): the
+-- recording's writer encodes the same messages itself, on its own thread
+local ENCODE = {
+  grid = function(t, grid, frame) return tycho.viz.grid(grid, t, frame) end,
+  scan = function(t, scan, frame) return tycho.viz.scan(scan, t, frame) end,
+  image = function(t, values, w, h, lo, hi, frame) return tycho.viz.image(values, w, h, lo, hi, t, frame) end,
+  poses = function(t, points, frame, max) return tycho.viz.poses(points, t, frame, max) end,
+  format = function(t, template, ...) return tycho.viz.format(template, t, ...) end,
+}
+
+-- False when a sink that takes text got this very grid last on this topic
+-- (a grid goes out only when its cells changed); true for other kinds
+local function grid_changed(sink, topic, kind, grid)
+  if kind ~= "grid" then return true end
+  local key = tycho.viz.digest(grid)
+  sink.grid_seen = sink.grid_seen or {}
+  if sink.grid_seen[topic] == key then return false end
+  sink.grid_seen[topic] = key
+  return true
+end
+
+--- Publishes the message an encoder makes from these inputs (kind "grid",
+-- "scan", "image", "poses" or "format", the arguments of tycho.viz's
+-- function of that name without the time). A recording copies the inputs
+-- and encodes them on its writer's thread; other sinks get the text,
+-- encoded here once. A grid goes to each sink only when it changed since
+-- the last one that sink got. True when some sink took the message.
+function Channels:emit(topic, t, kind, ...)
+  local spec = self.topics[topic]
+  if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
+  local encode = ENCODE[kind]
+  if not encode then error("channels: unknown message kind '" .. tostring(kind) .. "'", 2) end
+  local sent, text, live = false, nil, nil
+  local sinks = spec.raw and self.raw_sinks or self.sinks
+  for i = 1, #sinks do
+    local s = sinks[i]
+    local emit = s.emit
+    if emit then
+      if emit(s, topic, t, kind, ...) then sent = true end
+    else
+      if s.live and not spec.raw and live == nil then live = live_due(self, spec) end
+      if live ~= false and grid_changed(s, topic, kind, ...) then
+        text = text or encode(t, ...)
+        s:publish(topic, t, text)
+        sent = true
+        if s.live then self.last_live[topic] = self.wall() end
+      end
+    end
+  end
+  if sent then
+    self.last[topic] = t
+    self.counts[topic] = (self.counts[topic] or 0) + 1
+  end
+  return sent
 end
 
 function Channels:close()
@@ -237,7 +313,11 @@ end
 -- A write that fails (a full disk) ends the recording with an error kept
 -- in sink.error; the robot carries on.
 function Channels.mcap_sink(path, o)
-  local w, err = tycho.mcap.open(path, o)
+  -- the messages are written by the writer's own thread (the same file):
+  -- the robot's loop only copies them
+  local opts = { threaded = true }
+  for k, v in pairs(o or {}) do opts[k] = v end
+  local w, err = tycho.mcap.open(path, opts)
   if not w then return nil, err end
   local sink = { path = path, writer = w, ids = {}, schema_ids = {} }
   function sink.advertise(s, topic, schema_name, schema_json)
@@ -252,6 +332,14 @@ function Channels.mcap_sink(path, o)
     if s.error or not s.writer then return end
     local ok, werr = s.writer:write(s.ids[topic], t, data)
     if not ok then s.error = werr end
+  end
+  local ids = sink.ids
+  function sink.emit(s, topic, t, kind, ...)
+    local writer = s.writer
+    if not writer or s.error then return false end
+    local ok, werr = writer[kind](writer, ids[topic], t, ...)
+    if ok == nil then s.error = werr end
+    return ok
   end
   function sink.close(s)
     if not s.writer then return true end

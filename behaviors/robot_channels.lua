@@ -38,6 +38,7 @@ function RC.new(channels, o)
   if drive then robot.drive = function(v, w) self.cmd.v, self.cmd.w = v, w return drive(v, w) end end
   if stop then robot.stop = function(...) self.cmd.v, self.cmd.w = 0, 0 return stop(...) end end
   if o.machine and o.machine.name then self.machine_name = o.machine.name end
+  self.thermal_lo, self.thermal_hi = (o.thermal_range or {})[1] or 15, (o.thermal_range or {})[2] or 70
   return self
 end
 
@@ -55,13 +56,13 @@ function RC.log_sink(channels)
   end
 end
 
--- 20 times a second: formatted directly, not built as tables and encoded;
--- the stamp as sec, nsec without a table
+-- 20 times a second: templates filled in by the encoder (a recording's on
+-- its writer's thread), not tables built and encoded here
 local stamp = Channels.sec_nsec
 
--- the whole /tf message as one format of the robot's x, y and heading (the
--- other frames do not move); @T@ stands for the stamp, the same in each
-local TRANSFORM = '{"timestamp":@T@,"parent_frame_id":"%s","child_frame_id":"%s",'
+-- the whole /tf message as one template of the robot's x, y and heading
+-- (the other frames do not move); %T is the stamp, the same in each
+local TRANSFORM = '{"timestamp":%%T,"parent_frame_id":"%s","child_frame_id":"%s",'
   .. '"translation":{"x":%s,"y":%s,"z":0},"rotation":{"x":0,"y":0,"z":%s,"w":%s}}'
 local function tf_template(cameras)
   local function q(v) return ("%.9g"):format(v) end
@@ -74,16 +75,19 @@ local function tf_template(cameras)
     local cy = cam.yaw or 0
     parts[#parts + 1] = TRANSFORM:format("base_link", "camera_" .. i, 0, 0, q(math.sin(cy / 2)), q(math.cos(cy / 2)))
   end
-  return '{"transforms":[' .. table.concat(parts, ",") .. "]}"
+  return tycho.viz.template('{"transforms":[' .. table.concat(parts, ",") .. "]}")
 end
 RC.tf_template = tf_template
+
+local IMU = tycho.viz.template('{"timestamp":%T,"pitch":%.6g,"roll":%.6g,"yaw_rate":%.6g}')
+local CMD = tycho.viz.template('{"timestamp":%T,"v":%.6g,"w":%.6g}')
+local THERMAL_TOPICS = { "/thermal/1", "/thermal/2" }
+local CAMERA_FRAMES = { "camera_1", "camera_2" }
 
 local function tf(self, t)
   local x, y, yaw = self.robot.pose()
   self.tf_format = self.tf_format or tf_template(self.robot.cameras)
-  local sec, nsec = stamp(t)
-  local body = self.tf_format:format(x, y, math.sin(yaw / 2), math.cos(yaw / 2))
-  self.ch:publish("/tf", t, (body:gsub("@T@", ('{"sec":%d,"nsec":%d}'):format(sec, nsec))))
+  self.ch:emit("/tf", t, "format", self.tf_format, x, y, math.sin(yaw / 2), math.cos(yaw / 2))
 end
 
 local function color(r, g, b, a) return { r = r, g = g, b = b, a = a or 1 } end
@@ -108,63 +112,71 @@ RC.entity = entity
 local ENTITY = '{"timestamp":{"sec":%d,"nsec":%d},"frame_id":"map","id":"%s","lifetime":{"sec":0,"nsec":0},'
   .. '"frame_locked":false,"metadata":[],"arrows":[%s],"cubes":[%s],"spheres":[%s],"cylinders":[%s],'
   .. '"lines":[],"triangles":[],"texts":[],"models":[]}'
-local function list_json(items)
-  local parts = {}
-  for i, it in ipairs(items) do parts[i] = tycho.viz.json(it) end
-  return table.concat(parts, ",")
+
+-- the JSON of a scene primitive, kept per object (weak keys) with the
+-- fields it was made from: a target is made again when it is engaged, a
+-- detection, source, ramp or launch never changes
+local function cached_json(self, obj, key, build)
+  local cache = self.json_cache
+  if not cache then cache = setmetatable({}, { __mode = "k" }) self.json_cache = cache end
+  local hit = cache[obj]
+  if hit and hit.key == key then return hit.json end
+  local js = tycho.viz.json(build(obj))
+  cache[obj] = { key = key, json = js }
+  return js
+end
+
+local function detection_sphere(d)
+  return { pose = Channels.pose(d.x, d.y, 0, 0.1), size = { x = 0.04, y = 0.04, z = 0.04 }, color = color(1, 0.55, 0) }
+end
+local function target_cylinder(g)
+  return { pose = Channels.pose(g.x, g.y, 0, 0.05), size = { x = 0.2, y = 0.2, z = 0.1 }, bottom_scale = 1,
+           top_scale = 1, color = g.engaged and color(0, 0.8, 0, 0.6) or color(1, 0, 1, 0.6) }
+end
+local function source_cube(src)
+  return { pose = Channels.pose(src.x, src.y, 0, 0.15), size = { x = 0.08, y = 0.08, z = 0.3 },
+           color = color(1, 0, 0, 0.8) }
+end
+local function ramp_cube(r)
+  return { pose = Channels.pose((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2, 0, 0.02),
+           size = { x = math.abs(r.x1 - r.x0), y = math.abs(r.y1 - r.y0), z = 0.04 }, color = color(0.5, 0.5, 0.5, 0.5) }
+end
+local function detected_ramp(r)
+  return { pose = Channels.pose(r.x, r.y, r.yaw or 0, 0.05), size = { x = 0.3, y = 0.3, z = 0.02 },
+           color = color(1, 0.9, 0, 0.7) }
+end
+local function launch_arrow(l)
+  return { pose = Channels.pose(l.x, l.y, l.yaw or 0, 0.1), shaft_length = 0.25, shaft_diameter = 0.03,
+           head_length = 0.08, head_diameter = 0.07, color = l.engaged_source and color(0, 0.8, 0) or color(0, 0, 0) }
 end
 
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
   local spheres = {}
   local dets = bb.detections or {}
-  local cache = self.sphere_json
-  if not cache then cache = setmetatable({}, { __mode = "k" }) self.sphere_json = cache end
   for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
-    local d = dets[k]
-    local js = cache[d]
-    if not js then
-      js = tycho.viz.json { pose = Channels.pose(d.x, d.y, 0, 0.1), size = { x = 0.04, y = 0.04, z = 0.04 },
-                            color = color(1, 0.55, 0) }
-      cache[d] = js
-    end
-    spheres[#spheres + 1] = js
+    spheres[#spheres + 1] = cached_json(self, dets[k], true, detection_sphere)
   end
   local cylinders = {}
-  for _, g in ipairs(bb.targets or {}) do
-    cylinders[#cylinders + 1] = { pose = Channels.pose(g.x, g.y, 0, 0.05), size = { x = 0.2, y = 0.2, z = 0.1 },
-                                  bottom_scale = 1, top_scale = 1,
-                                  color = g.engaged and color(0, 0.8, 0, 0.6) or color(1, 0, 1, 0.6) }
+  for i, g in ipairs(bb.targets or {}) do
+    cylinders[i] = cached_json(self, g, ("%.9g/%.9g/%s"):format(g.x, g.y, tostring(g.engaged)), target_cylinder)
   end
   local sources = {}
-  for _, s in ipairs(world and world.heat_sources or {}) do
-    sources[#sources + 1] = { pose = Channels.pose(s.x, s.y, 0, 0.15), size = { x = 0.08, y = 0.08, z = 0.3 },
-                              color = color(1, 0, 0, 0.8) }
-  end
+  for i, src in ipairs(world and world.heat_sources or {}) do sources[i] = cached_json(self, src, true, source_cube) end
   local ramps = {}
-  for _, r in ipairs(world and world.ramps or {}) do
-    ramps[#ramps + 1] = { pose = Channels.pose((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2, 0, 0.02),
-                          size = { x = math.abs(r.x1 - r.x0), y = math.abs(r.y1 - r.y0), z = 0.04 },
-                          color = color(0.5, 0.5, 0.5, 0.5) }
-  end
-  if bb.ramp then
-    ramps[#ramps + 1] = { pose = Channels.pose(bb.ramp.x, bb.ramp.y, bb.ramp.yaw or 0, 0.05),
-                          size = { x = 0.3, y = 0.3, z = 0.02 }, color = color(1, 0.9, 0, 0.7) }
-  end
+  for i, r in ipairs(world and world.ramps or {}) do ramps[i] = cached_json(self, r, true, ramp_cube) end
+  if bb.ramp then ramps[#ramps + 1] = cached_json(self, bb.ramp, true, detected_ramp) end
   local arrows = {}
-  for _, l in ipairs(bb.launches or {}) do
-    arrows[#arrows + 1] = { pose = Channels.pose(l.x, l.y, l.yaw or 0, 0.1), shaft_length = 0.25,
-                            shaft_diameter = 0.03, head_length = 0.08, head_diameter = 0.07,
-                            color = l.engaged_source and color(0, 0.8, 0) or color(0, 0, 0) }
-  end
+  for i, l in ipairs(bb.launches or {}) do arrows[i] = cached_json(self, l, true, launch_arrow) end
   local sec, nsec = stamp(t)
   local function ent(id, arr, cubes, sph, cyl) return ENTITY:format(sec, nsec, id, arr, cubes, sph, cyl) end
-  self.ch:publish("/scene", t, '{"deletions":[],"entities":[' .. table.concat({
-    ent("detections", "", "", table.concat(spheres, ","), ""),
-    ent("targets", "", "", "", list_json(cylinders)),
-    ent("sources", "", list_json(sources), "", ""),
-    ent("ramps", "", list_json(ramps), "", ""),
-    ent("launches", list_json(arrows), "", "", ""),
+  local c = table.concat
+  self.ch:publish("/scene", t, '{"deletions":[],"entities":[' .. c({
+    ent("detections", "", "", c(spheres, ","), ""),
+    ent("targets", "", "", "", c(cylinders, ",")),
+    ent("sources", "", c(sources, ","), "", ""),
+    ent("ramps", "", c(ramps, ","), "", ""),
+    ent("launches", c(arrows, ","), "", "", ""),
   }, ",") .. "]}")
 end
 
@@ -185,15 +197,6 @@ RC.MAX_DETECTIONS = 200
 
 local function grid_of(v) if type(v) == "function" then return v() end return v end
 
--- a new scan does not always change a cell (the robot standing still):
--- the grid goes out only when its cells, size or place changed
-local function publish_grid(self, topic, grid, t)
-  local key = tycho.viz.digest(grid)
-  if key == self.seen[topic .. "#cells"] then return end
-  self.seen[topic .. "#cells"] = key
-  self.ch:publish(topic, t, tycho.viz.grid(grid, t, "map"))
-end
-
 function RC:tick()
   local ch, t, o = self.ch, self.now(), self.o
   if #ch.sinks == 0 or not ch:live_window() then return end
@@ -201,31 +204,25 @@ function RC:tick()
   if ch:due("/tf", t) then tf(self, t) end
   if ch:due("/imu", t) and robot.imu then
     local p, r, rate = robot.imu()
-    local sec, nsec = stamp(t)
-    ch:publish("/imu", t, ('{"timestamp":{"sec":%d,"nsec":%d},"pitch":%.6g,"roll":%.6g,"yaw_rate":%.6g}'):format(
-      sec, nsec, p, r, rate or 0))
+    ch:emit("/imu", t, "format", IMU, p, r, rate or 0)
   end
-  if ch:due("/cmd_vel", t) then
-    local sec, nsec = stamp(t)
-    ch:publish("/cmd_vel", t, ('{"timestamp":{"sec":%d,"nsec":%d},"v":%.6g,"w":%.6g}'):format(
-      sec, nsec, self.cmd.v, self.cmd.w))
-  end
+  if ch:due("/cmd_vel", t) then ch:emit("/cmd_vel", t, "format", CMD, self.cmd.v, self.cmd.w) end
   if o.scan and ch:due("/scan", t) then
     local scan = o.scan()
     if scan and scan ~= self.seen.scan then
       self.seen.scan = scan
-      ch:publish("/scan", t, tycho.viz.scan(scan, t, "laser"))
+      ch:emit("/scan", t, "scan", scan, "laser")
     end
   end
   if o.thermal then
-    local lo, hi = (o.thermal_range or {})[1] or 15, (o.thermal_range or {})[2] or 70
+    local lo, hi = self.thermal_lo, self.thermal_hi
     for i = 1, math.min(2, #(robot.cameras or {})) do
-      local topic = "/thermal/" .. i
+      local topic = THERMAL_TOPICS[i]
       if ch:due(topic, t) then
         local frame = o.thermal(i)
         if frame and frame ~= self.seen[topic] then
           self.seen[topic] = frame
-          ch:publish(topic, t, tycho.viz.image(frame, 8, 8, lo, hi, t, "camera_" .. i))
+          ch:emit(topic, t, "image", frame, 8, 8, lo, hi, CAMERA_FRAMES[i])
         end
       end
     end
@@ -234,25 +231,31 @@ function RC:tick()
   if ch:due("/map", t) then
     local m, key
     if mapping then m, key = mapping.map, mapping.scans else m = grid_of(o.map) key = m end
+    -- a new scan does not always change a cell (the robot standing
+    -- still): a grid goes out only when its cells, size or place changed
     if m and key ~= self.seen.map then
       self.seen.map = key
-      publish_grid(self, "/map", m, t)
+      ch:emit("/map", t, "grid", m, "map")
     end
   end
   if mapping and mapping.costmap and ch:due("/costmap", t) and mapping.refreshes ~= self.seen.costmap then
     self.seen.costmap = mapping.refreshes
-    publish_grid(self, "/costmap", mapping.costmap, t)
+    ch:emit("/costmap", t, "grid", mapping.costmap, "map")
   end
   local goal = o.nav and o.nav.goal
   local path = goal and not goal.done and goal.path or nil
   if o.nav and path ~= self.seen.path and ch:due("/path", t) then
     self.seen.path = path
-    ch:publish("/path", t, tycho.viz.poses(path or {}, t, "map"))
+    ch:emit("/path", t, "poses", path or {}, "map")
   end
   local bb = o.bb
   if bb and bb.trail and ch:due("/trail", t) and #bb.trail ~= self.seen.trail then
-    self.seen.trail = #bb.trail
-    ch:publish("/trail", t, tycho.viz.poses(bb.trail, t, "map", RC.MAX_TRAIL))
+    -- the trail only grows: its new points go into a list kept in C
+    local trail, list = bb.trail, self.trail_list
+    if not list or #list > #trail then list = tycho.viz.pose_list() self.trail_list = list end
+    for i = #list + 1, #trail do list:add(trail[i].x, trail[i].y, trail[i].yaw) end
+    self.seen.trail = #trail
+    ch:emit("/trail", t, "poses", list, "map", RC.MAX_TRAIL)
   end
   if (bb or o.world) and ch:due("/scene", t) then
     local key = scene_key(self)

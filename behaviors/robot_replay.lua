@@ -43,8 +43,15 @@ local function num(v)
   return ("%.17g"):format(v)
 end
 
-local ODOM = '{"t":%s,"x":%s,"y":%s,"yaw":%s,"pitch":%s,"roll":%s,"yaw_rate":%s,"v":%s,"w":%s}'
-local POSED = '"t":%s,"stamp":%s,"x":%s,"y":%s,"yaw":%s'
+-- the samples' templates: every number %.17g (exact), the arrays as base64
+-- floats; filled in by the encoder (a recording's on its writer's thread)
+local POSED = '"t":%.17g,"stamp":%.17g,"x":%.17g,"y":%.17g,"yaw":%.17g'
+local ODOM = tycho.viz.template('{"t":%.17g,"x":%.17g,"y":%.17g,"yaw":%.17g,"pitch":%.17g,"roll":%.17g,'
+  .. '"yaw_rate":%.17g,"v":%.17g,"w":%.17g}')
+local SCAN = tycho.viz.template('{' .. POSED .. ',"angle_min":%.17g,"angle_increment":%.17g,"range_min":%.17g,'
+  .. '"range_max":%.17g,"ranges":"%F"}')
+local THERMAL = tycho.viz.template('{' .. POSED .. ',"seq":%.17g,"pixels":"%D"}')
+local THERMAL_TOPICS = { "/raw/thermal/1", "/raw/thermal/2" }
 
 --- M.tap(robot, {world =, seed =, now =, localization =}) -> tape. Wraps the robot's
 -- functions in place; nothing is written until tape:attach(channels).
@@ -59,11 +66,18 @@ function M.tap(robot, o)
     if tape.channels then tape.channels:publish(topic, now(), data)
     else tape.queue[#tape.queue + 1] = { topic, now(), data } end
   end
+  -- a sample from a template: before attach it is encoded now (its inputs
+  -- may change before the channels come)
+  local function put_format(topic, template, ...)
+    local channels = tape.channels
+    if channels then channels:emit(topic, now(), "format", template, ...)
+    else put(topic, tycho.viz.format(template, now(), ...)) end
+  end
   local function odom_now()
     local x, y, yaw = robot.pose()
     local pitch, roll, rate = robot.imu()
-    put("/raw/odom", ODOM:format(num(robot.time()), num(x), num(y), num(yaw), num(pitch), num(roll), num(rate),
-      num(tape.cmd_v), num(tape.cmd_w)))
+    put_format("/raw/odom", ODOM, robot.time(), x, y, yaw, pitch, roll, rate,
+      tape.cmd_v, tape.cmd_w)
   end
   do -- what kind of robot and its cameras, then where it starts
     local cams = {}
@@ -85,22 +99,18 @@ function M.tap(robot, o)
     tape.cmd_v, tape.cmd_w = 0, 0
     return stop(...)
   end
-  function robot.step(...)
-    local r = pack(step(...))
+  local function stepped(...)
     tape.steps = tape.steps + 1
     odom_now()
-    return unpack(r, 1, r.n)
+    return ...
   end
-  local function posed(t, stamp, p)
-    return POSED:format(num(t), num(stamp), num(p and p.x), num(p and p.y), num(p and p.yaw))
-  end
+  function robot.step(...) return stepped(step(...)) end
   local scan = robot.scan
   function robot.scan()
     local s, stamp, p = scan()
     if s then
-      put("/raw/scan", ('{%s,"angle_min":%s,"angle_increment":%s,"range_min":%s,"range_max":%s,"ranges":"%s"}')
-        :format(posed(robot.time(), stamp, p), num(s.angle_min), num(s.angle_increment), num(s.range_min),
-          num(s.range_max), tycho.viz.pack(s, "f32")))
+      put_format("/raw/scan", SCAN, robot.time(), stamp, p and p.x, p and p.y, p and p.yaw, s.angle_min,
+        s.angle_increment, s.range_min, s.range_max, s)
     end
     return s, stamp, p
   end
@@ -108,8 +118,7 @@ function M.tap(robot, o)
   function robot.thermal(i)
     local f, stamp, p = thermal(i)
     if f and (i == 1 or i == 2) then
-      put("/raw/thermal/" .. i, ('{%s,"seq":%s,"pixels":"%s"}'):format(posed(robot.time(), stamp, p),
-        num(f.seq), tycho.viz.pack(f, "f64")))
+      put_format(THERMAL_TOPICS[i], THERMAL, robot.time(), stamp, p and p.x, p and p.y, p and p.yaw, f.seq, f)
     end
     return f, stamp, p
   end

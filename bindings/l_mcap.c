@@ -3,6 +3,12 @@
  *   tycho.mcap.open(path [, {chunk_size =, compress =, level =}]) -> writer | nil, err
  *   writer:schema(name, encoding, data) -> id;  writer:channel(topic, schema_id, encoding) -> id
  *   writer:write(channel, t, data) (t in seconds, simulated or wall);  writer:bytes()
+ *   writer:grid(channel, t, grid, frame) -> true | false (the cells did not change) | nil, err
+ *   writer:scan(channel, t, scan, frame), writer:image(channel, t, values, w, h, lo, hi, frame),
+ *   writer:poses(channel, t, points, frame [, max]), writer:format(channel, t, template, ...):
+ *     the messages tycho.viz.grid/scan/image/poses/format make, encoded from copies of their
+ *     inputs on the writer's thread ({threaded = true}) or at once
+ *   writer:queue_waits() -> how often a write waited for the thread (a slow disk)
  *   writer:close() -> true | nil, err (finishes the file)
  *   tycho.mcap.read(path [, fn [, {cut_ok =}]]) -> info | nil, err: checks the whole file;
  *     fn(topic, t, data) per message, a true result stops; cut_ok reads a recording cut short
@@ -11,15 +17,39 @@
  * mission still leaves a readable recording. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ltycho.h"
+#include "tycho/grid.h"
 #include "tycho/mcap.h"
+#include "tycho/scan.h"
+#include "tycho/viz_json.h"
 
 #define MCAP_WRITER_MT "tycho.mcap_writer"
 
+/* the last grid written on a channel, to write a grid only when it changed */
+typedef struct {
+    int width, height;
+    double resolution;
+    tycho_pose2 origin;
+    uint8_t *cells;
+} last_grid;
+
 typedef struct {
     tycho_mcap_writer *w;
+    last_grid *grids; /* per channel id - 1 */
+    size_t ngrids;
 } lwriter;
+
+static void free_grids(lwriter *b)
+{
+    for (size_t i = 0; i < b->ngrids; i++) free(b->grids[i].cells);
+    free(b->grids);
+    b->grids = NULL;
+    b->ngrids = 0;
+}
 
 static lwriter *check_writer(lua_State *L)
 {
@@ -29,6 +59,8 @@ static lwriter *check_writer(lua_State *L)
 static const tycho_opt_field open_fields[] = {TYCHO_OPT_INT_IN("chunk_size", 1024, 1 << 28),
                                               TYCHO_OPT_BOOL("compress"),
                                               TYCHO_OPT_INT_IN("level", 1, 19),
+                                              TYCHO_OPT_BOOL("threaded"),
+                                              TYCHO_OPT_INT_IN("queue_limit", 1 << 20, 1 << 30),
                                               {0}};
 static const tycho_opt_spec open_spec = {"mcap.open", open_fields};
 
@@ -43,9 +75,12 @@ static int l_open(lua_State *L)
             (size_t)tycho_l_optfield_integer(L, 2, 2, "chunk_size", (lua_Integer)opt.chunk_size);
         opt.compress = tycho_l_optfield_boolean(L, 2, 2, "compress", 1);
         opt.zstd_level = (int)tycho_l_optfield_integer(L, 2, 2, "level", opt.zstd_level);
+        opt.threaded = tycho_l_optfield_boolean(L, 2, 2, "threaded", 0);
+        opt.queue_limit =
+            (size_t)tycho_l_optfield_integer(L, 2, 2, "queue_limit", (lua_Integer)opt.queue_limit);
     }
     lwriter *b = tycho_newuserdata(L, sizeof *b);
-    b->w = NULL;
+    memset(b, 0, sizeof *b);
     luaL_getmetatable(L, MCAP_WRITER_MT);
     lua_setmetatable(L, -2);
     tycho_err err = {0};
@@ -109,6 +144,274 @@ static int l_write(lua_State *L)
     return 1;
 }
 
+/* true, or nil and the error when the disk failed (a bad argument raises) */
+static int write_result(lua_State *L, tycho_status st, const tycho_err *err)
+{
+    if (st != TYCHO_OK) {
+        if (err->code == TYCHO_EINVAL) return tycho_l_error(L, (tycho_err *)err);
+        lua_pushnil(L);
+        lua_pushstring(L, err->msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* channel id (arg 2) and time (arg 3) of a deferred write */
+static uint16_t check_channel_time(lua_State *L, uint64_t *ns, double *t)
+{
+    lua_Integer channel = luaL_checkinteger(L, 2);
+    *t = luaL_checknumber(L, 3);
+    luaL_argcheck(L, channel >= 1 && channel <= UINT16_MAX, 2, "channel id out of range");
+    luaL_argcheck(L, isfinite(*t) && *t >= 0 && *t < 4e9, 3, "time must be finite seconds >= 0");
+    *ns = (uint64_t)llround(*t * 1e9);
+    return (uint16_t)channel;
+}
+
+/* A deferred message's payload: a fixed head, then its arrays, built in
+ * place in the writer's queue (tycho_mcap_reserve). An argument check that
+ * raises half way leaves the reservation uncommitted: the next reuses it. */
+typedef struct {
+    double t;
+    char frame[100];
+} msg_head;
+
+static void *reserve(lua_State *L, lwriter *b, size_t len)
+{
+    tycho_err err = {0};
+    void *p = tycho_mcap_reserve(b->w, len, &err);
+    if (!p) luaL_error(L, "%s", err.msg);
+    return p;
+}
+
+static int commit(lua_State *L, lwriter *b, uint16_t channel, uint64_t ns,
+                  tycho_mcap_encode_fn encode, size_t len)
+{
+    tycho_err err = {0};
+    return write_result(L, tycho_mcap_commit(b->w, channel, ns, encode, len, &err), &err);
+}
+
+static void set_head(msg_head *h, double t, const char *frame)
+{
+    h->t = t;
+    size_t n = strlen(frame); /* checked: < 100 */
+    memcpy(h->frame, frame, n + 1);
+}
+
+typedef struct {
+    msg_head h;
+    int width, height;
+    double resolution;
+    tycho_pose2 origin;
+} grid_msg; /* + width * height cells */
+
+static int encode_grid(const void *p, size_t len, tycho_text *out)
+{
+    (void)len;
+    const grid_msg *m = p;
+    tycho_viz_grid(out, m->h.t, m->h.frame, (const uint8_t *)(m + 1), m->width, m->height,
+                   m->resolution, m->origin);
+    return 1;
+}
+
+/* true when the grid equals the last one written on this channel (and
+ * remembers it as the last when not) */
+static int grid_unchanged(lwriter *b, uint16_t channel, const tycho_grid *g)
+{
+    if (b->ngrids < channel) {
+        last_grid *more = realloc(b->grids, channel * sizeof *more);
+        if (!more) return 0; /* written again: costs bytes, loses nothing */
+        memset(more + b->ngrids, 0, (channel - b->ngrids) * sizeof *more);
+        b->grids = more;
+        b->ngrids = channel;
+    }
+    last_grid *last = &b->grids[channel - 1];
+    int w = tycho_grid_width(g), h = tycho_grid_height(g);
+    size_t n = (size_t)w * (size_t)h;
+    tycho_pose2 o = tycho_grid_origin(g);
+    const uint8_t *cells = tycho_grid_cells_const(g);
+    if (last->cells && last->width == w && last->height == h &&
+        last->resolution == tycho_grid_resolution(g) && last->origin.x == o.x &&
+        last->origin.y == o.y && last->origin.yaw == o.yaw && memcmp(last->cells, cells, n) == 0)
+        return 1;
+    if (!last->cells || (size_t)last->width * (size_t)last->height != n) {
+        free(last->cells);
+        last->cells = malloc(n ? n : 1);
+    }
+    if (last->cells) {
+        memcpy(last->cells, cells, n);
+        *last = (last_grid){w, h, tycho_grid_resolution(g), o, last->cells};
+    }
+    return 0;
+}
+
+static int l_grid(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    double t;
+    uint64_t ns;
+    uint16_t channel = check_channel_time(L, &ns, &t);
+    const tycho_grid *g = tycho_l_checkgrid(L, 4);
+    const char *frame = tycho_l_check_frame_id(L, 5);
+    if (grid_unchanged(b, channel, g)) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    size_t n = (size_t)tycho_grid_width(g) * (size_t)tycho_grid_height(g);
+    grid_msg *m = reserve(L, b, sizeof *m + n);
+    set_head(&m->h, t, frame);
+    m->width = tycho_grid_width(g);
+    m->height = tycho_grid_height(g);
+    m->resolution = tycho_grid_resolution(g);
+    m->origin = tycho_grid_origin(g);
+    memcpy(m + 1, tycho_grid_cells_const(g), n);
+    return commit(L, b, channel, ns, encode_grid, sizeof *m + n);
+}
+
+typedef struct {
+    msg_head h;
+    int count;
+    double angle_min, angle_increment, range_min, range_max;
+} scan_msg; /* + count floats */
+
+static int encode_scan(const void *p, size_t len, tycho_text *out)
+{
+    (void)len;
+    const scan_msg *m = p;
+    tycho_viz_scan(out, m->h.t, m->h.frame, (const float *)(m + 1), m->count, m->angle_min,
+                   m->angle_increment, m->range_min, m->range_max);
+    return 1;
+}
+
+static int l_scan(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    double t;
+    uint64_t ns;
+    uint16_t channel = check_channel_time(L, &ns, &t);
+    const tycho_scan *s = tycho_l_checkscan(L, 4);
+    const char *frame = tycho_l_check_frame_id(L, 5);
+    size_t bytes = (size_t)s->count * sizeof(float);
+    scan_msg *m = reserve(L, b, sizeof *m + bytes);
+    set_head(&m->h, t, frame);
+    m->count = s->count;
+    m->angle_min = s->angle_min;
+    m->angle_increment = s->angle_increment;
+    m->range_min = s->range_min;
+    m->range_max = s->range_max;
+    memcpy(m + 1, s->ranges, bytes);
+    return commit(L, b, channel, ns, encode_scan, sizeof *m + bytes);
+}
+
+typedef struct {
+    msg_head h;
+    tycho_l_image im;
+} image_msg; /* + width * height doubles */
+
+static int encode_image(const void *p, size_t len, tycho_text *out)
+{
+    (void)len;
+    const image_msg *m = p;
+    tycho_viz_image(out, m->h.t, m->h.frame, (const double *)(m + 1), m->im.width, m->im.height,
+                    m->im.lo, m->im.hi);
+    return 1;
+}
+
+static int l_image(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    double t;
+    uint64_t ns;
+    uint16_t channel = check_channel_time(L, &ns, &t);
+    tycho_l_image im;
+    tycho_l_check_image(L, 4, &im);
+    const char *frame = tycho_l_check_frame_id(L, 9);
+    size_t n = (size_t)im.width * (size_t)im.height;
+    image_msg *m = reserve(L, b, sizeof *m + n * sizeof(double));
+    set_head(&m->h, t, frame);
+    m->im = im;
+    tycho_l_read_numbers(L, 4, n, "value", (double *)(m + 1));
+    return commit(L, b, channel, ns, encode_image, sizeof *m + n * sizeof(double));
+}
+
+typedef struct {
+    msg_head h;
+    size_t n;
+} poses_msg; /* + 3n doubles */
+
+static int encode_poses(const void *p, size_t len, tycho_text *out)
+{
+    (void)len;
+    const poses_msg *m = p;
+    tycho_viz_poses(out, m->h.t, m->h.frame, (const double *)(m + 1), m->n);
+    return 1;
+}
+
+static int l_poses(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    double t;
+    uint64_t ns;
+    uint16_t channel = check_channel_time(L, &ns, &t);
+    const char *frame = tycho_l_check_frame_id(L, 5);
+    lua_Integer max = luaL_optinteger(L, 6, 0);
+    luaL_argcheck(L, max == 0 || max >= 2, 6, "at least 2 points (or 0: all)");
+    size_t n = tycho_l_poses_count(L, 4, max);
+    size_t bytes = 3 * n * sizeof(double);
+    poses_msg *m = reserve(L, b, sizeof *m + bytes);
+    set_head(&m->h, t, frame);
+    m->n = n;
+    tycho_l_read_poses(L, 4, max, (double *)(m + 1));
+    return commit(L, b, channel, ns, encode_poses, sizeof *m + bytes);
+}
+
+typedef struct {
+    double t;
+    uint32_t numbers, text_len;
+    uint64_t array_len;
+} format_msg; /* + numbers doubles, the template's text (padded to 8), array_len doubles */
+
+static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static int encode_format(const void *p, size_t len, tycho_text *out)
+{
+    (void)len;
+    const format_msg *m = p;
+    const double *numbers = (const double *)(m + 1);
+    const char *text = (const char *)(numbers + m->numbers);
+    const double *array = (const double *)(text + aligned8(m->text_len));
+    tycho_template_format(out, text, m->text_len, m->t, numbers, array, m->array_len);
+    return 1;
+}
+
+static int l_format(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    double t;
+    uint64_t ns;
+    uint16_t channel = check_channel_time(L, &ns, &t);
+    double numbers[TYCHO_TEMPLATE_MAX_NUMBERS];
+    size_t array_len;
+    const tycho_l_template *tp = tycho_l_check_template(L, 4, 5, numbers, &array_len);
+    size_t nbytes = (size_t)tp->numbers * sizeof(double);
+    size_t bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
+    format_msg *m = reserve(L, b, bytes);
+    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
+    char *at = (char *)(m + 1);
+    memcpy(at, numbers, nbytes);
+    memcpy(at + nbytes, tp->text, tp->len);
+    if (tp->has_array)
+        tycho_l_read_template_array(L, tp, 5, (double *)(at + nbytes + aligned8(tp->len)));
+    return commit(L, b, channel, ns, encode_format, bytes);
+}
+
+static int l_queue_waits(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    lua_pushinteger(L, (lua_Integer)tycho_mcap_queue_waits(b->w));
+    return 1;
+}
+
 static int l_bytes(lua_State *L)
 {
     lwriter *b = check_writer(L);
@@ -126,6 +429,7 @@ static int l_close(lua_State *L)
     tycho_err err = {0};
     tycho_status st = tycho_mcap_close(b->w, &err);
     b->w = NULL;
+    free_grids(b);
     if (st != TYCHO_OK) {
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
@@ -140,6 +444,7 @@ static int l_gc(lua_State *L)
     lwriter *b = luaL_checkudata(L, 1, MCAP_WRITER_MT);
     if (b->w) tycho_mcap_close(b->w, NULL);
     b->w = NULL;
+    free_grids(b);
     return 0;
 }
 
@@ -244,7 +549,9 @@ tycho.mcap = {}
 ---@class tycho.mcap_writer
 local mcap_writer = {}
 ---Starts an MCAP recording at path (written as path.part until close).
----@param o? {chunk_size?: integer, compress?: boolean, level?: integer}
+---o.threaded: messages are copied and written by a thread of the writer's own (the same
+---file); o.queue_limit: bytes queued before a write waits for it (default 64 MiB).
+---@param o? {chunk_size?: integer, compress?: boolean, level?: integer, threaded?: boolean, queue_limit?: integer}
 ---@return tycho.mcap_writer|nil writer, string? err
 function tycho.mcap.open(path, o) end
 ---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
@@ -259,6 +566,25 @@ function mcap_writer:schema(name, encoding, data) end
 function mcap_writer:channel(topic, schema_id, encoding) end
 ---@return true|nil ok, string? err
 function mcap_writer:write(channel_id, t, data) end
+---foxglove.Grid of the grid as tycho.viz.grid makes it; false (nothing written) when its
+---cells, size and place are those of the last grid written on this channel.
+---@return boolean|nil written, string? err
+function mcap_writer:grid(channel_id, t, grid, frame_id) end
+---foxglove.LaserScan of the scan, as tycho.viz.scan makes it.
+---@return true|nil ok, string? err
+function mcap_writer:scan(channel_id, t, scan, frame_id) end
+---foxglove.RawImage, as tycho.viz.image makes it.
+---@return true|nil ok, string? err
+function mcap_writer:image(channel_id, t, values, width, height, lo, hi, frame_id) end
+---foxglove.PosesInFrame, as tycho.viz.poses makes it.
+---@return true|nil ok, string? err
+function mcap_writer:poses(channel_id, t, points, frame_id, max) end
+---The template filled in, as tycho.viz.format makes it.
+---@return true|nil ok, string? err
+function mcap_writer:format(channel_id, t, template, ...) end
+---How many times a write waited for the writer's thread (threaded: a disk slower than the robot).
+---@return integer
+function mcap_writer:queue_waits() end
 ---@return integer
 function mcap_writer:bytes() end
 ---@return true|nil ok, string? err
@@ -268,6 +594,8 @@ function mcap_writer:close() end
 
 static const luaL_Reg writer_methods[] = {
     {"schema", l_schema}, {"channel", l_channel}, {"write", l_write},
+    {"grid", l_grid},     {"scan", l_scan},       {"image", l_image},
+    {"poses", l_poses},   {"format", l_format},   {"queue_waits", l_queue_waits},
     {"bytes", l_bytes},   {"close", l_close},     {NULL, NULL},
 };
 

@@ -1,20 +1,24 @@
-/* tycho.viz: JSON encoders for the Foxglove message schemas whose content is
- * a per-cell or per-beam loop (so it stays in C): grids, laser scans and
- * colour-mapped images. The small messages (transforms, poses, scene
- * entities, logs) are built in Lua (behaviors/channels.lua).
+/* tycho.viz: the Foxglove JSON encoders from Lua. The encoding itself is
+ * core/viz_json.c, shared with a recording's writer (bindings/l_mcap.c),
+ * which encodes the same messages on its own thread.
  *
- *   tycho.viz.grid(grid, t, frame_id)           -> foxglove.Grid JSON (uint8 "cost" field) of
- *                                                  the box round the cells that are not unknown
- *   tycho.viz.scan(scan, t, frame_id)           -> foxglove.LaserScan JSON
- *   tycho.viz.image(values, w, h, lo, hi, t, frame_id) -> foxglove.RawImage JSON, rgb8,
- *                                                  values (row-major) mapped lo..hi onto a heat
- * palette tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame JSON of {x=, y=[,
- * yaw=]} points (at most max, evenly picked, the last kept) tycho.viz.digest(grid) -> CRC-32 of the
- * grid's size, place and cells (to send a grid only when it changed) tycho.viz.base64(s) -> s in
- * base64 tycho.viz.json(value)                       -> JSON text of a Lua value (tables with
- *       positive integer keys 1..n are arrays, an empty table is [], other tables objects
- *       with string keys; NaN and infinities are null)
- * tycho.viz.points(xyz, t, frame_id [, max]) -> foxglove.PointCloud JSON (float32 x, y, z) of a
+ *   tycho.viz.grid(grid, t, frame_id)        -> foxglove.Grid (uint8 "cost") of the box round
+ *                                               the cells that are not unknown
+ *   tycho.viz.scan(scan, t, frame_id)        -> foxglove.LaserScan
+ *   tycho.viz.image(values, w, h, lo, hi, t, frame_id) -> foxglove.RawImage, rgb8, values
+ *                                               (row-major) mapped lo..hi onto a heat palette
+ *   tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame of {x=, y= [, yaw=]}
+ *                                               points or a pose list (at most max, evenly
+ *                                               picked, the last kept)
+ *   tycho.viz.pose_list()                    -> poses kept in C (list:add(x, y [, yaw]))
+ *   tycho.viz.template(text), tycho.viz.format(template, t, ...) -> a message template
+ *                                               (tycho/viz_json.h) and its text
+ *   tycho.viz.digest(grid)                   -> CRC-32 of the grid's size, place and cells
+ *   tycho.viz.base64(s), tycho.viz.pack(values, "f32"|"f64"), tycho.viz.unpack(text, kind)
+ *   tycho.viz.json(value)                    -> JSON of a Lua value (tables with keys 1..n are
+ *       arrays, an empty table is [], other tables objects with string keys; NaN and
+ *       infinities are null)
+ *   tycho.viz.points(xyz, t, frame_id [, max]) -> foxglove.PointCloud (float32 x, y, z) of a
  *       flat list x1, y1, z1, x2, ... (at most max points, evenly picked)
  * t is seconds; JSON has no infinity, so a beam without a return is 0. */
 #include <math.h>
@@ -26,6 +30,7 @@
 #include "ltycho.h"
 #include "tycho/base64.h"
 #include "tycho/scan.h"
+#include "tycho/viz_json.h"
 
 #include <zlib.h>
 
@@ -35,30 +40,28 @@ static void check_time(lua_State *L, int idx, double *t)
     luaL_argcheck(L, isfinite(*t) && *t >= 0 && *t < 4e9, idx, "time must be finite seconds >= 0");
 }
 
-static void add_fmt(luaL_Buffer *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_fmt(luaL_Buffer *b, const char *fmt, ...)
+/* pushes the text as a Lua string and frees it */
+static int push_text(lua_State *L, tycho_text *b)
 {
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) luaL_addlstring(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (b->oom) {
+        tycho_text_free(b);
+        return luaL_error(L, "viz: out of memory");
+    }
+    lua_pushlstring(L, b->p ? b->p : "", b->len);
+    tycho_text_free(b);
+    return 1;
 }
 
 /* "timestamp":{...},"frame_id":"..." (frame ids are checked to need no escaping) */
 static void add_header(luaL_Buffer *b, double t, const char *frame)
 {
-    double sec = floor(t);
-    long nsec = lround((t - sec) * 1e9);
-    if (nsec >= 1000000000L) {
-        sec += 1;
-        nsec -= 1000000000L;
-    }
-    add_fmt(b, "{\"timestamp\":{\"sec\":%.0f,\"nsec\":%ld},\"frame_id\":\"%s\"", sec, nsec, frame);
+    tycho_text h = {0};
+    tycho_viz_header(&h, t, frame);
+    luaL_addlstring(b, h.p ? h.p : "", h.len);
+    tycho_text_free(&h);
 }
 
-static const char *check_frame_id(lua_State *L, int idx)
+const char *tycho_l_check_frame_id(lua_State *L, int idx)
 {
     const char *f = luaL_checkstring(L, idx);
     for (const char *p = f; *p; p++)
@@ -68,6 +71,7 @@ static const char *check_frame_id(lua_State *L, int idx)
     luaL_argcheck(L, *f && strlen(f) < 100, idx, "frame id must be 1..99 characters");
     return f;
 }
+#define check_frame_id tycho_l_check_frame_id
 
 static void add_base64(luaL_Buffer *b, const uint8_t *data, size_t n)
 {
@@ -80,86 +84,16 @@ static void add_base64(luaL_Buffer *b, const uint8_t *data, size_t n)
     }
 }
 
-/* A length to the millimetre ("-2.345"), digits written by hand: snprintf
- * was the largest cost of scan and trail messages (a recording formats 360
- * ranges five times a simulated second). */
-static void add_millimetres(luaL_Buffer *b, const char *prefix, double v)
-{
-    luaL_addstring(b, prefix);
-    char tmp[32];
-    size_t n = 0;
-    if (!isfinite(v) || fabs(v) > 1e9) v = 0;
-    long mm = lround(fabs(v) * 1000);
-    if (v < 0 && mm) tmp[n++] = '-';
-    char digits[24];
-    int k = 0;
-    long whole = mm / 1000;
-    do {
-        digits[k++] = (char)('0' + whole % 10);
-        whole /= 10;
-    } while (whole);
-    while (k) tmp[n++] = digits[--k];
-    long frac = mm % 1000;
-    tmp[n++] = '.';
-    tmp[n++] = (char)('0' + frac / 100);
-    tmp[n++] = (char)('0' + frac / 10 % 10);
-    tmp[n++] = (char)('0' + frac % 10);
-    luaL_addlstring(b, tmp, n);
-}
-
 static int l_grid(lua_State *L)
 {
     tycho_grid *g = tycho_l_checkgrid(L, 1);
     double t;
     check_time(L, 2, &t);
     const char *frame = check_frame_id(L, 3);
-    int w = tycho_grid_width(g);
-    double res = tycho_grid_resolution(g);
-    tycho_pose2 o = tycho_grid_origin(g);
-    const uint8_t *cells = tycho_grid_cells_const(g);
-    /* only the box round the known cells: a mission's map is a 20 m square
-     * of which the maze fills a few metres, and sending the whole square at
-     * 1 Hz was most of what a recording cost (a small maze: 160,000 cells a
-     * message where 8,000 are known); the cell (0, 0) when nothing is */
-    int box[4] = {0, 0, 0, 0};
-    tycho_grid_known_box(g, box);
-    int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
-    /* the box's corner in the world: the origin moved along the grid's axes */
-    double c = cos(o.yaw), s = sin(o.yaw), dx = box[0] * res, dy = box[1] * res;
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    add_header(&b, t, frame);
-    add_fmt(&b,
-            ",\"pose\":{\"position\":{\"x\":%.9g,\"y\":%.9g,\"z\":0},"
-            "\"orientation\":{\"x\":0,\"y\":0,\"z\":%.9g,\"w\":%.9g}}",
-            o.x + c * dx - s * dy, o.y + s * dx + c * dy, sin(o.yaw / 2), cos(o.yaw / 2));
-    add_fmt(&b,
-            ",\"column_count\":%d,\"cell_size\":{\"x\":%.9g,\"y\":%.9g},\"row_stride\":%d,\"cell_"
-            "stride\":1,"
-            "\"fields\":[{\"name\":\"cost\",\"offset\":0,\"type\":1}],\"data\":\"",
-            bw, res, res, bw);
-    if (bw == w) {
-        add_base64(&b, cells + (size_t)box[1] * w, (size_t)w * (size_t)bh);
-    } else {
-        /* rows of the box, a few at a time, in multiples of 3 bytes so the
-         * base64 slices join without padding in between */
-        uint8_t tmp[3 * 1024];
-        size_t n = 0;
-        for (int y = box[1]; y <= box[3]; y++) {
-            const uint8_t *row = cells + (size_t)y * w + box[0];
-            for (int x = 0; x < bw; x++) {
-                tmp[n++] = row[x];
-                if (n == sizeof tmp) {
-                    add_base64(&b, tmp, n);
-                    n = 0;
-                }
-            }
-        }
-        add_base64(&b, tmp, n);
-    }
-    luaL_addstring(&b, "\"}");
-    luaL_pushresult(&b);
-    return 1;
+    tycho_text b = {0};
+    tycho_viz_grid(&b, t, frame, tycho_grid_cells_const(g), tycho_grid_width(g),
+                   tycho_grid_height(g), tycho_grid_resolution(g), tycho_grid_origin(g));
+    return push_text(L, &b);
 }
 
 static int l_scan(lua_State *L)
@@ -168,22 +102,10 @@ static int l_scan(lua_State *L)
     double t;
     check_time(L, 2, &t);
     const char *frame = check_frame_id(L, 3);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    add_header(&b, t, frame);
-    add_fmt(&b,
-            ",\"pose\":{\"position\":{\"x\":0,\"y\":0,\"z\":0},\"orientation\":{\"x\":0,\"y\":0,"
-            "\"z\":0,\"w\":1}}"
-            ",\"start_angle\":%.9g,\"end_angle\":%.9g,\"intensities\":[],\"ranges\":[",
-            s->angle_min, s->angle_min + (s->count - 1) * s->angle_increment);
-    for (int i = 0; i < s->count; i++) {
-        double r = s->ranges[i];
-        if (!(isfinite(r) && r >= s->range_min && r < s->range_max)) r = 0;
-        add_millimetres(&b, i ? "," : "", r);
-    }
-    luaL_addstring(&b, "]}");
-    luaL_pushresult(&b);
-    return 1;
+    tycho_text b = {0};
+    tycho_viz_scan(&b, t, frame, s->ranges, s->count, s->angle_min, s->angle_increment,
+                   s->range_min, s->range_max);
+    return push_text(L, &b);
 }
 
 static double point_field(lua_State *L, int i, const char *key, int required)
@@ -197,88 +119,154 @@ static double point_field(lua_State *L, int i, const char *key, int required)
     return v;
 }
 
+/* A pose list (tycho.viz.pose_list): x, y, yaw triples kept in C, for a
+ * list that grows (a driven trail) and is sent whole again and again: a
+ * message copies it instead of reading a Lua table of tables each time. */
+#define POSE_LIST_MT "tycho.viz_pose_list"
+typedef struct {
+    double *xyyaw;
+    size_t n, cap;
+} pose_list;
+
+static int l_pose_list(lua_State *L)
+{
+    pose_list *pl = tycho_newuserdata(L, sizeof *pl);
+    memset(pl, 0, sizeof *pl);
+    luaL_getmetatable(L, POSE_LIST_MT);
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+static int pose_list_add(lua_State *L)
+{
+    pose_list *pl = luaL_checkudata(L, 1, POSE_LIST_MT);
+    double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3), yaw = luaL_optnumber(L, 4, 0);
+    luaL_argcheck(L, isfinite(x), 2, "finite number expected");
+    luaL_argcheck(L, isfinite(y), 3, "finite number expected");
+    luaL_argcheck(L, isfinite(yaw), 4, "finite number expected");
+    if (pl->n == pl->cap) {
+        size_t cap = pl->cap ? pl->cap * 2 : 256;
+        double *p = realloc(pl->xyyaw, cap * 3 * sizeof *p);
+        if (!p) return luaL_error(L, "pose_list: out of memory");
+        pl->xyyaw = p;
+        pl->cap = cap;
+    }
+    double *at = pl->xyyaw + 3 * pl->n++;
+    at[0] = x, at[1] = y, at[2] = yaw;
+    return 0;
+}
+
+static int pose_list_len(lua_State *L)
+{
+    pose_list *pl = luaL_checkudata(L, 1, POSE_LIST_MT);
+    lua_pushinteger(L, (lua_Integer)pl->n);
+    return 1;
+}
+
+static int pose_list_free(lua_State *L)
+{
+    pose_list *pl = luaL_checkudata(L, 1, POSE_LIST_MT);
+    free(pl->xyyaw);
+    memset(pl, 0, sizeof *pl);
+    return 0;
+}
+
+size_t tycho_l_poses_count(lua_State *L, int idx, lua_Integer max)
+{
+    pose_list *pl = luaL_testudata(L, idx, POSE_LIST_MT);
+    if (pl) return tycho_viz_thin(pl->n, (size_t)max, NULL);
+    luaL_argcheck(L, lua_istable(L, idx), idx, "list of points or pose list expected");
+    return tycho_viz_thin(lua_rawlen(L, idx), (size_t)max, NULL);
+}
+
+/* the i-th (0-based) of keep points picked evenly from n */
+static size_t pick(size_t k, size_t keep, size_t n)
+{
+    return keep == n ? k : (size_t)floor((double)k * (double)(n - 1) / (double)(keep - 1) + 0.5);
+}
+
+void tycho_l_read_poses(lua_State *L, int idx, lua_Integer max, double *xyyaw)
+{
+    pose_list *pl = luaL_testudata(L, idx, POSE_LIST_MT);
+    size_t n = pl ? pl->n : lua_rawlen(L, idx);
+    size_t keep = tycho_viz_thin(n, (size_t)max, NULL);
+    if (pl && keep == n) {
+        if (n) memcpy(xyyaw, pl->xyyaw, n * 3 * sizeof *xyyaw);
+        return;
+    }
+    for (size_t k = 0; k < keep; k++) {
+        /* evenly spaced over the whole list: first and last always kept */
+        size_t i = pick(k, keep, n);
+        if (pl) {
+            memcpy(xyyaw + 3 * k, pl->xyyaw + 3 * i, 3 * sizeof *xyyaw);
+            continue;
+        }
+        lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        if (!lua_istable(L, -1))
+            luaL_error(L, "bad argument #%d to 'poses' (point %d is not a table)", idx, (int)i + 1);
+        xyyaw[3 * k] = point_field(L, (int)i + 1, "x", 1);
+        xyyaw[3 * k + 1] = point_field(L, (int)i + 1, "y", 1);
+        xyyaw[3 * k + 2] = point_field(L, (int)i + 1, "yaw", 0);
+        lua_pop(L, 1);
+    }
+}
+
 static int l_poses(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
     double t;
     check_time(L, 2, &t);
     const char *frame = check_frame_id(L, 3);
     lua_Integer max = luaL_optinteger(L, 4, 0);
     luaL_argcheck(L, max == 0 || max >= 2, 4, "at least 2 points (or 0: all)");
-    size_t n = lua_rawlen(L, 1);
-    size_t keep = (max > 0 && n > (size_t)max) ? (size_t)max : n;
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    add_header(&b, t, frame);
-    luaL_addstring(&b, ",\"poses\":[");
-    for (size_t k = 0; k < keep; k++) {
-        /* evenly spaced over the whole list: first and last always kept */
-        size_t i = keep == n
-                       ? k + 1
-                       : 1 + (size_t)floor((double)k * (double)(n - 1) / (double)(keep - 1) + 0.5);
-        lua_rawgeti(L, 1, (int)i);
-        if (!lua_istable(L, -1))
-            luaL_error(L, "bad argument #1 to 'poses' (point %d is not a table)", (int)i);
-        double x = point_field(L, (int)i, "x", 1), y = point_field(L, (int)i, "y", 1);
-        double yaw = point_field(L, (int)i, "yaw", 0);
-        lua_pop(L, 1);
-        /* positions to the millimetre and a plain heading: printf's float
-         * formatting was most of a 1000-pose trail's cost */
-        add_millimetres(&b, k ? ",{\"position\":{\"x\":" : "{\"position\":{\"x\":", x);
-        add_millimetres(&b, ",\"y\":", y);
-        if (yaw == 0)
-            luaL_addstring(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}");
-        else
-            add_fmt(&b, ",\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":%.6g,\"w\":%.6g}}",
-                    sin(yaw / 2), cos(yaw / 2));
-    }
-    luaL_addstring(&b, "]}");
-    luaL_pushresult(&b);
-    return 1;
+    size_t n = tycho_l_poses_count(L, 1, max);
+    double *xyyaw = tycho_newuserdata(L, (n ? n : 1) * 3 * sizeof *xyyaw);
+    tycho_l_read_poses(L, 1, max, xyyaw);
+    tycho_text b = {0};
+    tycho_viz_poses(&b, t, frame, xyyaw, n);
+    return push_text(L, &b);
 }
 
-/* black - red - yellow - white, as thermal viewers draw heat */
-static void heat_colour(double u, uint8_t rgb[3])
+void tycho_l_read_numbers(lua_State *L, int idx, size_t n, const char *what, double *v)
 {
-    if (!(u > 0)) u = 0;
-    if (u > 1) u = 1;
-    double r = u * 3, g = u * 3 - 1, bl = u * 3 - 2;
-    rgb[0] = (uint8_t)lround(255 * (r > 1 ? 1 : r));
-    rgb[1] = (uint8_t)lround(255 * (g < 0 ? 0 : g > 1 ? 1 : g));
-    rgb[2] = (uint8_t)lround(255 * (bl < 0 ? 0 : bl));
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (lua_rawlen(L, idx) != n)
+        luaL_argerror(L, idx, lua_pushfstring(L, "%d values expected", (int)n));
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s %d is not a number", what, (int)i + 1));
+        v[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+}
+
+void tycho_l_check_image(lua_State *L, int first, tycho_l_image *im)
+{
+    luaL_checktype(L, first, LUA_TTABLE);
+    lua_Integer w = luaL_checkinteger(L, first + 1), h = luaL_checkinteger(L, first + 2);
+    luaL_argcheck(L, w >= 1 && w <= 4096, first + 1, "width 1..4096 expected");
+    luaL_argcheck(L, h >= 1 && h <= 4096, first + 2, "height 1..4096 expected");
+    im->lo = luaL_checknumber(L, first + 3);
+    im->hi = luaL_checknumber(L, first + 4);
+    luaL_argcheck(L, isfinite(im->lo) && isfinite(im->hi) && im->hi > im->lo, first + 4,
+                  "finite range with hi > lo expected");
+    im->width = (int)w;
+    im->height = (int)h;
 }
 
 static int l_image(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_Integer w = luaL_checkinteger(L, 2), h = luaL_checkinteger(L, 3);
-    luaL_argcheck(L, w >= 1 && w <= 4096, 2, "width 1..4096 expected");
-    luaL_argcheck(L, h >= 1 && h <= 4096, 3, "height 1..4096 expected");
-    double lo = luaL_checknumber(L, 4), hi = luaL_checknumber(L, 5);
-    luaL_argcheck(L, isfinite(lo) && isfinite(hi) && hi > lo, 5,
-                  "finite range with hi > lo expected");
+    tycho_l_image im;
+    tycho_l_check_image(L, 1, &im);
     double t;
     check_time(L, 6, &t);
     const char *frame = check_frame_id(L, 7);
-    size_t n = (size_t)(w * h);
-    luaL_argcheck(L, lua_rawlen(L, 1) == n, 1, lua_pushfstring(L, "%d values expected", (int)n));
-    uint8_t *rgb = tycho_newuserdata(L, 3 * n); /* collected with the call */
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 1, (int)i + 1);
-        if (lua_type(L, -1) != LUA_TNUMBER)
-            luaL_argerror(L, 1, lua_pushfstring(L, "value %d is not a number", (int)i + 1));
-        heat_colour((lua_tonumber(L, -1) - lo) / (hi - lo), rgb + 3 * i);
-        lua_pop(L, 1);
-    }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    add_header(&b, t, frame);
-    add_fmt(&b, ",\"width\":%d,\"height\":%d,\"encoding\":\"rgb8\",\"step\":%d,\"data\":\"", (int)w,
-            (int)h, (int)(3 * w));
-    add_base64(&b, rgb, 3 * n);
-    luaL_addstring(&b, "\"}");
-    luaL_pushresult(&b);
-    return 1;
+    size_t n = (size_t)im.width * (size_t)im.height;
+    double *v = tycho_newuserdata(L, n * sizeof *v); /* collected with the call */
+    tycho_l_read_numbers(L, 1, n, "value", v);
+    tycho_text b = {0};
+    tycho_viz_image(&b, t, frame, v, im.width, im.height, im.lo, im.hi);
+    return push_text(L, &b);
 }
 
 static int l_digest(lua_State *L)
@@ -613,6 +601,24 @@ function tycho.viz.grid(grid, t, frame_id) end
 ---foxglove.LaserScan JSON of a scan.
 ---@return string
 function tycho.viz.scan(scan, t, frame_id) end
+---A message template: text with %T (the time as {"sec":S,"nsec":N}), %.Ng (a number,
+---N 1..17; %.17g is exact), %d (an integer), %F / %D (an array as base64 float32 /
+---float64) and %% (a percent sign). Raises naming the offset of a bad placeholder.
+---@return userdata template
+function tycho.viz.template(text) end
+---The template filled in at time t with numbers (nil or not finite: null), then the
+---array (a table of numbers or a scan's ranges) if it has %F or %D.
+---@return string
+function tycho.viz.format(template, t, ...) end
+---A list of poses kept in C (add(x, y [, yaw]), #list), for a list that grows and is sent
+---whole again and again (a driven trail): tycho.viz.poses and a recording copy it instead
+---of reading a Lua table of points each time.
+---@return tycho.viz_pose_list
+function tycho.viz.pose_list() end
+---@class tycho.viz_pose_list
+local viz_pose_list = {}
+---Appends a pose (finite numbers; yaw 0 when left out).
+function viz_pose_list:add(x, y, yaw) end
 ---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
 ---@return string
 function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
@@ -646,10 +652,86 @@ function tycho.viz.points(xyz, t, frame_id, max) end
 */
 // clang-format on
 
+/* Message templates (tycho/viz_json.h): tycho.viz.template(text) checks
+ * the text once; tycho.viz.format(template, t, ...) fills it in now, and a
+ * recording's writer:format(channel, t, template, ...) on its thread. */
+#define TEMPLATE_MT "tycho.viz_template"
+
+static int l_template(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    int numbers, has_array;
+    tycho_err err = {0};
+    if (tycho_template_check(text, len, &numbers, &has_array, &err) != 0)
+        return luaL_argerror(L, 1, err.msg);
+    tycho_l_template *tp = tycho_newuserdata(L, sizeof *tp + len + 1);
+    tp->numbers = numbers;
+    tp->has_array = has_array;
+    tp->len = len;
+    memcpy(tp->text, text, len + 1);
+    luaL_getmetatable(L, TEMPLATE_MT);
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+const tycho_l_template *tycho_l_check_template(lua_State *L, int idx, int first, double *numbers,
+                                               size_t *array_len)
+{
+    const tycho_l_template *tp = luaL_checkudata(L, idx, TEMPLATE_MT);
+    int top = lua_gettop(L);
+    for (int k = 0; k < tp->numbers; k++) {
+        int a = first + k;
+        int type = a <= top ? lua_type(L, a) : LUA_TNIL;
+        if (type == LUA_TNUMBER) numbers[k] = lua_tonumber(L, a);
+        else if (type == LUA_TNIL) numbers[k] = NAN; /* written null */
+        else
+            luaL_argerror(
+                L, a, lua_pushfstring(L, "number or nil expected, got %s", luaL_typename(L, a)));
+    }
+    *array_len = 0;
+    if (tp->has_array) {
+        int a = first + tp->numbers;
+        if (lua_type(L, a) == LUA_TUSERDATA) *array_len = (size_t)tycho_l_checkscan(L, a)->count;
+        else if (lua_istable(L, a)) *array_len = lua_rawlen(L, a);
+        else luaL_argerror(L, a, "array (table of numbers or scan) expected");
+    }
+    return tp;
+}
+
+void tycho_l_read_template_array(lua_State *L, const tycho_l_template *tp, int first, double *v)
+{
+    int a = first + tp->numbers;
+    if (lua_type(L, a) == LUA_TUSERDATA) {
+        const tycho_scan *s = tycho_l_checkscan(L, a);
+        for (int i = 0; i < s->count; i++) v[i] = s->ranges[i];
+    } else {
+        tycho_l_read_numbers(L, a, lua_rawlen(L, a), "item", v);
+    }
+}
+
+static int l_format(lua_State *L)
+{
+    double t;
+    check_time(L, 2, &t);
+    double numbers[TYCHO_TEMPLATE_MAX_NUMBERS];
+    size_t array_len;
+    const tycho_l_template *tp = tycho_l_check_template(L, 1, 3, numbers, &array_len);
+    double *array = tycho_newuserdata(L, (array_len ? array_len : 1) * sizeof *array);
+    if (tp->has_array) tycho_l_read_template_array(L, tp, 3, array);
+    tycho_text b = {0};
+    tycho_template_format(&b, tp->text, tp->len, t, numbers, array, array_len);
+    return push_text(L, &b);
+}
+
 static const luaL_Reg viz_functions[] = {
-    {"json", l_json}, {"poses", l_poses},   {"digest", l_digest}, {"grid", l_grid},
-    {"scan", l_scan}, {"image", l_image},   {"base64", l_base64}, {"points", l_points},
-    {"pack", l_pack}, {"unpack", l_unpack}, {NULL, NULL},
+    {"json", l_json},           {"poses", l_poses},
+    {"digest", l_digest},       {"grid", l_grid},
+    {"scan", l_scan},           {"image", l_image},
+    {"base64", l_base64},       {"points", l_points},
+    {"pack", l_pack},           {"unpack", l_unpack},
+    {"template", l_template},   {"format", l_format},
+    {"pose_list", l_pose_list}, {NULL, NULL},
 };
 
 void tycho_l_open_viz(lua_State *L, int module, int methods)
@@ -657,6 +739,15 @@ void tycho_l_open_viz(lua_State *L, int module, int methods)
     (void)methods;
     static const tycho_l_class json_buf_class = {JSON_BUF_MT, NULL, NULL, json_buf_gc, NULL, NULL};
     tycho_l_newclass(L, &json_buf_class);
+    lua_pop(L, 1);
+    static const tycho_l_class template_class = {TEMPLATE_MT, NULL, NULL, NULL, NULL, NULL};
+    static const luaL_Reg pose_list_methods[] = {{"add", pose_list_add}, {NULL, NULL}};
+    static const luaL_Reg pose_list_meta[] = {{"__len", pose_list_len}, {NULL, NULL}};
+    static const tycho_l_class pose_list_class = {
+        POSE_LIST_MT, pose_list_methods, NULL, pose_list_free, NULL, pose_list_meta};
+    tycho_l_newclass(L, &pose_list_class);
+    lua_pop(L, 1);
+    tycho_l_newclass(L, &template_class);
     lua_pop(L, 1);
     lua_newtable(L);
     luaL_setfuncs(L, viz_functions, 0);

@@ -216,6 +216,34 @@ void tycho_l_open_ws(lua_State *L, int module, int methods);
 /* The scan userdata's C scan (argument error if freed). */
 const tycho_scan *tycho_l_checkscan(lua_State *L, int idx);
 
+/* --- viz encoders' argument checks (l_viz.c), shared with the recording's
+ * writer (l_mcap.c), which encodes the same messages on its own thread --- */
+const char *tycho_l_check_frame_id(lua_State *L, int idx);
+/* How many points of the list of {x =, y = [, yaw =]} at idx a list
+ * thinned to at most max (0: all) keeps; then their x, y, yaw triples. */
+size_t tycho_l_poses_count(lua_State *L, int idx, lua_Integer max);
+void tycho_l_read_poses(lua_State *L, int idx, lua_Integer max, double *xyyaw);
+/* The n numbers of the table at idx (raises naming the first that is not). */
+void tycho_l_read_numbers(lua_State *L, int idx, size_t n, const char *what, double *v);
+typedef struct {
+    int width, height;
+    double lo, hi;
+} tycho_l_image;
+/* values (table), width, height, lo, hi from index first on */
+void tycho_l_check_image(lua_State *L, int first, tycho_l_image *im);
+typedef struct {
+    int numbers, has_array;
+    size_t len;
+    char text[]; /* NUL-terminated */
+} tycho_l_template;
+/* The template (tycho.viz.template) at idx and its arguments from index
+ * first: numbers (nil is written null), and the length of the array (a
+ * table of numbers or a scan's ranges) that tycho_l_read_template_array
+ * then reads. */
+const tycho_l_template *tycho_l_check_template(lua_State *L, int idx, int first, double *numbers,
+                                               size_t *array_len);
+void tycho_l_read_template_array(lua_State *L, const tycho_l_template *tp, int first, double *v);
+
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {
     double budget_s;     /* CPU seconds (default 1) */

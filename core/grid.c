@@ -238,11 +238,11 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s)
     s->unknown = hist[TYCHO_COST_UNKNOWN];
 }
 
-bool tycho_grid_known_box(const tycho_grid *g, int box[4])
+bool tycho_cells_known_box(const uint8_t *cells, int w, int h, int box[4])
 {
-    int w = g->width, x0 = w, y0 = g->height, x1 = -1, y1 = -1;
-    for (int y = 0; y < g->height; y++) {
-        const uint8_t *row = g->cost + (size_t)y * w;
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *row = cells + (size_t)y * w;
         int first = 0;
         while (first < w && row[first] == TYCHO_COST_UNKNOWN) first++;
         if (first == w) continue;
@@ -256,6 +256,11 @@ bool tycho_grid_known_box(const tycho_grid *g, int box[4])
     if (x1 < 0) return false;
     box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
     return true;
+}
+
+bool tycho_grid_known_box(const tycho_grid *g, int box[4])
+{
+    return tycho_cells_known_box(g->cost, g->width, g->height, box);
 }
 
 tycho_status tycho_grid_grow_to(tycho_grid *g, double x, double y, int margin, tycho_err *err)

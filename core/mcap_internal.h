@@ -100,4 +100,31 @@ static inline uint64_t mcap_get_le(const uint8_t *p, int bytes)
     return v;
 }
 
+/* The threaded writer's queue (mcap_queue.c): messages copied by the
+ * caller, written by the queue's thread through mcap_write_now (and
+ * mcap_encode_now for those encoded later), in the order they came. */
+#include "tycho/mcap.h"
+
+typedef struct mcap_queue mcap_queue;
+mcap_queue *mcap_queue_start(tycho_mcap_writer *w, size_t limit, tycho_err *err);
+/* Room for a job's payload of len bytes in the caller's block; the job
+ * exists once committed (encode NULL: the payload is the message). A
+ * reservation not committed is overwritten by the next. */
+void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err);
+tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
+                               tycho_mcap_encode_fn encode, size_t len, tycho_err *err);
+/* Waits until the thread has written everything queued; its error, if a
+ * write failed. The thread then leaves the writer alone until the next push. */
+tycho_status mcap_queue_drain(mcap_queue *q, tycho_err *err);
+/* Drains, stops the thread and frees the queue; its error, if any. */
+tycho_status mcap_queue_stop(mcap_queue *q, tycho_err *err);
+uint64_t mcap_queue_waits(const mcap_queue *q);
+
+tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                            uint64_t publish_time, const void *data, size_t len, tycho_err *err);
+/* Encodes into the writer's scratch text and writes the result (if any). */
+tycho_status mcap_encode_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                             tycho_mcap_encode_fn encode, const void *payload, size_t len,
+                             tycho_text *scratch, tycho_err *err);
+
 #endif

@@ -324,7 +324,9 @@ tycho.mcap = {}
 ---@class tycho.mcap_writer
 local mcap_writer = {}
 ---Starts an MCAP recording at path (written as path.part until close).
----@param o? {chunk_size?: integer, compress?: boolean, level?: integer}
+---o.threaded: messages are copied and written by a thread of the writer's own (the same
+---file); o.queue_limit: bytes queued before a write waits for it (default 64 MiB).
+---@param o? {chunk_size?: integer, compress?: boolean, level?: integer, threaded?: boolean, queue_limit?: integer}
 ---@return tycho.mcap_writer|nil writer, string? err
 function tycho.mcap.open(path, o) end
 ---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
@@ -339,6 +341,25 @@ function mcap_writer:schema(name, encoding, data) end
 function mcap_writer:channel(topic, schema_id, encoding) end
 ---@return true|nil ok, string? err
 function mcap_writer:write(channel_id, t, data) end
+---foxglove.Grid of the grid as tycho.viz.grid makes it; false (nothing written) when its
+---cells, size and place are those of the last grid written on this channel.
+---@return boolean|nil written, string? err
+function mcap_writer:grid(channel_id, t, grid, frame_id) end
+---foxglove.LaserScan of the scan, as tycho.viz.scan makes it.
+---@return true|nil ok, string? err
+function mcap_writer:scan(channel_id, t, scan, frame_id) end
+---foxglove.RawImage, as tycho.viz.image makes it.
+---@return true|nil ok, string? err
+function mcap_writer:image(channel_id, t, values, width, height, lo, hi, frame_id) end
+---foxglove.PosesInFrame, as tycho.viz.poses makes it.
+---@return true|nil ok, string? err
+function mcap_writer:poses(channel_id, t, points, frame_id, max) end
+---The template filled in, as tycho.viz.format makes it.
+---@return true|nil ok, string? err
+function mcap_writer:format(channel_id, t, template, ...) end
+---How many times a write waited for the writer's thread (threaded: a disk slower than the robot).
+---@return integer
+function mcap_writer:queue_waits() end
 ---@return integer
 function mcap_writer:bytes() end
 ---@return true|nil ok, string? err
@@ -958,6 +979,24 @@ function tycho.viz.grid(grid, t, frame_id) end
 ---foxglove.LaserScan JSON of a scan.
 ---@return string
 function tycho.viz.scan(scan, t, frame_id) end
+---A message template: text with %T (the time as {"sec":S,"nsec":N}), %.Ng (a number,
+---N 1..17; %.17g is exact), %d (an integer), %F / %D (an array as base64 float32 /
+---float64) and %% (a percent sign). Raises naming the offset of a bad placeholder.
+---@return userdata template
+function tycho.viz.template(text) end
+---The template filled in at time t with numbers (nil or not finite: null), then the
+---array (a table of numbers or a scan's ranges) if it has %F or %D.
+---@return string
+function tycho.viz.format(template, t, ...) end
+---A list of poses kept in C (add(x, y [, yaw]), #list), for a list that grows and is sent
+---whole again and again (a driven trail): tycho.viz.poses and a recording copy it instead
+---of reading a Lua table of points each time.
+---@return tycho.viz_pose_list
+function tycho.viz.pose_list() end
+---@class tycho.viz_pose_list
+local viz_pose_list = {}
+---Appends a pose (finite numbers; yaw 0 when left out).
+function viz_pose_list:add(x, y, yaw) end
 ---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
 ---@return string
 function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end

@@ -1,7 +1,10 @@
 /* MCAP writer and reader: round trips with and without compression over
  * several chunks, the reader's checks against corrupted files, misuse. */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -207,10 +210,145 @@ static void misuse(void)
     CHECK(tycho_mcap_read("/nonexistent-dir/x.mcap", &info, NULL, NULL, &err) == TYCHO_EIO);
 }
 
+/* An encoder: the payload is an int k; "{\"e\":K}", or nothing for k % 7 == 0. */
+static int encode_k(const void *payload, size_t len, tycho_text *out)
+{
+    int k;
+    if (len != sizeof k) return 0;
+    memcpy(&k, payload, sizeof k);
+    if (k % 7 == 0) return 0;
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "{\"e\":%d}", k);
+    tycho_text_put(out, buf, (size_t)n);
+    return 1;
+}
+
+/* Writes messages plain, encoded and reserved in place; schemas and a
+ * channel added half way. Returns the file's bytes (malloc'd) or NULL. */
+static unsigned char *write_mixed(const char *path, int threaded, size_t queue_limit, long *size,
+                                  uint64_t *waits)
+{
+    tycho_err err = {0};
+    tycho_mcap_options opt;
+    tycho_mcap_options_defaults(&opt);
+    opt.chunk_size = 8192;
+    opt.threaded = threaded;
+    opt.queue_limit = queue_limit;
+    tycho_mcap_writer *w = tycho_mcap_open(path, &opt, NULL, &err);
+    if (!CHECKED(w != NULL, err.msg)) return NULL;
+    CHECK(tycho_mcap_add_schema(w, "test.K", "jsonschema", "{}", 2, &err) == 1);
+    CHECK(tycho_mcap_add_channel(w, 1, "/a", "json", &err) == 1);
+    for (int k = 0; k < 20000; k++) {
+        uint64_t t = 1000 + 10 * (uint64_t)k;
+        if (k == 10000) CHECK(tycho_mcap_add_channel(w, 1, "/late", "json", &err) == 2);
+        uint16_t ch = k >= 10000 && k % 2 ? 2 : 1;
+        tycho_status st;
+        if (k % 3 == 0) {
+            char buf[48];
+            int n = snprintf(buf, sizeof buf, "{\"k\":%d,\"pad\":\"%0*d\"}", k, k % 23, 0);
+            st = tycho_mcap_write(w, ch, t, t, buf, (size_t)n, &err);
+        } else if (k % 3 == 1) {
+            st = tycho_mcap_write_encoded(w, ch, t, encode_k, &k, sizeof k, &err);
+        } else {
+            int *p = tycho_mcap_reserve(w, sizeof *p, &err);
+            if (!CHECKED(p != NULL, err.msg)) break;
+            *p = k;
+            st = tycho_mcap_commit(w, ch, t, encode_k, sizeof *p, &err);
+        }
+        if (!CHECKED(st == TYCHO_OK, err.msg)) break;
+    }
+    CHECK(tycho_mcap_write(w, 9, 0, 0, "x", 1, &err) == TYCHO_EINVAL);
+    *waits = tycho_mcap_queue_waits(w);
+    CHECKED(tycho_mcap_close(w, &err) == TYCHO_OK, err.msg);
+    FILE *fp = fopen(path, "rb");
+    if (!CHECKED(fp != NULL, path)) return NULL;
+    unsigned char *bytes = malloc(1 << 22);
+    *size = (long)fread(bytes, 1, 1 << 22, fp);
+    fclose(fp);
+    remove(path);
+    return bytes;
+}
+
+/* A threaded writer makes the file an unthreaded one makes, byte for byte,
+ * with a queue so small that the caller has to wait for the thread. */
+static void threaded_same_file(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tycho_test_mcap_thr_%d.mcap", P_tmpdir, (int)getpid());
+    long size0 = 0, size1 = 0, size2 = 0;
+    uint64_t waits0 = 0, waits1 = 0, waits2 = 0;
+    unsigned char *plain = write_mixed(path, 0, 0, &size0, &waits0);
+    unsigned char *threaded = write_mixed(path, 1, (size_t)64 << 20, &size1, &waits1);
+    unsigned char *tight = write_mixed(path, 1, 1, &size2, &waits2); /* the smallest queue */
+    if (plain && threaded && tight) {
+        CHECK(size0 > 10000 && size0 < (1 << 22));
+        CHECK(size1 == size0 && memcmp(plain, threaded, (size_t)size0) == 0);
+        CHECK(size2 == size0 && memcmp(plain, tight, (size_t)size0) == 0);
+        tycho_mcap_info info;
+        tycho_err err = {0};
+        CHECKED(tycho_mcap_read_memory(plain, (size_t)size0, "mixed", &info, NULL, NULL, &err) ==
+                    TYCHO_OK,
+                err.msg);
+        /* every k % 7 == 0 encoded one (k % 3 != 0) is left out */
+        int expect = 0;
+        for (int k = 0; k < 20000; k++) expect += !(k % 3 != 0 && k % 7 == 0);
+        CHECK_MSG(info.messages == (uint64_t)expect, "%llu of %d",
+                  (unsigned long long)info.messages, expect);
+        CHECK(info.nchannels == 2);
+    }
+    CHECK(waits0 == 0);
+    free(plain);
+    free(threaded);
+    free(tight);
+}
+
+/* A disk that fills up (a file size limit here): the write that fails,
+ * or a later one on a threaded writer, reports it; close reports it and
+ * leaves no file. */
+static void full_disk(int threaded)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tycho_test_mcap_full_%d_%d.mcap", P_tmpdir, (int)getpid(),
+             threaded);
+    struct rlimit old, small = {64 << 10, 64 << 10};
+    getrlimit(RLIMIT_FSIZE, &old);
+    small.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &small);
+    tycho_err err = {0};
+    tycho_mcap_options opt;
+    tycho_mcap_options_defaults(&opt);
+    opt.compress = 0;
+    opt.chunk_size = 4096;
+    opt.threaded = threaded;
+    tycho_mcap_writer *w = tycho_mcap_open(path, &opt, NULL, &err);
+    if (CHECKED(w != NULL, err.msg)) {
+        CHECK(tycho_mcap_add_channel(w, 0, "/a", "json", &err) == 1);
+        int failed_at = -1;
+        char buf[256];
+        memset(buf, 'x', sizeof buf);
+        for (int k = 0; k < 100000 && failed_at < 0; k++)
+            if (tycho_mcap_write(w, 1, (uint64_t)k, (uint64_t)k, buf, sizeof buf, &err) != TYCHO_OK)
+                failed_at = k;
+        CHECK_MSG(failed_at > 0, "failed at %d", failed_at);
+        CHECK_MSG(strstr(err.msg, "write failed") != NULL, "%s", err.msg);
+        tycho_err cerr = {0};
+        CHECK(tycho_mcap_close(w, &cerr) != TYCHO_OK && cerr.msg[0]);
+        char part[600];
+        snprintf(part, sizeof part, "%s.part", path);
+        CHECK(access(part, F_OK) != 0 && access(path, F_OK) != 0);
+    }
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_DFL);
+}
+
 int main(void)
 {
     round_trip(1);
     round_trip(0);
+    threaded_same_file();
+    full_disk(0);
+    full_disk(1);
     empty_recording();
     misuse();
     return check_summary("test_mcap");

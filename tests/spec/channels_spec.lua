@@ -298,6 +298,118 @@ describe("channels", function()
   end)
 end)
 
+describe("messages encoded on the recording's thread", function()
+  local function grid_with(cells)
+    local g = tycho.grid.new { width = 6, height = 4, resolution = 0.5, fill = 255 }
+    for _, c in ipairs(cells) do g:set(c[1], c[2], c[3]) end
+    return g
+  end
+  local function read_all(path)
+    local got = {}
+    assert(tycho.mcap.read(path, function(topic, t, data) got[#got + 1] = { topic, t, data } end))
+    return got
+  end
+
+  it("are the bytes tycho.viz makes at once, threaded or not, and a grid only when it changed", function()
+    local scan = tycho.scan.new({ range_max = 4, angle_min = -1, angle_increment = 0.5 }, { 1, 2.5, 1 / 0, 3 })
+    local tmpl = tycho.viz.template('{"timestamp":%T,"a":%.6g,"b":%.17g,"c":%d,"r":"%F"}')
+    local g1 = grid_with { { 1, 1, 0 }, { 2, 3, 254 } }
+    local g2 = grid_with { { 1, 1, 0 }, { 2, 3, 254 }, { 5, 0, 0 } }
+    local frame = {}
+    for i = 1, 64 do frame[i] = 20 + i * 0.5 end
+    local trail = tycho.viz.pose_list()
+    for i = 1, 50 do trail:add(i * 0.1, -i * 0.05, i * 0.01) end
+    local points = { { x = 1, y = 2 }, { x = 1.5, y = 2.25, yaw = 0.5 } }
+    local want = {
+      tycho.viz.format(tmpl, 1.25, 0.1, 1 / 3, 7, scan),
+      tycho.viz.grid(g1, 2, "map"),
+      tycho.viz.grid(g2, 4, "map"),
+      tycho.viz.scan(scan, 5, "laser"),
+      tycho.viz.image(frame, 8, 8, 15, 70, 6, "camera_1"),
+      tycho.viz.poses(trail, 7, "map", 10),
+      tycho.viz.poses(points, 8, "map"),
+    }
+    local files = {}
+    for _, threaded in ipairs { false, true } do
+      local path = tmpname(".mcap")
+      local w = assert(tycho.mcap.open(path, { threaded = threaded, chunk_size = 1024 }))
+      local id = w:channel("/x", 0, "json")
+      assert.is_true(w:format(id, 1.25, tmpl, 0.1, 1 / 3, 7, scan))
+      assert.is_true(w:grid(id, 2, g1, "map"))
+      assert.is_false(w:grid(id, 3, g1, "map")) -- the same cells: nothing written
+      assert.is_true(w:grid(id, 4, g2, "map"))
+      assert.is_true(w:scan(id, 5, scan, "laser"))
+      assert.is_true(w:image(id, 6, frame, 8, 8, 15, 70, "camera_1"))
+      assert.is_true(w:poses(id, 7, trail, "map", 10))
+      assert.is_true(w:poses(id, 8, points, "map"))
+      assert(w:close())
+      local got = read_all(path)
+      assert.are.equal(#want, #got)
+      for i, m in ipairs(got) do assert.are.equal(want[i], m[3]) end
+      local f = assert(io.open(path, "rb"))
+      files[#files + 1] = f:read("a")
+      f:close()
+      os.remove(path)
+    end
+    assert.are.equal(files[1], files[2]) -- the thread changes nothing in the file
+    -- the numbers come back exactly, null where they are not finite
+    local v = json.decode(want[1])
+    assert.are.equal(1 / 3, v.b)
+    assert.are.equal(7, v.c)
+    assert.are.same({ 1, 2.5, 1 / 0, 3 }, tycho.viz.unpack(v.r, "f32"))
+    assert.matches('"c":null', tycho.viz.format(tmpl, 0, 0 / 0, 1, 1 / 0, {}), 1, true)
+  end)
+
+  it("refuse bad input with the argument's position and leave the recording whole", function()
+    assert.has_error(function() tycho.viz.template("50%") end,
+      "bad argument #1 to 'template' (template: bad placeholder at offset 2 (%T, %.Ng, %d, %F, %D or %% expected))")
+    local tmpl = tycho.viz.template('{"a":%.6g,"p":"%D"}')
+    assert.has_error(function() tycho.viz.format(tmpl, 0, "x", {}) end,
+      "bad argument #3 to 'format' (number or nil expected, got string)")
+    local path = tmpname(".mcap")
+    local w = assert(tycho.mcap.open(path, { threaded = true }))
+    local id = w:channel("/x", 0, "json")
+    -- a check that raises half way through copying: the message is not written
+    assert.has_error(function() w:format(id, 1, tmpl, 1, { 1, 2, "three" }) end,
+      "bad argument #5 to 'format' (item 3 is not a number)")
+    assert.has_error(function() w:image(id, 1, { 1, 2 }, 2, 2, 0, 1, "cam") end,
+      "bad argument #3 to 'image' (4 values expected)")
+    assert.has_error(function() w:poses(id, 1, { { x = 1 } }, "map") end)
+    assert.has_error(function() w:grid(id, 1, {}, "map") end)
+    assert.has_error(function() w:scan(id, -1, tycho.scan.new({ range_max = 1 }, { 1 }), "laser") end)
+    assert.has_error(function() w:format(99, 1, tmpl, 1, {}) end)
+    assert.is_true(w:format(id, 2, tmpl, 2, { 0.5 }))
+    assert(w:close())
+    local got = read_all(path)
+    assert.are.equal(1, #got)
+    assert.are.equal(2, got[1][2])
+    assert.are.same({ 0.5 }, tycho.viz.unpack(json.decode(got[1][3]).p, "f64"))
+    os.remove(path)
+  end)
+
+  it("go through Channels:emit: a viewer gets the text, a recording encodes the same", function()
+    local path = tmpname(".mcap")
+    local ch = Channels.new()
+    local texts = {}
+    ch:add_sink { advertise = function() end, close = function() return true end,
+                  publish = function(_, topic, t, data) texts[#texts + 1] = { topic, t, data } end }
+    ch:add_sink(assert(Channels.mcap_sink(path)), { raw = true })
+    local g = grid_with { { 1, 1, 0 } }
+    assert.is_true(ch:emit("/map", 1, "grid", g, "map"))
+    assert.is_false(ch:emit("/map", 2, "grid", g, "map")) -- unchanged: to nobody
+    assert.is_true(ch:emit("/imu", 2, "format", tycho.viz.template('{"pitch":%.6g}'), 0.5))
+    assert.is_true(ch:emit("/raw/odom", 2, "format", tycho.viz.template('{"t":%.17g}'), 2))
+    assert.has_error(function() ch:emit("/map", 3, "nope", g) end, "channels: unknown message kind 'nope'")
+    assert.is_true(ch:close())
+    local got = read_all(path)
+    assert.are.equal(3, #got)
+    assert.are.equal(2, #texts) -- the viewer has no raw samples
+    for i = 1, 2 do assert.are.same(texts[i], got[i]) end
+    assert.are.same({ "/raw/odom", 2, '{"t":2}' }, got[3])
+    os.remove(path)
+  end)
+end)
+
 describe("--viz", function()
   local VizServer = require "viz_server"
   local Session = require "session"

@@ -82,6 +82,8 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s);
 /* The smallest box holding every cell that is not unknown: box = {cx0, cy0,
  * cx1, cy1}, inclusive. False (box untouched) when every cell is unknown. */
 bool tycho_grid_known_box(const tycho_grid *g, int box[4]);
+/* The same over a row-major block of cells (a copy of a grid's). */
+bool tycho_cells_known_box(const uint8_t *cells, int width, int height, int box[4]);
 
 /* Grows the grid (cells keep their world place; new cells unknown) so that the
  * world point lies at least `margin` cells inside. Growth happens in chunks so

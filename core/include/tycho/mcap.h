@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tycho/common.h"
+#include "tycho/text.h"
 
 typedef struct tycho_mcap_writer tycho_mcap_writer;
 
@@ -21,6 +22,13 @@ typedef struct {
         chunk_size; /* uncompressed bytes a chunk collects before it is written (default 1 MiB) */
     int compress;   /* 1: zstd chunks (default), 0: uncompressed */
     int zstd_level; /* default 1 */
+    /* 1: messages are queued and encoded, compressed and written by a
+     * thread of the writer's own, so the caller only copies them (default
+     * 0). The file is the same byte for byte either way. */
+    int threaded;
+    /* threaded: bytes the queue may hold before a write waits for the
+     * thread (default 64 MiB): memory stays bounded when the disk is slow */
+    size_t queue_limit;
 } tycho_mcap_options;
 
 void tycho_mcap_options_defaults(tycho_mcap_options *o);
@@ -38,7 +46,27 @@ uint16_t tycho_mcap_add_channel(tycho_mcap_writer *w, uint16_t schema_id, const 
 tycho_status tycho_mcap_write(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
                               uint64_t publish_time, const void *data, size_t len, tycho_err *err);
 /* Bytes written to the file so far (chunks are written when full). */
-uint64_t tycho_mcap_bytes(const tycho_mcap_writer *w);
+/* A message encoded later: encode(payload, len, out) appends the message
+ * to out and returns 1, or returns 0 when there is nothing to write. On a
+ * threaded writer it runs on the writer's thread from a copy of the
+ * payload (so it must touch nothing else that the caller may change);
+ * otherwise at once. */
+typedef int (*tycho_mcap_encode_fn)(const void *payload, size_t len, tycho_text *out);
+tycho_status tycho_mcap_write_encoded(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                                      tycho_mcap_encode_fn encode, const void *payload, size_t len,
+                                      tycho_err *err);
+/* The same without a copy: room for a payload of len bytes (8-aligned,
+ * valid until the next call on w), filled by the caller and then
+ * committed. A reservation never committed (the caller gave up half way)
+ * is simply reused by the next. NULL with err when the writer failed. */
+void *tycho_mcap_reserve(tycho_mcap_writer *w, size_t len, tycho_err *err);
+tycho_status tycho_mcap_commit(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                               tycho_mcap_encode_fn encode, size_t len, tycho_err *err);
+/* Bytes written to the file so far (a threaded writer finishes its queue
+ * first). */
+uint64_t tycho_mcap_bytes(tycho_mcap_writer *w);
+/* Threaded: how many times a write waited for the queue to have room. */
+uint64_t tycho_mcap_queue_waits(const tycho_mcap_writer *w);
 /* Writes the last chunk, the summary and the footer, renames into place and
  * frees w (also on failure, when the .part file is removed). */
 tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err);

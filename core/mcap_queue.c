@@ -1,0 +1,274 @@
+/* The threaded MCAP writer's queue: the caller puts each message (or the
+ * inputs of a message encoded later) into a job and goes on; a thread of
+ * the writer's own encodes, frames, compresses, checksums and writes them
+ * in the order they came, so the file is the one an unthreaded writer
+ * makes.
+ *
+ * Jobs are laid end to end in blocks of about 256 KiB, built in place by
+ * the caller (tycho_mcap_reserve, then commit) and handed over a block at a
+ * time: one wake-up of the thread per block, no allocation per message (a
+ * malloc'd job freed on the other thread, and a wake-up per message, cost
+ * more than the message). Blocks come back to the caller for reuse. The
+ * bytes handed over are bounded: past the limit the caller waits for the
+ * thread, so a slow disk costs time, never unbounded memory or a lost
+ * message. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcap_internal.h"
+
+typedef struct {
+    tycho_mcap_encode_fn encode; /* NULL: the payload is the message */
+    uint64_t time;
+    uint64_t len; /* payload bytes after this head */
+    uint16_t channel;
+} job_head;
+
+typedef struct block {
+    struct block *next;
+    size_t len, cap;
+    _Alignas(8) uint8_t data[];
+} block;
+
+enum { BLOCK_BYTES = 256 << 10, FREE_BLOCKS_KEPT = 8 };
+
+static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+struct mcap_queue {
+    tycho_mcap_writer *w;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* the thread: a block came, or stop */
+    pthread_cond_t room; /* the caller: a block was written, or the thread went idle */
+    block *head, *tail;  /* handed to the thread (under mu) */
+    block *spare;        /* written blocks for reuse (under mu) */
+    int nspare;
+    size_t queued, limit; /* bytes handed over and not yet written */
+    int busy, stop;
+    int failed; /* under mu: a write failed, error holds why */
+    tycho_err error;
+    uint64_t waits;
+    block *open; /* the caller's block, not yet handed over (the caller's alone) */
+};
+
+static void free_blocks(block *b)
+{
+    while (b) {
+        block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+/* Writes a block's jobs; 0, or -1 with err when a write failed. */
+static int write_block(mcap_queue *q, const block *b, tycho_text *scratch, tycho_err *err)
+{
+    for (size_t at = 0; at < b->len;) {
+        const job_head *j = (const job_head *)(b->data + at);
+        const uint8_t *payload = (const uint8_t *)(j + 1);
+        tycho_status st =
+            j->encode ? mcap_encode_now(q->w, j->channel, j->time, j->encode, payload, j->len,
+                                        scratch, err)
+                      : mcap_write_now(q->w, j->channel, j->time, j->time, payload, j->len, err);
+        if (st != TYCHO_OK) return -1;
+        at += sizeof *j + aligned8(j->len);
+    }
+    return 0;
+}
+
+static void *run(void *arg)
+{
+    mcap_queue *q = arg;
+    tycho_text scratch = {0};
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->stop) {
+            q->busy = 0;
+            pthread_cond_broadcast(&q->room);
+            pthread_cond_wait(&q->wake, &q->mu);
+        }
+        if (!q->head) break;
+        block *b = q->head;
+        q->head = b->next;
+        if (!q->head) q->tail = NULL;
+        q->busy = 1;
+        int failed = q->failed;
+        pthread_mutex_unlock(&q->mu);
+
+        tycho_err err = {0};
+        /* after a failure the file is lost: blocks are only taken back */
+        int now_failed = !failed && write_block(q, b, &scratch, &err) != 0;
+
+        pthread_mutex_lock(&q->mu);
+        if (now_failed && !q->failed) {
+            q->failed = 1;
+            q->error = err;
+        }
+        q->queued -= b->cap;
+        if (q->nspare < FREE_BLOCKS_KEPT && b->cap == BLOCK_BYTES) {
+            b->next = q->spare;
+            q->spare = b;
+            q->nspare++;
+        } else {
+            free(b);
+        }
+        pthread_cond_broadcast(&q->room);
+    }
+    q->busy = 0;
+    pthread_cond_broadcast(&q->room);
+    pthread_mutex_unlock(&q->mu);
+    tycho_text_free(&scratch);
+    return NULL;
+}
+
+mcap_queue *mcap_queue_start(tycho_mcap_writer *w, size_t limit, tycho_err *err)
+{
+    mcap_queue *q = calloc(1, sizeof *q);
+    if (!q) {
+        tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        return NULL;
+    }
+    q->w = w;
+    q->limit = limit < BLOCK_BYTES * 2 ? BLOCK_BYTES * 2 : limit;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->wake, NULL);
+    pthread_cond_init(&q->room, NULL);
+    if (pthread_create(&q->thread, NULL, run, q) != 0) {
+        pthread_mutex_destroy(&q->mu);
+        pthread_cond_destroy(&q->wake);
+        pthread_cond_destroy(&q->room);
+        free(q);
+        tycho_fail(err, TYCHO_EIO, "mcap: cannot start the writer thread");
+        return NULL;
+    }
+    return q;
+}
+
+static tycho_status failure(const mcap_queue *q, tycho_err *err)
+{
+    if (err) *err = q->error;
+    return q->error.code ? q->error.code : TYCHO_EIO;
+}
+
+/* Hands the caller's block to the thread, waiting while the queue is full. */
+static tycho_status hand_over(mcap_queue *q, tycho_err *err)
+{
+    block *b = q->open;
+    if (b && b->len == 0) return TYCHO_OK;
+    q->open = NULL;
+    pthread_mutex_lock(&q->mu);
+    while (b && !q->failed && q->queued > 0 && q->queued + b->cap > q->limit) {
+        q->waits++;
+        pthread_cond_wait(&q->room, &q->mu);
+    }
+    if (q->failed) {
+        tycho_status st = failure(q, err);
+        pthread_mutex_unlock(&q->mu);
+        free(b);
+        return st;
+    }
+    if (b) {
+        b->next = NULL;
+        if (q->tail) q->tail->next = b;
+        else q->head = b;
+        q->tail = b;
+        q->queued += b->cap;
+        pthread_cond_signal(&q->wake);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return TYCHO_OK;
+}
+
+/* A block with room for `need` more bytes: the open one, grown if a job
+ * is larger than a block, else a spare one or a new one. */
+static block *open_block(mcap_queue *q, size_t need)
+{
+    block *b = q->open;
+    if (b && b->len + need <= b->cap) return b;
+    if (b && b->len > 0 && hand_over(q, NULL) != TYCHO_OK) return NULL;
+    b = q->open; /* an empty open block (too small for need) */
+    if (!b) {
+        pthread_mutex_lock(&q->mu);
+        if (q->spare) {
+            b = q->spare;
+            q->spare = b->next;
+            q->nspare--;
+        }
+        pthread_mutex_unlock(&q->mu);
+    }
+    if (!b || b->cap < need) {
+        size_t cap = need > BLOCK_BYTES ? need : BLOCK_BYTES;
+        block *nb = realloc(b, sizeof *nb + cap);
+        if (!nb) {
+            free(b);
+            q->open = NULL;
+            return NULL;
+        }
+        b = nb;
+        b->cap = cap;
+    }
+    b->len = 0;
+    b->next = NULL;
+    q->open = b;
+    return b;
+}
+
+void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
+{
+    block *b = open_block(q, sizeof(job_head) + aligned8(len));
+    if (!b) {
+        pthread_mutex_lock(&q->mu);
+        int failed = q->failed;
+        pthread_mutex_unlock(&q->mu);
+        if (failed) failure(q, err);
+        else tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory queueing a message");
+        return NULL;
+    }
+    return b->data + b->len + sizeof(job_head);
+}
+
+tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
+                               tycho_mcap_encode_fn encode, size_t len, tycho_err *err)
+{
+    block *b = q->open;
+    if (!b || b->len + sizeof(job_head) + aligned8(len) > b->cap)
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: commit without a reservation");
+    job_head *j = (job_head *)(b->data + b->len);
+    *j = (job_head){encode, time, len, channel};
+    b->len += sizeof *j + aligned8(len);
+    if (b->len >= BLOCK_BYTES) return hand_over(q, err);
+    return TYCHO_OK;
+}
+
+tycho_status mcap_queue_drain(mcap_queue *q, tycho_err *err)
+{
+    tycho_status st = hand_over(q, err);
+    if (st != TYCHO_OK) return st;
+    pthread_mutex_lock(&q->mu);
+    while (!q->failed && (q->head || q->busy)) pthread_cond_wait(&q->room, &q->mu);
+    st = q->failed ? failure(q, err) : TYCHO_OK;
+    pthread_mutex_unlock(&q->mu);
+    return st;
+}
+
+tycho_status mcap_queue_stop(mcap_queue *q, tycho_err *err)
+{
+    tycho_status st = hand_over(q, err);
+    pthread_mutex_lock(&q->mu);
+    q->stop = 1;
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->thread, NULL);
+    if (st == TYCHO_OK && q->failed) st = failure(q, err);
+    free_blocks(q->head);
+    free_blocks(q->spare);
+    free(q->open);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->wake);
+    pthread_cond_destroy(&q->room);
+    free(q);
+    return st;
+}
+
+uint64_t mcap_queue_waits(const mcap_queue *q) { return q->waits; }

@@ -1,0 +1,127 @@
+/* Message templates and the JSON encoders shared by the live view and the
+ * recording's writer thread: placeholders, their errors, null for numbers
+ * that are not finite, exact arrays, the grid's known box. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "tycho/base64.h"
+#include "tycho/grid.h"
+#include "tycho/viz_json.h"
+
+static const char *fill(tycho_text *b, const char *tmpl, double t, const double *numbers,
+                        const double *array, size_t n)
+{
+    b->len = 0;
+    int count, has_array;
+    static tycho_err err;
+    if (tycho_template_check(tmpl, strlen(tmpl), &count, &has_array, &err) != 0) return err.msg;
+    tycho_template_format(b, tmpl, strlen(tmpl), t, numbers, array, n);
+    tycho_text_put(b, "", 1); /* NUL */
+    return b->p;
+}
+
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        const char *got_ = (got);                                                                  \
+        CHECK_MSG(strcmp(got_, (want)) == 0, "got %s", got_);                                      \
+    } while (0)
+
+static void templates(void)
+{
+    tycho_text b = {0};
+    double v[] = {1.5, -0.25, NAN, INFINITY, 3};
+    CHECK_STR(
+        fill(&b, "{\"timestamp\":%T,\"a\":%.6g,\"b\":%.17g,\"c\":%.3g,\"d\":%d}", 12.5, v, NULL, 0),
+        "{\"timestamp\":{\"sec\":12,\"nsec\":500000000},\"a\":1.5,\"b\":-0.25,\"c\":null,"
+        "\"d\":null}");
+    CHECK_STR(fill(&b, "%d%%", 0, v + 4, NULL, 0), "3%");
+    /* %.17g is exact: it reads back as the same double */
+    double third = 1.0 / 3.0;
+    fill(&b, "%.17g", 0, &third, NULL, 0);
+    CHECK(strtod(b.p, NULL) == third);
+    /* the stamp's nanoseconds round, carrying into the seconds */
+    CHECK_STR(fill(&b, "%T", 1.9999999999, NULL, NULL, 0), "{\"sec\":2,\"nsec\":0}");
+
+    /* arrays: base64 of little-endian float32 / float64, exact */
+    double arr[3] = {0.1, -2.5, 1e300};
+    fill(&b, "%D", 0, NULL, arr, 3);
+    uint8_t raw[64];
+    long n = tycho_base64_decode(b.p, strlen(b.p), raw);
+    CHECK(n == 24);
+    double back[3];
+    memcpy(back, raw, sizeof back);
+    CHECK(back[0] == 0.1 && back[1] == -2.5 && back[2] == 1e300);
+    fill(&b, "%F", 0, NULL, arr, 2);
+    n = tycho_base64_decode(b.p, strlen(b.p), raw);
+    float f[2];
+    memcpy(f, raw, sizeof f);
+    CHECK(n == 8 && f[0] == 0.1f && f[1] == -2.5f);
+
+    int count = -1, has_array = -1;
+    tycho_err err = {0};
+    CHECK(tycho_template_check("%.9g,%F,%d", 10, &count, &has_array, &err) == 0 && count == 2 &&
+          has_array == 1);
+    /* bad placeholders are refused with their offset */
+    const char *bad[] = {"ok %s", "%.0g", "%.18g", "%.6f", "50%", "%F%D"};
+    const char *why[] = {"offset 3", "offset 0", "offset 0", "offset 0", "offset 2", "one array"};
+    for (int i = 0; i < 6; i++) {
+        err = (tycho_err){0};
+        CHECK_MSG(tycho_template_check(bad[i], strlen(bad[i]), &count, &has_array, &err) == -1 &&
+                      strstr(err.msg, why[i]) != NULL,
+                  "%s: %s", bad[i], err.msg);
+    }
+    char many[200] = "";
+    for (int i = 0; i < 33; i++) strcat(many, "%d,");
+    CHECK(tycho_template_check(many, strlen(many), &count, &has_array, &err) == -1 &&
+          strstr(err.msg, "33 numbers") != NULL);
+    tycho_text_free(&b);
+}
+
+/* the grid goes out as the box round its known cells, placed in the world */
+static void grid_box(void)
+{
+    enum { W = 20, H = 10 };
+    uint8_t cells[W * H];
+    memset(cells, TYCHO_COST_UNKNOWN, sizeof cells);
+    cells[3 * W + 4] = 0;
+    cells[5 * W + 7] = 254;
+    tycho_text b = {0};
+    tycho_viz_grid(&b, 1, "map", cells, W, H, 0.5, (tycho_pose2){10, 20, 0});
+    tycho_text_put(&b, "", 1);
+    /* columns 4..7, rows 3..5: 4 x 3 cells from (10 + 2, 20 + 1.5) */
+    CHECK_MSG(strstr(b.p, "\"position\":{\"x\":12,\"y\":21.5,\"z\":0}") != NULL, "%s", b.p);
+    CHECK(strstr(b.p, "\"column_count\":4,") != NULL && strstr(b.p, "\"row_stride\":4,") != NULL);
+    const char *data = strstr(b.p, "\"data\":\"");
+    if (CHECKED(data != NULL, b.p)) {
+        data += 8;
+        uint8_t raw[16];
+        long n = tycho_base64_decode(data, strcspn(data, "\""), raw);
+        CHECK(n == 12 && raw[0] == 0 && raw[1] == 255 && raw[11] == 254);
+    }
+    /* nothing known: the cell (0, 0) */
+    memset(cells, TYCHO_COST_UNKNOWN, sizeof cells);
+    b.len = 0;
+    tycho_viz_grid(&b, 1, "map", cells, W, H, 0.5, (tycho_pose2){0, 0, 0});
+    tycho_text_put(&b, "", 1);
+    CHECK(strstr(b.p, "\"column_count\":1,") != NULL);
+    tycho_text_free(&b);
+}
+
+static void thinning(void)
+{
+    size_t pick[5];
+    CHECK(tycho_viz_thin(3, 0, NULL) == 3 && tycho_viz_thin(3, 5, NULL) == 3);
+    CHECK(tycho_viz_thin(101, 5, pick) == 5);
+    CHECK(pick[0] == 0 && pick[1] == 25 && pick[2] == 50 && pick[4] == 100);
+}
+
+int main(void)
+{
+    templates();
+    grid_box();
+    thinning();
+    return check_summary("test_viz_json");
+}
