@@ -113,16 +113,21 @@ local ENTITY = '{"timestamp":{"sec":%d,"nsec":%d},"frame_id":"map","id":"%s","li
   .. '"frame_locked":false,"metadata":[],"arrows":[%s],"cubes":[%s],"spheres":[%s],"cylinders":[%s],'
   .. '"lines":[],"triangles":[],"texts":[],"models":[]}'
 
--- the JSON of a scene primitive, kept per object (weak keys) with the
--- fields it was made from: a target is made again when it is engaged, a
--- detection, source, ramp or launch never changes
+-- the JSON of a scene primitive, kept per object with the fields it was
+-- made from: a target is made again when it is engaged, a detection,
+-- source, ramp or launch never changes. Two tables with weak keys and
+-- plain values (a table as the value made each collection walk them
+-- over and over: weak keys are ephemerons)
 local function cached_json(self, obj, key, build)
-  local cache = self.json_cache
-  if not cache then cache = setmetatable({}, { __mode = "k" }) self.json_cache = cache end
-  local hit = cache[obj]
-  if hit and hit.key == key then return hit.json end
-  local js = tycho.viz.json(build(obj))
-  cache[obj] = { key = key, json = js }
+  local jsons, keys = self.json_cache, self.json_keys
+  if not jsons then
+    jsons, keys = setmetatable({}, { __mode = "k" }), setmetatable({}, { __mode = "k" })
+    self.json_cache, self.json_keys = jsons, keys
+  end
+  local js = jsons[obj]
+  if js and keys[obj] == key then return js end
+  js = tycho.viz.json(build(obj))
+  jsons[obj], keys[obj] = js, key
   return js
 end
 
@@ -152,10 +157,14 @@ end
 
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
-  local spheres = {}
+  -- the newest detections, joined again only when there are new ones
   local dets = bb.detections or {}
-  for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
-    spheres[#spheres + 1] = cached_json(self, dets[k], true, detection_sphere)
+  if self.spheres_of ~= dets or self.spheres_n ~= #dets then
+    local spheres = {}
+    for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
+      spheres[#spheres + 1] = cached_json(self, dets[k], true, detection_sphere)
+    end
+    self.spheres, self.spheres_of, self.spheres_n = table.concat(spheres, ","), dets, #dets
   end
   local cylinders = {}
   for i, g in ipairs(bb.targets or {}) do
@@ -172,7 +181,7 @@ local function scene(self, t)
   local function ent(id, arr, cubes, sph, cyl) return ENTITY:format(sec, nsec, id, arr, cubes, sph, cyl) end
   local c = table.concat
   self.ch:publish("/scene", t, '{"deletions":[],"entities":[' .. c({
-    ent("detections", "", "", c(spheres, ","), ""),
+    ent("detections", "", "", self.spheres, ""),
     ent("targets", "", "", "", c(cylinders, ",")),
     ent("sources", "", c(sources, ","), "", ""),
     ent("ramps", "", c(ramps, ","), "", ""),
