@@ -126,8 +126,9 @@ int main(void)
     bool same = summaries[0] && summaries[1] && strcmp(summaries[0], summaries[1]) == 0;
     printf("record: decisions with and without --record: %s summary.json %s\n",
            same ? "identical" : "DIFFERENT", same ? "PASS" : "FAIL");
-    bench_result("record.overhead_pct", overhead, "%", "<=", 5,
-                 "`bench_record`: small-maze mission with `--record FILE.mcap`, slower (wall time)");
+    bench_result(
+        "record.overhead_pct", overhead, "%", "<=", 5,
+        "`bench_record`: small-maze mission with `--record FILE.mcap`, slower (wall time)");
     bench_result("record.cpu_overhead_pct", cpu_overhead, "%", NULL, 0,
                  "`bench_record`: the same, extra CPU time of both threads (the writer's thread "
                  "works beside the robot's loop)");
