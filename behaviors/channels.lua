@@ -232,9 +232,14 @@ function Channels:emit(topic, t, kind, ...)
   local sinks = spec.raw and self.raw_sinks or self.sinks
   for i = 1, #sinks do
     local s = sinks[i]
-    local emit = s.emit
-    if emit then
-      if emit(s, topic, t, kind, ...) then sent = true end
+    local writer = s.emit_writer -- a recording (mcap_sink): its writer takes the inputs
+    if writer then
+      if not s.error then
+        local ok, err = writer[kind](writer, s.ids[topic], t, ...)
+        if ok then sent = true elseif ok == nil then s.error = err end
+      end
+    elseif s.emit then
+      if s:emit(topic, t, kind, ...) then sent = true end
     else
       if s.live and not spec.raw and live == nil then live = live_due(self, spec) end
       if live ~= false and grid_changed(s, topic, kind, ...) then
@@ -333,18 +338,19 @@ function Channels.mcap_sink(path, o)
     local ok, werr = s.writer:write(s.ids[topic], t, data)
     if not ok then s.error = werr end
   end
-  local ids = sink.ids
+  -- Channels:emit calls the writer itself (one Lua call a message fewer)
+  sink.emit_writer = w
   function sink.emit(s, topic, t, kind, ...)
     local writer = s.writer
     if not writer or s.error then return false end
-    local ok, werr = writer[kind](writer, ids[topic], t, ...)
+    local ok, werr = writer[kind](writer, s.ids[topic], t, ...)
     if ok == nil then s.error = werr end
     return ok
   end
   function sink.close(s)
     if not s.writer then return true end
     local ok, cerr = s.writer:close()
-    s.writer = nil
+    s.writer, s.emit_writer = nil, nil
     if s.error then return nil, s.error end
     return ok, cerr
   end

@@ -189,13 +189,19 @@ local function scene(self, t)
   }, ",") .. "]}")
 end
 
--- a cheap fingerprint of the scene, so it is sent only when it changed
-local function scene_key(self)
+-- True when the scene changed since it was last sent: a cheap fingerprint
+-- (counts and the ramp), looked at at every tick once the scene is due
+local function scene_changed(self)
   local bb = self.o.bb or {}
+  local targets = bb.targets or {}
   local engaged = 0
-  for _, g in ipairs(bb.targets or {}) do if g.engaged then engaged = engaged + 1 end end
-  return ("%d/%d/%d/%d/%s"):format(#(bb.detections or {}), #(bb.targets or {}), engaged, #(bb.launches or {}),
-    tostring(bb.ramp ~= nil))
+  for i = 1, #targets do if targets[i].engaged then engaged = engaged + 1 end end
+  local key = self.scene_seen
+  if not key then key = {} self.scene_seen = key end
+  local nd, nt, nl, ramp = #(bb.detections or {}), #targets, #(bb.launches or {}), bb.ramp ~= nil
+  if key[1] == nd and key[2] == nt and key[3] == engaged and key[4] == nl and key[5] == ramp then return false end
+  key[1], key[2], key[3], key[4], key[5] = nd, nt, engaged, nl, ramp
+  return true
 end
 
 -- a trail of a long run is thinned to this many points (evenly, the last
@@ -210,12 +216,16 @@ function RC:tick()
   local ch, t, o = self.ch, self.now(), self.o
   if #ch.sinks == 0 or not ch:live_window() then return end
   local robot = self.robot
-  if ch:due("/tf", t) then tf(self, t) end
-  if ch:due("/imu", t) and robot.imu then
-    local p, r, rate = robot.imu()
-    ch:emit("/imu", t, "format", IMU, p, r, rate or 0)
+  -- frames, attitude and commands share one period and always go out
+  -- together: one look at the clock for the three
+  if ch:due("/tf", t) then
+    tf(self, t)
+    if robot.imu then
+      local p, r, rate = robot.imu()
+      ch:emit("/imu", t, "format", IMU, p, r, rate or 0)
+    end
+    ch:emit("/cmd_vel", t, "format", CMD, self.cmd.v, self.cmd.w)
   end
-  if ch:due("/cmd_vel", t) then ch:emit("/cmd_vel", t, "format", CMD, self.cmd.v, self.cmd.w) end
   if o.scan and ch:due("/scan", t) then
     local scan = o.scan()
     if scan and scan ~= self.seen.scan then
@@ -266,13 +276,7 @@ function RC:tick()
     self.seen.trail = #trail
     ch:emit("/trail", t, "poses", list, "map", RC.MAX_TRAIL)
   end
-  if (bb or o.world) and ch:due("/scene", t) then
-    local key = scene_key(self)
-    if key ~= self.seen.scene then
-      self.seen.scene = key
-      scene(self, t)
-    end
-  end
+  if (bb or o.world) and ch:due("/scene", t) and scene_changed(self) then scene(self, t) end
 end
 
 return RC

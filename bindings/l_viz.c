@@ -231,12 +231,20 @@ void tycho_l_read_numbers(lua_State *L, int idx, size_t n, const char *what, dou
     luaL_checktype(L, idx, LUA_TTABLE);
     if (lua_rawlen(L, idx) != n)
         luaL_argerror(L, idx, lua_pushfstring(L, "%d values expected", (int)n));
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, idx, (lua_Integer)i + 1);
-        if (lua_type(L, -1) != LUA_TNUMBER)
-            luaL_argerror(L, idx, lua_pushfstring(L, "%s %d is not a number", what, (int)i + 1));
-        v[i] = lua_tonumber(L, -1);
-        lua_pop(L, 1);
+    /* a slice of values on the stack at a time, then one settop: a pop per
+     * value was most of reading a thermal frame */
+    int top = lua_gettop(L);
+    for (size_t i = 0; i < n;) {
+        size_t k = n - i < 64 ? n - i : 64;
+        luaL_checkstack(L, (int)k, "reading numbers");
+        for (size_t j = 0; j < k; j++) {
+            if (lua_rawgeti(L, idx, (lua_Integer)(i + j) + 1) != LUA_TNUMBER)
+                luaL_argerror(L, idx,
+                              lua_pushfstring(L, "%s %d is not a number", what, (int)(i + j) + 1));
+            v[i + j] = lua_tonumber(L, top + (int)j + 1);
+        }
+        lua_settop(L, top);
+        i += k;
     }
 }
 
