@@ -214,9 +214,32 @@ static int encode_grid(const void *p, size_t len, tycho_text *out)
     return 1;
 }
 
-/* true when the grid equals the last one written on this channel (and
- * remembers it as the last when not) */
-static int grid_unchanged(lwriter *b, uint16_t channel, const tycho_grid *g)
+/* The box round a grid's known cells as a grid of its own: its cells
+ * copied row by row into out (NULL: only the size), its origin the box's
+ * corner in the world. The encoder finds the same box in it (all of it)
+ * and places it where it places the box of the whole grid, so the message
+ * is the one the whole grid gives; a mission's map is mostly unknown
+ * margin, and only the box is copied and compared. */
+static void known_part(const tycho_grid *g, const int box[4], uint8_t *out, grid_msg *m)
+{
+    int w = tycho_grid_width(g);
+    int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
+    double res = tycho_grid_resolution(g);
+    tycho_pose2 o = tycho_grid_origin(g);
+    double c = cos(o.yaw), s = sin(o.yaw), dx = box[0] * res, dy = box[1] * res;
+    m->width = bw;
+    m->height = bh;
+    m->resolution = res;
+    m->origin = (tycho_pose2){o.x + c * dx - s * dy, o.y + s * dx + c * dy, o.yaw};
+    if (!out) return;
+    const uint8_t *cells = tycho_grid_cells_const(g);
+    for (int y = 0; y < bh; y++)
+        memcpy(out + (size_t)y * bw, cells + (size_t)(box[1] + y) * w + box[0], (size_t)bw);
+}
+
+/* true when the box's cells, size and place are those last written on this
+ * channel (and remembers them as the last when not) */
+static int grid_unchanged(lwriter *b, uint16_t channel, const grid_msg *m, const uint8_t *cells)
 {
     if (b->ngrids < channel) {
         last_grid *more = realloc(b->grids, channel * sizeof *more);
@@ -226,21 +249,19 @@ static int grid_unchanged(lwriter *b, uint16_t channel, const tycho_grid *g)
         b->ngrids = channel;
     }
     last_grid *last = &b->grids[channel - 1];
-    int w = tycho_grid_width(g), h = tycho_grid_height(g);
-    size_t n = (size_t)w * (size_t)h;
-    tycho_pose2 o = tycho_grid_origin(g);
-    const uint8_t *cells = tycho_grid_cells_const(g);
-    if (last->cells && last->width == w && last->height == h &&
-        last->resolution == tycho_grid_resolution(g) && last->origin.x == o.x &&
-        last->origin.y == o.y && last->origin.yaw == o.yaw && memcmp(last->cells, cells, n) == 0)
+    size_t n = (size_t)m->width * (size_t)m->height;
+    if (last->cells && last->width == m->width && last->height == m->height &&
+        last->resolution == m->resolution && last->origin.x == m->origin.x &&
+        last->origin.y == m->origin.y && last->origin.yaw == m->origin.yaw &&
+        memcmp(last->cells, cells, n) == 0)
         return 1;
-    if (!last->cells || (size_t)last->width * (size_t)last->height != n) {
+    if (!last->cells || (size_t)last->width * (size_t)last->height < n) {
         free(last->cells);
-        last->cells = malloc(n ? n : 1);
+        last->cells = malloc(n);
     }
     if (last->cells) {
         memcpy(last->cells, cells, n);
-        *last = (last_grid){w, h, tycho_grid_resolution(g), o, last->cells};
+        *last = (last_grid){m->width, m->height, m->resolution, m->origin, last->cells};
     }
     return 0;
 }
@@ -253,18 +274,19 @@ static int l_grid(lua_State *L)
     uint16_t channel = check_channel_time(L, &ns, &t);
     const tycho_grid *g = tycho_l_checkgrid(L, 4);
     const char *frame = tycho_l_check_frame_id(L, 5);
-    if (grid_unchanged(b, channel, g)) {
-        lua_pushboolean(L, 0);
+    int box[4] = {0, 0, 0, 0}; /* nothing known: the cell (0, 0), as the encoder does */
+    tycho_grid_known_box(g, box);
+    grid_msg head;
+    known_part(g, box, NULL, &head);
+    size_t n = (size_t)head.width * (size_t)head.height;
+    grid_msg *m = reserve(L, b, sizeof *m + n);
+    *m = head;
+    set_head(&m->h, t, frame);
+    known_part(g, box, (uint8_t *)(m + 1), m);
+    if (grid_unchanged(b, channel, m, (const uint8_t *)(m + 1))) {
+        lua_pushboolean(L, 0); /* the reservation is left uncommitted: reused */
         return 1;
     }
-    size_t n = (size_t)tycho_grid_width(g) * (size_t)tycho_grid_height(g);
-    grid_msg *m = reserve(L, b, sizeof *m + n);
-    set_head(&m->h, t, frame);
-    m->width = tycho_grid_width(g);
-    m->height = tycho_grid_height(g);
-    m->resolution = tycho_grid_resolution(g);
-    m->origin = tycho_grid_origin(g);
-    memcpy(m + 1, tycho_grid_cells_const(g), n);
     return commit(L, b, channel, ns, encode_grid, sizeof *m + n);
 }
 

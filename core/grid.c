@@ -238,16 +238,41 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s)
     s->unknown = hist[TYCHO_COST_UNKNOWN];
 }
 
+/* the first byte of row[0..n) that is not unknown, or n: eight at a time */
+static int first_known(const uint8_t *row, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, row + i, 8);
+        if (w != UINT64_MAX) break; /* TYCHO_COST_UNKNOWN is 255 */
+    }
+    while (i < n && row[i] == TYCHO_COST_UNKNOWN) i++;
+    return i;
+}
+
+/* the last byte of row[0..n) that is not unknown, or -1 */
+static int last_known(const uint8_t *row, int n)
+{
+    int i = n;
+    for (; i >= 8; i -= 8) {
+        uint64_t w;
+        memcpy(&w, row + i - 8, 8);
+        if (w != UINT64_MAX) break;
+    }
+    while (i > 0 && row[i - 1] == TYCHO_COST_UNKNOWN) i--;
+    return i - 1;
+}
+
 bool tycho_cells_known_box(const uint8_t *cells, int w, int h, int box[4])
 {
+    _Static_assert(TYCHO_COST_UNKNOWN == 255, "the word scan looks for bytes of 255");
     int x0 = w, y0 = h, x1 = -1, y1 = -1;
     for (int y = 0; y < h; y++) {
         const uint8_t *row = cells + (size_t)y * w;
-        int first = 0;
-        while (first < w && row[first] == TYCHO_COST_UNKNOWN) first++;
+        int first = first_known(row, w);
         if (first == w) continue;
-        int last = w - 1;
-        while (row[last] == TYCHO_COST_UNKNOWN) last--;
+        int last = last_known(row, w);
         if (first < x0) x0 = first;
         if (last > x1) x1 = last;
         if (y < y0) y0 = y;

@@ -110,6 +110,38 @@ static void grid_box(void)
     tycho_text_free(&b);
 }
 
+/* the word-at-a-time box scan against a cell-by-cell one, on random grids
+ * of widths that are and are not multiples of 8 */
+static void known_box_matches(void)
+{
+    unsigned seed = 12345;
+    int wrong = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        seed = seed * 1103515245u + 12345u;
+        int w = 1 + (int)(seed >> 16) % 45, h = 1 + (int)(seed >> 8) % 13;
+        uint8_t cells[45 * 13];
+        memset(cells, TYCHO_COST_UNKNOWN, sizeof cells);
+        int known = (int)(seed >> 4) % 4;
+        for (int k = 0; k < known; k++) {
+            seed = seed * 1103515245u + 12345u;
+            cells[(seed >> 8) % (unsigned)(w * h)] = (uint8_t)((seed >> 3) % 255);
+        }
+        int x0 = w, y0 = h, x1 = -1, y1 = -1;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                if (cells[y * w + x] != TYCHO_COST_UNKNOWN) {
+                    x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+                    y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+                }
+        int box[4] = {-1, -1, -1, -1};
+        bool found = tycho_cells_known_box(cells, w, h, box);
+        if (found != (x1 >= 0) ||
+            (found && (box[0] != x0 || box[1] != y0 || box[2] != x1 || box[3] != y1)))
+            wrong++;
+    }
+    CHECK_MSG(wrong == 0, "%d of 2000 boxes differ", wrong);
+}
+
 static void thinning(void)
 {
     size_t pick[5];
@@ -122,6 +154,7 @@ int main(void)
 {
     templates();
     grid_box();
+    known_box_matches();
     thinning();
     return check_summary("test_viz_json");
 }
