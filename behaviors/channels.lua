@@ -204,6 +204,13 @@ local ENCODE = {
   image = function(t, values, w, h, lo, hi, frame) return tycho.viz.image(values, w, h, lo, hi, t, frame) end,
   poses = function(t, points, frame, max) return tycho.viz.poses(points, t, frame, max) end,
   format = function(t, template, ...) return tycho.viz.format(template, t, ...) end,
+  join = function(_, ...)
+    local parts = { ... }
+    for i, p in ipairs(parts) do
+      if type(p) == "table" then parts[i] = table.concat(p, ",") end
+    end
+    return table.concat(parts)
+  end,
 }
 
 -- False when a sink that takes text got this very grid last on this topic
@@ -219,7 +226,8 @@ end
 
 --- Publishes the message an encoder makes from these inputs (kind "grid",
 -- "scan", "image", "poses" or "format", the arguments of tycho.viz's
--- function of that name without the time). A recording copies the inputs
+-- function of that name without the time; or "join", the message's
+-- strings in order, a list of strings standing for them joined with ","). A recording copies the inputs
 -- and encodes them on its writer's thread; other sinks get the text,
 -- encoded here once. A grid goes to each sink only when it changed since
 -- the last one that sink got. True when some sink took the message.

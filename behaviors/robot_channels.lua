@@ -109,9 +109,12 @@ RC.entity = entity
 -- Written as text round the primitives' JSON: a detection never moves, so
 -- its sphere is encoded once (a scene of 200 of them went out as 200 new
 -- tables every second of a run)
-local ENTITY = '{"timestamp":{"sec":%d,"nsec":%d},"frame_id":"map","id":"%s","lifetime":{"sec":0,"nsec":0},'
-  .. '"frame_locked":false,"metadata":[],"arrows":[%s],"cubes":[%s],"spheres":[%s],"cylinders":[%s],'
-  .. '"lines":[],"triangles":[],"texts":[],"models":[]}'
+-- an entity is its head, its four lists of primitives (one not empty) and
+-- its tail; the lists go to the recording as they are (Channels:emit
+-- "join"), so a scene of 200 detections is not built as one Lua string
+local ENTITY_HEAD = '{"timestamp":{"sec":%d,"nsec":%d},"frame_id":"map","id":"%s","lifetime":{"sec":0,"nsec":0},'
+  .. '"frame_locked":false,"metadata":[],"arrows":['
+local ENTITY_TAIL = '],"lines":[],"triangles":[],"texts":[],"models":[]}'
 
 -- the JSON of a scene primitive, kept per object with the fields it was
 -- made from: a target is made again when it is engaged, a detection,
@@ -157,15 +160,18 @@ end
 
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
-  -- the newest detections, joined again only when there are new ones
+  -- the newest detections' spheres: a window kept from scene to scene
   local dets = bb.detections or {}
-  if self.spheres_of ~= dets or self.spheres_n ~= #dets then
-    local spheres = {}
-    for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
-      spheres[#spheres + 1] = cached_json(self, dets[k], true, detection_sphere)
-    end
-    self.spheres, self.spheres_of, self.spheres_n = table.concat(spheres, ","), dets, #dets
+  local window = self.sphere_window
+  if not window or self.window_of ~= dets or (self.window_n or 0) > #dets then
+    window = {}
+    self.sphere_window, self.window_of, self.window_n = window, dets, math.max(0, #dets - RC.MAX_DETECTIONS)
   end
+  for k = self.window_n + 1, #dets do
+    window[#window + 1] = cached_json(self, dets[k], true, detection_sphere)
+    if #window > RC.MAX_DETECTIONS then table.remove(window, 1) end
+  end
+  self.window_n = #dets
   local cylinders = {}
   for i, g in ipairs(bb.targets or {}) do
     cylinders[i] = cached_json(self, g, ("%.9g/%.9g/%s"):format(g.x, g.y, tostring(g.engaged)), target_cylinder)
@@ -178,15 +184,13 @@ local function scene(self, t)
   local arrows = {}
   for i, l in ipairs(bb.launches or {}) do arrows[i] = cached_json(self, l, true, launch_arrow) end
   local sec, nsec = stamp(t)
-  local function ent(id, arr, cubes, sph, cyl) return ENTITY:format(sec, nsec, id, arr, cubes, sph, cyl) end
-  local c = table.concat
-  self.ch:publish("/scene", t, '{"deletions":[],"entities":[' .. c({
-    ent("detections", "", "", self.spheres, ""),
-    ent("targets", "", "", "", c(cylinders, ",")),
-    ent("sources", "", c(sources, ","), "", ""),
-    ent("ramps", "", c(ramps, ","), "", ""),
-    ent("launches", c(arrows, ","), "", "", ""),
-  }, ",") .. "]}")
+  local function head(id) return ENTITY_HEAD:format(sec, nsec, id) end
+  self.ch:emit("/scene", t, "join", '{"deletions":[],"entities":[',
+    head("detections"), '],"cubes":[],"spheres":[', window, '],"cylinders":[', ENTITY_TAIL, ",",
+    head("targets"), '],"cubes":[],"spheres":[],"cylinders":[', cylinders, ENTITY_TAIL, ",",
+    head("sources"), '],"cubes":[', sources, '],"spheres":[],"cylinders":[', ENTITY_TAIL, ",",
+    head("ramps"), '],"cubes":[', ramps, '],"spheres":[],"cylinders":[', ENTITY_TAIL, ",",
+    head("launches"), arrows, '],"cubes":[],"spheres":[],"cylinders":[', ENTITY_TAIL, "]}")
 end
 
 -- True when the scene changed since it was last sent: a cheap fingerprint

@@ -357,6 +357,10 @@ function mcap_writer:poses(channel_id, t, points, frame_id, max) end
 ---The template filled in, as tycho.viz.format makes it.
 ---@return true|nil ok, string? err
 function mcap_writer:format(channel_id, t, template, ...) end
+---The message made of the strings given in order, a list of strings standing for them
+---joined with "," (copied once, no Lua string of the whole message is made).
+---@return true|nil ok, string? err
+function mcap_writer:join(channel_id, t, ...) end
 ---How many times a write waited for the writer's thread (threaded: a disk slower than the robot).
 ---@return integer
 function mcap_writer:queue_waits() end
