@@ -176,12 +176,22 @@ typedef struct {
     char frame[100];
 } msg_head;
 
-static void *reserve(lua_State *L, lwriter *b, size_t len)
+/* Room for a payload, or NULL with err: the disk failed or memory ran out,
+ * which the method reports as nil, err like a failed write (never raises:
+ * a full disk ends the recording, not the mission) */
+static void *reserve(lwriter *b, size_t len, tycho_err *err)
 {
-    tycho_err err = {0};
-    void *p = tycho_mcap_reserve(b->w, len, &err);
-    if (!p) luaL_error(L, "%s", err.msg);
+    void *p = tycho_mcap_reserve(b->w, len, err);
+    if (!p && err->code == TYCHO_EINVAL) err->code = TYCHO_EIO;
     return p;
+}
+
+/* what a method whose reservation failed returns */
+static int reserve_failed(lua_State *L, const tycho_err *err)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, err->msg[0] ? err->msg : "mcap: cannot queue the message");
+    return 2;
 }
 
 static int commit(lua_State *L, lwriter *b, uint16_t channel, uint64_t ns,
@@ -279,7 +289,9 @@ static int l_grid(lua_State *L)
     grid_msg head;
     known_part(g, box, NULL, &head);
     size_t n = (size_t)head.width * (size_t)head.height;
-    grid_msg *m = reserve(L, b, sizeof *m + n);
+    tycho_err rerr = {0};
+    grid_msg *m = reserve(b, sizeof *m + n, &rerr);
+    if (!m) return reserve_failed(L, &rerr);
     *m = head;
     set_head(&m->h, t, frame);
     known_part(g, box, (uint8_t *)(m + 1), m);
@@ -314,7 +326,9 @@ static int l_scan(lua_State *L)
     const tycho_scan *s = tycho_l_checkscan(L, 4);
     const char *frame = tycho_l_check_frame_id(L, 5);
     size_t bytes = (size_t)s->count * sizeof(float);
-    scan_msg *m = reserve(L, b, sizeof *m + bytes);
+    tycho_err rerr = {0};
+    scan_msg *m = reserve(b, sizeof *m + bytes, &rerr);
+    if (!m) return reserve_failed(L, &rerr);
     set_head(&m->h, t, frame);
     m->count = s->count;
     m->angle_min = s->angle_min;
@@ -349,7 +363,9 @@ static int l_image(lua_State *L)
     tycho_l_check_image(L, 4, &im);
     const char *frame = tycho_l_check_frame_id(L, 9);
     size_t n = (size_t)im.width * (size_t)im.height;
-    image_msg *m = reserve(L, b, sizeof *m + n * sizeof(double));
+    tycho_err rerr = {0};
+    image_msg *m = reserve(b, sizeof *m + n * sizeof(double), &rerr);
+    if (!m) return reserve_failed(L, &rerr);
     set_head(&m->h, t, frame);
     m->im = im;
     tycho_l_read_numbers(L, 4, n, "value", (double *)(m + 1));
@@ -380,7 +396,9 @@ static int l_poses(lua_State *L)
     luaL_argcheck(L, max == 0 || max >= 2, 6, "at least 2 points (or 0: all)");
     size_t n = tycho_l_poses_count(L, 4, max);
     size_t bytes = 3 * n * sizeof(double);
-    poses_msg *m = reserve(L, b, sizeof *m + bytes);
+    tycho_err rerr = {0};
+    poses_msg *m = reserve(b, sizeof *m + bytes, &rerr);
+    if (!m) return reserve_failed(L, &rerr);
     set_head(&m->h, t, frame);
     m->n = n;
     tycho_l_read_poses(L, 4, max, (double *)(m + 1));
@@ -417,7 +435,9 @@ static int l_format(lua_State *L)
     const tycho_l_template *tp = tycho_l_check_template(L, 4, 5, numbers, &array_len);
     size_t nbytes = (size_t)tp->numbers * sizeof(double);
     size_t bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
-    format_msg *m = reserve(L, b, bytes);
+    tycho_err rerr = {0};
+    format_msg *m = reserve(b, bytes, &rerr);
+    if (!m) return reserve_failed(L, &rerr);
     *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
     char *at = (char *)(m + 1);
     memcpy(at, numbers, nbytes);
@@ -465,7 +485,9 @@ static int l_join(lua_State *L)
     int top = lua_gettop(L);
     size_t len = 0;
     for (int a = 4; a <= top; a++) len += join_arg(L, a, NULL);
-    char *p = reserve(L, b, len);
+    tycho_err rerr = {0};
+    char *p = reserve(b, len, &rerr);
+    if (!p) return reserve_failed(L, &rerr);
     size_t at = 0;
     for (int a = 4; a <= top; a++) at += join_arg(L, a, p + at);
     return commit(L, b, channel, ns, NULL, len);

@@ -332,6 +332,17 @@ static void full_disk(int threaded)
                 failed_at = k;
         CHECK_MSG(failed_at > 0, "failed at %d", failed_at);
         CHECK_MSG(strstr(err.msg, "write failed") != NULL, "%s", err.msg);
+        /* after it, a message built in place is refused too (a reservation
+         * that needs a new block, or the commit), with the disk's error */
+        tycho_err rerr = {0};
+        void *p = tycho_mcap_reserve(w, (size_t)1 << 20, &rerr);
+        tycho_status st = TYCHO_OK;
+        if (p) {
+            memset(p, 'y', (size_t)1 << 20);
+            st = tycho_mcap_commit(w, 1, 1u << 30, NULL, (size_t)1 << 20, &rerr);
+        }
+        CHECK_MSG(!p || st != TYCHO_OK, "reserve %p, commit %d", p, (int)st);
+        CHECK_MSG(rerr.code != TYCHO_OK && rerr.msg[0], "%d %s", (int)rerr.code, rerr.msg);
         tycho_err cerr = {0};
         CHECK(tycho_mcap_close(w, &cerr) != TYCHO_OK && cerr.msg[0]);
         char part[600];
