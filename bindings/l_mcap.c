@@ -462,7 +462,8 @@ static size_t join_arg(lua_State *L, int a, char *out)
     luaL_argcheck(L, lua_istable(L, a), a, "string or list of strings expected");
     size_t n = lua_rawlen(L, a);
     for (size_t k = 1; k <= n; k++) {
-        if (lua_rawgeti(L, a, (lua_Integer)k) != LUA_TSTRING)
+        lua_rawgeti(L, a, (lua_Integer)k); /* LuaJIT's returns nothing */
+        if (lua_type(L, -1) != LUA_TSTRING)
             luaL_argerror(L, a, lua_pushfstring(L, "item %d is not a string", (int)k));
         const char *p = lua_tolstring(L, -1, &len);
         if (k > 1) {

@@ -238,7 +238,8 @@ void tycho_l_read_numbers(lua_State *L, int idx, size_t n, const char *what, dou
         size_t k = n - i < 64 ? n - i : 64;
         luaL_checkstack(L, (int)k, "reading numbers");
         for (size_t j = 0; j < k; j++) {
-            if (lua_rawgeti(L, idx, (lua_Integer)(i + j) + 1) != LUA_TNUMBER)
+            lua_rawgeti(L, idx, (lua_Integer)(i + j) + 1); /* LuaJIT's returns nothing */
+            if (lua_type(L, -1) != LUA_TNUMBER)
                 luaL_argerror(L, idx,
                               lua_pushfstring(L, "%s %d is not a number", what, (int)(i + j) + 1));
             v[i + j] = lua_tonumber(L, top + (int)j + 1);
