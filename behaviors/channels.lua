@@ -265,8 +265,30 @@ function Channels:emit(topic, t, kind, ...)
   return sent
 end
 
+--- Adds a tap: messages written to a recording by C code on their own
+-- (the simulator's raw samples, robot_replay.lua); stop() -> messages
+-- written, error, called when the channels close (before the sinks are).
+function Channels:add_tap(stop)
+  if type(stop) ~= "function" then error("bad argument #1 to 'add_tap' (function expected)", 2) end
+  self.taps = self.taps or {}
+  self.taps[#self.taps + 1] = stop
+end
+
+--- Messages published so far (a tap's counted once the channels close).
+function Channels:message_count()
+  local n = self.tapped or 0
+  for _, c in pairs(self.counts) do n = n + c end
+  return n
+end
+
 function Channels:close()
   local problems = {}
+  for _, stop in ipairs(self.taps or {}) do
+    local n, err = stop()
+    self.tapped = (self.tapped or 0) + (n or 0)
+    if err then problems[#problems + 1] = err end
+  end
+  self.taps = nil
   for _, s in ipairs(self.sinks) do
     local ok, err = s:close()
     if not ok and err then problems[#problems + 1] = err end

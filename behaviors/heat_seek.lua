@@ -73,7 +73,7 @@ local function start(m)
   -- --record: every raw sample the robot delivers, for --replay
   if opt.record and not opt.replay then
     tape = require("robot_replay").tap(robot, { world = opt.world, seed = robot.world and robot.world.seed, now = now,
-                                                localization = method })
+                                                clock = clock, localization = method })
   end
   x0, y0, yaw0 = robot.pose()
   mapping = Mapping.new(P, x0, y0)

@@ -60,7 +60,7 @@ sched:every(0.1, function() end, "console") -- keeps the loop (and the console) 
 -- to whoever asks (a behaviour, the console), for --replay
 local tape = opt.record and env.robot and require("robot_replay").tap(env.robot, {
   world = opt.world, seed = opt.seed or (env.robot.world and env.robot.world.seed),
-  now = function() return clock:now() end })
+  now = function() return clock:now() end, clock = clock })
 
 local ok, session = pcall(Session.new, { opt = opt, env = env, host = host, log = log, console = true,
                                          history = opt.history, name = "tycho repl" })

@@ -134,9 +134,12 @@ local function cached_json(self, obj, key, build)
   return js
 end
 
-local function detection_sphere(d)
-  return { pose = Channels.pose(d.x, d.y, 0, 0.1), size = { x = 0.04, y = 0.04, z = 0.04 }, color = color(1, 0.55, 0) }
-end
+-- a detection's sphere, the only primitive there are hundreds of: a
+-- template (two numbers) rather than a table encoded (fifteen)
+local DETECTION_SPHERE = tycho.viz.template('{"pose":{"position":{"x":%.9g,"y":%.9g,"z":0.1},'
+  .. '"orientation":{"x":0,"y":0,"z":0,"w":1}},"size":{"x":0.04,"y":0.04,"z":0.04},'
+  .. '"color":{"r":1,"g":0.55,"b":0,"a":1}}')
+local function detection_sphere(d) return tycho.viz.format(DETECTION_SPHERE, 0, d.x, d.y) end
 local function target_cylinder(g)
   return { pose = Channels.pose(g.x, g.y, 0, 0.05), size = { x = 0.2, y = 0.2, z = 0.1 }, bottom_scale = 1,
            top_scale = 1, color = g.engaged and color(0, 0.8, 0, 0.6) or color(1, 0, 1, 0.6) }
@@ -168,7 +171,7 @@ local function scene(self, t)
     self.sphere_window, self.window_of, self.window_n = window, dets, math.max(0, #dets - RC.MAX_DETECTIONS)
   end
   for k = self.window_n + 1, #dets do
-    window[#window + 1] = cached_json(self, dets[k], true, detection_sphere)
+    window[#window + 1] = detection_sphere(dets[k])
     if #window > RC.MAX_DETECTIONS then table.remove(window, 1) end
   end
   self.window_n = #dets
@@ -216,20 +219,25 @@ RC.MAX_DETECTIONS = 200
 
 local function grid_of(v) if type(v) == "function" then return v() end return v end
 
-function RC:tick()
-  local ch, t, o = self.ch, self.now(), self.o
-  if #ch.sinks == 0 or not ch:live_window() then return end
+-- the slower topics (scan and thermal images at 5 Hz, the map, costmap,
+-- trail and scene at 1 Hz, the path when it changed) are looked at every
+-- this many seconds, not at every 20 Hz tick: three ticks in four found
+-- none of them due, and asking cost more than the frames themselves
+RC.SLOW_PERIOD = 0.2
+
+-- frames, attitude and commands: one period, sent together
+local function frames(self, ch, t)
   local robot = self.robot
-  -- frames, attitude and commands share one period and always go out
-  -- together: one look at the clock for the three
-  if ch:due("/tf", t) then
-    tf(self, t)
-    if robot.imu then
-      local p, r, rate = robot.imu()
-      ch:emit("/imu", t, "format", IMU, p, r, rate or 0)
-    end
-    ch:emit("/cmd_vel", t, "format", CMD, self.cmd.v, self.cmd.w)
+  tf(self, t)
+  if robot.imu then
+    local p, r, rate = robot.imu()
+    ch:emit("/imu", t, "format", IMU, p, r, rate or 0)
   end
+  ch:emit("/cmd_vel", t, "format", CMD, self.cmd.v, self.cmd.w)
+end
+
+local function slow_topics(self, ch, t)
+  local o, robot = self.o, self.robot
   if o.scan and ch:due("/scan", t) then
     local scan = o.scan()
     if scan and scan ~= self.seen.scan then
@@ -261,7 +269,7 @@ function RC:tick()
       ch:emit("/map", t, "grid", m, "map")
     end
   end
-  if mapping and mapping.costmap and ch:due("/costmap", t) and mapping.refreshes ~= self.seen.costmap then
+  if mapping and mapping.costmap and mapping.refreshes ~= self.seen.costmap and ch:due("/costmap", t) then
     self.seen.costmap = mapping.refreshes
     ch:emit("/costmap", t, "grid", mapping.costmap, "map")
   end
@@ -272,7 +280,7 @@ function RC:tick()
     ch:emit("/path", t, "poses", path or {}, "map")
   end
   local bb = o.bb
-  if bb and bb.trail and ch:due("/trail", t) and #bb.trail ~= self.seen.trail then
+  if bb and bb.trail and #bb.trail ~= self.seen.trail and ch:due("/trail", t) then
     -- the trail only grows: its new points go into a list kept in C
     local trail, list = bb.trail, self.trail_list
     if not list or #list > #trail then list = tycho.viz.pose_list() self.trail_list = list end
@@ -281,6 +289,16 @@ function RC:tick()
     ch:emit("/trail", t, "poses", list, "map", RC.MAX_TRAIL)
   end
   if (bb or o.world) and ch:due("/scene", t) and scene_changed(self) then scene(self, t) end
+end
+
+function RC:tick()
+  local ch, t = self.ch, self.now()
+  if #ch.sinks == 0 or not ch:live_window() then return end
+  if ch:due("/tf", t) then frames(self, ch, t) end
+  local slow_at = self.slow_at
+  if slow_at and t < slow_at and t >= slow_at - RC.SLOW_PERIOD then return end
+  self.slow_at = t + RC.SLOW_PERIOD - 1e-9
+  slow_topics(self, ch, t)
 end
 
 return RC

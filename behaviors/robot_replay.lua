@@ -53,15 +53,17 @@ local SCAN = tycho.viz.template('{' .. POSED .. ',"angle_min":%.17g,"angle_incre
 local THERMAL = tycho.viz.template('{' .. POSED .. ',"seq":%.17g,"pixels":"%D"}')
 local THERMAL_TOPICS = { "/raw/thermal/1", "/raw/thermal/2" }
 
---- M.tap(robot, {world =, seed =, now =, localization =}) -> tape. Wraps the robot's
+--- M.tap(robot, {world =, seed =, now =, clock =, localization =}) -> tape. Wraps the robot's
 -- functions in place; nothing is written until tape:attach(channels).
 -- Messages are logged at now() (the mission's clock, which the other
 -- channels use, so the file stays in time order; the robot's own clock
 -- runs a step ahead of it in the simulator) and carry the robot's clock.
+-- The simulator's robot, given the clock that now() reads, is tapped in C
+-- once attached (sim:tap: the same messages without a Lua call per sample).
 function M.tap(robot, o)
   o = o or {}
   local now = o.now or robot.time
-  local tape = { queue = {}, cmd_v = 0, cmd_w = 0, steps = 0 }
+  local tape = { queue = {}, cmd_v = 0, cmd_w = 0, in_c = false }
   local function put(topic, data)
     if tape.channels then tape.channels:publish(topic, now(), data)
     else tape.queue[#tape.queue + 1] = { topic, now(), data } end
@@ -100,15 +102,14 @@ function M.tap(robot, o)
     return stop(...)
   end
   local function stepped(...)
-    tape.steps = tape.steps + 1
-    odom_now()
+    if not tape.in_c then odom_now() end
     return ...
   end
   function robot.step(...) return stepped(step(...)) end
   local scan = robot.scan
   function robot.scan()
     local s, stamp, p = scan()
-    if s then
+    if s and not tape.in_c then
       put_format("/raw/scan", SCAN, robot.time(), stamp, p and p.x, p and p.y, p and p.yaw, s.angle_min,
         s.angle_increment, s.range_min, s.range_max, s)
     end
@@ -117,7 +118,7 @@ function M.tap(robot, o)
   local thermal = robot.thermal
   function robot.thermal(i)
     local f, stamp, p = thermal(i)
-    if f and (i == 1 or i == 2) then
+    if f and (i == 1 or i == 2) and not tape.in_c then
       put_format(THERMAL_TOPICS[i], THERMAL, robot.time(), stamp, p and p.x, p and p.y, p and p.yaw, f.seq, f)
     end
     return f, stamp, p
@@ -139,11 +140,29 @@ function M.tap(robot, o)
     end
   end
 
+  -- the simulator writes its samples itself when the one raw sink is a
+  -- recording's writer (see sim:tap)
+  local function tap_in_c(channels)
+    local sim, sink = robot.sim, channels.raw_sinks[1]
+    if not (o.clock and sim and sim.tap and #channels.raw_sinks == 1 and sink.emit_writer) then return false end
+    local ids = sink.ids
+    sim:tap(sink.emit_writer, o.clock,
+      { odom = ids["/raw/odom"], scan = ids["/raw/scan"], thermal = { ids["/raw/thermal/1"], ids["/raw/thermal/2"] } },
+      { odom = ODOM, scan = SCAN, thermal = THERMAL })
+    -- counted with the other messages, and stopped before the file is closed
+    channels:add_tap(function()
+      local n, err = sim:untap()
+      return n, err
+    end)
+    return true
+  end
+
   --- Starts writing into the channels (the samples so far first).
   function tape.attach(self, channels)
     self.channels = channels
     for _, q in ipairs(self.queue) do channels:publish(q[1], q[2], q[3]) end
     self.queue = {}
+    self.in_c = tap_in_c(channels)
   end
   return tape
 end

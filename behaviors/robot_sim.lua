@@ -11,34 +11,13 @@ local tycho = require "tycho"
 
 local M = {}
 
-local HISTORY = 64 -- odometry samples kept (3.2 s at the default 20 Hz control rate)
-
-local function wrap(a) return (a + math.pi) % (2 * math.pi) - math.pi end
-
 --- An odometry history: push(t, x, y, yaw), at(t) -> x, y, yaw (interpolated,
--- clamped to the oldest/newest sample).
+-- clamped to the oldest/newest sample). The simulator keeps its own
+-- (sim:odom_at); a replayed recording keeps this one: the same C code, so a
+-- replay computes the poses the recorded run did, bit for bit.
 local function odom_history()
-  local h = { n = 0, head = 0 }
-  function h.push(t, x, y, yaw)
-    h.head = h.head % HISTORY + 1
-    h[h.head] = { t = t, x = x, y = y, yaw = yaw }
-    if h.n < HISTORY then h.n = h.n + 1 end
-  end
-  function h.at(t)
-    local newer
-    for k = 0, h.n - 1 do
-      local s = h[(h.head - 1 - k) % HISTORY + 1]
-      if s.t <= t then
-        if not newer or newer.t == s.t then return s.x, s.y, s.yaw end
-        local u = (t - s.t) / (newer.t - s.t)
-        return s.x + u * (newer.x - s.x), s.y + u * (newer.y - s.y),
-               wrap(s.yaw + u * wrap(newer.yaw - s.yaw))
-      end
-      newer = s
-    end
-    if newer then return newer.x, newer.y, newer.yaw end
-  end
-  return h
+  local h = tycho.odom_history()
+  return { push = function(t, x, y, yaw) h:push(t, x, y, yaw) end, at = function(t) return h:at(t) end }
 end
 M.odom_history = odom_history -- robot_replay.lua keeps the same history
 
@@ -56,19 +35,13 @@ function M.open(world_path, opts)
   for i, cam in ipairs(world.cameras or {}) do
     robot.cameras[i] = { yaw = cam.yaw, fov = cam.fov_h or cam.fov or math.rad(60) }
   end
-  local odom = odom_history()
-  do
-    local x, y, yaw = sim:odom()
-    odom.push(sim.time, x, y, yaw)
-  end
-
   --- Odometry pose: what the robot itself believes.
   function robot.pose() return sim:odom() end
   --- Odometry pose at time t (within the last few seconds).
-  function robot.pose_at(t) return odom.at(t) end
+  function robot.pose_at(t) return sim:odom_at(t) end
   local function stamped(sample, stamp)
     if not sample then return nil end
-    local x, y, yaw = odom.at(stamp)
+    local x, y, yaw = sim:odom_at(stamp)
     return sample, stamp, { x = x, y = y, yaw = yaw }
   end
   --- New LiDAR scan since the last call -> scan, stamp, pose at stamp; or nil.
@@ -85,11 +58,7 @@ function M.open(world_path, opts)
     state = function() return sim:launcher() end,
   }
   --- Advance the world (simulator only; real hardware runs by itself).
-  function robot.step(dt)
-    sim:step(dt)
-    local x, y, yaw = sim:odom()
-    odom.push(sim.time, x, y, yaw)
-  end
+  function robot.step(dt) sim:step(dt) end
   function robot.time() return sim.time end
   --- Safe state: wheels stopped, flywheels off.
   function robot.safe_stop()

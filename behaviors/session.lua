@@ -174,9 +174,8 @@ end
 function Session:close()
   if self.channels then
     if self.channels_log_sink then self.log:remove_sink(self.channels_log_sink) end
-    local n = 0
-    for _, c in pairs(self.channels.counts) do n = n + c end
     local ok, err = self.channels:close()
+    local n = self.channels:message_count()
     if self.recording then
       if ok then self:print(("recorded %d messages to %s"):format(n, self.recording.path))
       else io.stderr:write("--record: ", tostring(err), "\n") end

@@ -37,7 +37,7 @@ typedef struct {
     uint8_t *cells;
 } last_grid;
 
-typedef struct {
+typedef struct tycho_l_writer {
     tycho_mcap_writer *w;
     last_grid *grids; /* per channel id - 1 */
     size_t ngrids;
@@ -445,6 +445,38 @@ static int l_format(lua_State *L)
     if (tp->has_array)
         tycho_l_read_template_array(L, tp, 5, (double *)(at + nbytes + aligned8(tp->len)));
     return commit(L, b, channel, ns, encode_format, bytes);
+}
+
+/* The message a template makes of numbers and an array (f64 or f32, or
+ * none), for C callers holding the inputs (the simulator's tap of raw
+ * samples, l_sim_tap.c): queued as writer:format queues it. */
+tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
+                                   const tycho_l_template *tp, const double *numbers,
+                                   const double *f64, const float *f32, size_t array_len,
+                                   tycho_err *err)
+{
+    if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
+    if (!(isfinite(t) && t >= 0 && t < 4e9))
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
+    if (!tp->has_array) array_len = 0;
+    size_t nbytes = (size_t)tp->numbers * sizeof(double);
+    size_t bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
+    format_msg *m = reserve(b, bytes, err);
+    if (!m) return err->code;
+    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
+    char *at = (char *)(m + 1);
+    memcpy(at, numbers, nbytes);
+    memcpy(at + nbytes, tp->text, tp->len);
+    double *array = (double *)(at + nbytes + aligned8(tp->len));
+    if (f64) memcpy(array, f64, array_len * sizeof *array);
+    else
+        for (size_t i = 0; i < array_len; i++) array[i] = f32 ? f32[i] : NAN;
+    return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_format, bytes, err);
+}
+
+tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)
+{
+    return TYCHO_L_CHECKBOX(L, idx, lwriter, w, MCAP_WRITER_MT, "recording already closed");
 }
 
 /* writer:join(channel, t, ...): the message is the strings given, in order,

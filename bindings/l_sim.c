@@ -13,14 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SIM_MT "tycho.sim"
-
-typedef struct {
-    tycho_sim *s;
-    char *map_path; /* into paths[], "" for tycho.sim.new */
-    char paths[];   /* world path \0 map path \0 */
-} lsim;
-
 /* Creates the sim userdata (box first, so a failed push cannot leak the
  * sim), then the sim itself; frees `truth` (a map we loaded) either way. */
 static int push_sim(lua_State *L, pctx *c, const tycho_grid *truth, tycho_grid *owned,
@@ -29,6 +21,9 @@ static int push_sim(lua_State *L, pctx *c, const tycho_grid *truth, tycho_grid *
     size_t lw = strlen(world), lm = strlen(map);
     lsim *box = tycho_newuserdata(L, sizeof *box + lw + lm + 2);
     box->s = NULL;
+    box->tap = NULL;
+    box->cmd_v = box->cmd_w = 0;
+    tycho_odom_history_init(&box->odom);
     memcpy(box->paths, world, lw + 1);
     box->map_path = box->paths + lw + 1;
     memcpy(box->map_path, map, lm + 1);
@@ -38,6 +33,7 @@ static int push_sim(lua_State *L, pctx *c, const tycho_grid *truth, tycho_grid *
     box->s = tycho_sim_new(truth, cfg, &err);
     tycho_grid_free(owned);
     if (!box->s) tycho_l_sim_error(c, "%s", err.msg);
+    tycho_odom_history_push(&box->odom, tycho_sim_time(box->s), tycho_sim_odom(box->s));
     return 1;
 }
 
@@ -137,10 +133,12 @@ static int l_sim_load(lua_State *L)
 
 /* --- the sim userdata ---------------------------------------------------- */
 
-static lsim *checkbox(lua_State *L)
+lsim *tycho_l_checksimbox(lua_State *L)
 {
     return TYCHO_L_CHECKBOX(L, 1, lsim, s, SIM_MT, "sim is not initialised");
 }
+
+static lsim *checkbox(lua_State *L) { return tycho_l_checksimbox(L); }
 
 static tycho_sim *checksim(lua_State *L) { return checkbox(L)->s; }
 
@@ -150,33 +148,50 @@ static void setnum(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
-static int l_step(lua_State *L)
-{
-    tycho_sim *s = checksim(L);
-    double dt = luaL_checknumber(L, 2);
-    tycho_err err = {0};
-    if (tycho_sim_step(s, dt, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
-    lua_pushnumber(L, tycho_sim_time(s));
-    return 1;
-}
-
-static int l_set_cmd(lua_State *L)
-{
-    tycho_sim *s = checksim(L);
-    double v = luaL_checknumber(L, 2), w = luaL_checknumber(L, 3);
-    tycho_sim_set_cmd(s, v, w);
-    tycho_sim_get_cmd(s, &v, &w);
-    lua_pushnumber(L, v);
-    lua_pushnumber(L, w);
-    return 2;
-}
-
 static int push_pose(lua_State *L, tycho_pose2 p)
 {
     lua_pushnumber(L, p.x);
     lua_pushnumber(L, p.y);
     lua_pushnumber(L, p.yaw);
     return 3;
+}
+
+/* sim:step(dt): the odometry of the step goes into the history (and to
+ * the tap, when recording) */
+static int l_step(lua_State *L)
+{
+    lsim *b = checkbox(L);
+    double dt = luaL_checknumber(L, 2);
+    tycho_err err = {0};
+    if (tycho_sim_step(b->s, dt, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
+    tycho_odom_history_push(&b->odom, tycho_sim_time(b->s), tycho_sim_odom(b->s));
+    if (b->tap) tycho_l_sim_tap_odom(b);
+    lua_pushnumber(L, tycho_sim_time(b->s));
+    return 1;
+}
+
+/* sim:odom_at(t) -> x, y, yaw: the odometry pose at t (the last few
+ * seconds, interpolated; see tycho/odom_history.h) */
+static int l_odom_at(lua_State *L)
+{
+    lsim *b = checkbox(L);
+    double t = luaL_checknumber(L, 2);
+    tycho_pose2 p;
+    if (!tycho_odom_history_at(&b->odom, t, &p)) p = tycho_sim_odom(b->s);
+    return push_pose(L, p);
+}
+
+static int l_set_cmd(lua_State *L)
+{
+    lsim *b = checkbox(L);
+    tycho_sim *s = b->s;
+    double v = luaL_checknumber(L, 2), w = luaL_checknumber(L, 3);
+    b->cmd_v = v, b->cmd_w = w; /* as given: a recording keeps what was asked */
+    tycho_sim_set_cmd(s, v, w);
+    tycho_sim_get_cmd(s, &v, &w);
+    lua_pushnumber(L, v);
+    lua_pushnumber(L, w);
+    return 2;
 }
 
 static int l_pose(lua_State *L) { return push_pose(L, tycho_sim_pose(checksim(L))); }
@@ -263,11 +278,13 @@ static int push_scan(lua_State *L, const tycho_sim_scan *sc)
 
 static int l_scan(lua_State *L)
 {
+    lsim *b = checkbox(L);
     tycho_sim_scan sc;
-    if (!tycho_sim_take_scan(checksim(L), &sc)) {
+    if (!tycho_sim_take_scan(b->s, &sc)) {
         lua_pushnil(L);
         return 1;
     }
+    if (b->tap) tycho_l_sim_tap_scan(b, &sc);
     return push_scan(L, &sc);
 }
 
@@ -313,13 +330,14 @@ static int check_camera(lua_State *L, tycho_sim *s)
 
 static int l_thermal(lua_State *L)
 {
-    tycho_sim *s = checksim(L);
-    int i = check_camera(L, s);
+    lsim *b = checkbox(L);
+    int i = check_camera(L, b->s);
     tycho_sim_frame f;
-    if (!tycho_sim_take_thermal(s, i - 1, &f)) {
+    if (!tycho_sim_take_thermal(b->s, i - 1, &f)) {
         lua_pushnil(L);
         return 1;
     }
+    if (b->tap) tycho_l_sim_tap_thermal(b, i, &f);
     return push_frame(L, &f, i);
 }
 
@@ -547,6 +565,7 @@ static int l_world(lua_State *L)
 static int l_gc(lua_State *L)
 {
     lsim *b = luaL_checkudata(L, 1, SIM_MT);
+    tycho_l_sim_untap(L, b);
     tycho_sim_free(b->s);
     b->s = NULL;
     return 0;
@@ -613,6 +632,20 @@ function sim:set_cmd(v, w) end
 function sim:pose() end
 ---@return number x, number y, number yaw
 function sim:odom() end
+---The odometry pose at t, interpolated over the last 64 steps.
+---@param t number
+---@return number x, number y, number yaw
+function sim:odom_at(t) end
+---Records every odometry step, scan and thermal frame to a recording's writer
+---from C (robot_replay.lua's tap, without a Lua call per sample).
+---@param writer tycho.mcap_writer
+---@param clock tycho.clock the mission's clock: the messages' log time
+---@param channels table {odom = id, scan = id, thermal = {id1, id2}}
+---@param templates table {odom =, scan =, thermal =} tycho.viz.template
+function sim:tap(writer, clock, channels, templates) end
+---Stops the tap.
+---@return integer messages, string? err
+function sim:untap() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
 ---wheel_base_error, encoder_ticks_per_m, slip_ramp, slip_contact, gyro_bias
@@ -658,6 +691,9 @@ static const luaL_Reg sim_methods[] = {
     {"set_cmd", l_set_cmd},
     {"pose", l_pose},
     {"odom", l_odom},
+    {"odom_at", l_odom_at},
+    {"tap", tycho_l_sim_tap},
+    {"untap", tycho_l_sim_untap_method},
     {"errors", l_errors},
     {"velocity", l_velocity},
     {"teleport", l_teleport},

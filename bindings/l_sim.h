@@ -3,6 +3,7 @@
 #define TYCHO_L_SIM_H
 
 #include "ltycho.h"
+#include "tycho/odom_history.h"
 #include "tycho/sim.h"
 
 #include <stdbool.h>
@@ -11,6 +12,31 @@ typedef struct {
     lua_State *L;
     const char *file; /* world file, or NULL: errors then blame argument #2 of 'new' */
 } pctx;
+
+#define SIM_MT "tycho.sim"
+
+typedef struct sim_tap sim_tap;
+
+typedef struct {
+    tycho_sim *s;
+    tycho_odom_history odom; /* after each step: sim:odom_at */
+    double cmd_v, cmd_w;     /* the last command as given to set_cmd */
+    sim_tap *tap;            /* recording the raw samples (l_sim_tap.c), or NULL */
+    char *map_path;          /* into paths[], "" for tycho.sim.new */
+    char paths[];            /* world path \0 map path \0 */
+} lsim;
+
+/* The sim at argument 1 (raises if not one, or freed). */
+lsim *tycho_l_checksimbox(lua_State *L);
+
+/* The tap of raw samples (l_sim_tap.c): sim:tap(...), sim:untap(); the
+ * sim's methods call these when b->tap is set. */
+int tycho_l_sim_tap(lua_State *L);
+int tycho_l_sim_untap_method(lua_State *L);
+void tycho_l_sim_untap(lua_State *L, lsim *b);
+void tycho_l_sim_tap_odom(lsim *b);
+void tycho_l_sim_tap_scan(lsim *b, const tycho_sim_scan *sc);
+void tycho_l_sim_tap_thermal(lsim *b, int camera, const tycho_sim_frame *f);
 
 /* Raises "file: message" (or a bad-argument error for tycho.sim.new). */
 int tycho_l_sim_error(pctx *c, const char *fmt, ...);

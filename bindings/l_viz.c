@@ -684,6 +684,11 @@ static int l_template(lua_State *L)
     return 1;
 }
 
+const tycho_l_template *tycho_l_totemplate(lua_State *L, int idx)
+{
+    return luaL_testudata(L, idx, TEMPLATE_MT);
+}
+
 const tycho_l_template *tycho_l_check_template(lua_State *L, int idx, int first, double *numbers,
                                                size_t *array_len)
 {

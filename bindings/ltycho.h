@@ -188,6 +188,7 @@ void tycho_l_open_render(lua_State *L, int module, int methods);
 void tycho_l_open_fusion(lua_State *L, int module, int methods);
 void tycho_l_open_motion(lua_State *L, int module, int methods);
 void tycho_l_open_sim(lua_State *L, int module, int methods);
+void tycho_l_open_odom_history(lua_State *L, int module, int methods);
 void tycho_l_open_clock(lua_State *L, int module, int methods);
 void tycho_l_open_runtime(lua_State *L, int module, int methods);
 void tycho_l_open_arc(lua_State *L, int module, int methods);
@@ -243,6 +244,19 @@ typedef struct {
 const tycho_l_template *tycho_l_check_template(lua_State *L, int idx, int first, double *numbers,
                                                size_t *array_len);
 void tycho_l_read_template_array(lua_State *L, const tycho_l_template *tp, int first, double *v);
+/* The template at idx (its arguments unread), or NULL if it is not one. */
+const tycho_l_template *tycho_l_totemplate(lua_State *L, int idx);
+
+/* A recording's writer (tycho.mcap.open, l_mcap.c) for C callers. */
+typedef struct tycho_l_writer tycho_l_writer;
+tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx);
+/* Queues the message template tp makes of its numbers and an array (f64,
+ * or f32, or neither: array_len nulls), as writer:format does. The
+ * writer's error otherwise (closed, the disk failed). */
+tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
+                                   const tycho_l_template *tp, const double *numbers,
+                                   const double *f64, const float *f32, size_t array_len,
+                                   tycho_err *err);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {

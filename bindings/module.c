@@ -138,6 +138,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_fusion(L, module, methods);
     tycho_l_open_motion(L, module, methods);
     tycho_l_open_sim(L, module, methods);
+    tycho_l_open_odom_history(L, module, methods);
     tycho_l_open_clock(L, module, methods);
     tycho_l_open_runtime(L, module, methods);
     tycho_l_open_arc(L, module, methods);

@@ -122,7 +122,7 @@ static double lua_mod(double a, double b)
     return m;
 }
 
-static double wrap(double a) { return lua_mod(a + M_PI, 2 * M_PI) - M_PI; }
+static double wrap(double a) { return tycho_wrap_pi(a); }
 
 tycho_status tycho_cell_set_observe(tycho_cell_set *s, tycho_pose2 pose, const tycho_scan *scan,
                                     double cam_yaw, double fov, double max_range, size_t *added,

@@ -1,5 +1,6 @@
 #include "tycho/common.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -42,4 +43,13 @@ const char *tycho_status_name(tycho_status code)
         return "out of range";
     }
     return "unknown error";
+}
+
+double tycho_wrap_pi(double a)
+{
+    /* luai_nummod: fmod, then the result takes the divisor's (positive) sign */
+    const double two_pi = 2 * M_PI;
+    double m = fmod(a + M_PI, two_pi);
+    if (m < 0) m += two_pi;
+    return m - M_PI;
 }

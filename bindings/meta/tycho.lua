@@ -470,6 +470,25 @@ function conn:set_limit(bytes) end
 ---Output that may be queued before send() refuses (the peer is not reading).
 function conn:set_out_limit(bytes) end
 
+-- l_odom_history.c ------------------------------------------------------------
+-- odometry history ---------------------------------------------------------------------
+
+---A short odometry history (64 samples): the pose at a sensor sample's stamp.
+---@return tycho.odom_history
+function tycho.odom_history() end
+---@class tycho.odom_history
+local odom_history = {}
+---Adds the newest sample (times not decreasing).
+---@param t number
+---@param x number
+---@param y number
+---@param yaw number
+function odom_history:push(t, x, y, yaw) end
+---The pose at t: interpolated between the samples either side; nil while empty.
+---@param t number
+---@return number? x, number y, number yaw
+function odom_history:at(t) end
+
 -- l_pattern.c -----------------------------------------------------------------
 ---Lua patterns with a step counter the watchdog can stop (bindings/l_pattern.c);
 ---under Lua 5.4 they are also string.find/match/gmatch/gsub (LuaJIT keeps its own).
@@ -751,6 +770,20 @@ function sim:set_cmd(v, w) end
 function sim:pose() end
 ---@return number x, number y, number yaw
 function sim:odom() end
+---The odometry pose at t, interpolated over the last 64 steps.
+---@param t number
+---@return number x, number y, number yaw
+function sim:odom_at(t) end
+---Records every odometry step, scan and thermal frame to a recording's writer
+---from C (robot_replay.lua's tap, without a Lua call per sample).
+---@param writer tycho.mcap_writer
+---@param clock tycho.clock the mission's clock: the messages' log time
+---@param channels table {odom = id, scan = id, thermal = {id1, id2}}
+---@param templates table {odom =, scan =, thermal =} tycho.viz.template
+function sim:tap(writer, clock, channels, templates) end
+---Stops the tap.
+---@return integer messages, string? err
+function sim:untap() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
 ---wheel_base_error, encoder_ticks_per_m, slip_ramp, slip_contact, gyro_bias

@@ -106,6 +106,124 @@ describe("the tap", function()
   end)
 end)
 
+describe("the simulator's tap (sim:tap, in C)", function()
+  -- one sim, tapped in Lua (no clock given) or in C (the clock given),
+  -- driven the same way into a recording; the raw messages of the two
+  local function record(in_c, path)
+    local robot = require("robot_sim").open("maps/maze_small.lua", { seed = 3 })
+    local clock = tycho.clock.new { mode = "sim" }
+    local now = function() return clock:now() end
+    local tape = RobotReplay.tap(robot, { world = "maps/maze_small.lua", seed = 3, now = now,
+                                          clock = in_c and clock or nil })
+    local channels = Channels.new()
+    channels:add_sink(assert(Channels.mcap_sink(path)), { raw = true })
+    tape:attach(channels)
+    assert.are.equal(in_c, tape.in_c)
+    for k = 1, 200 do
+      robot.drive(k % 50 < 30 and 0.15 or 0, k % 40 < 20 and 0.8 or -0.6)
+      robot.step(0.05)
+      clock:advance(0.05)
+      robot.scan()
+      robot.thermal(1)
+      robot.thermal(2)
+    end
+    robot.stop()
+    robot.step(0.05)
+    assert(channels:close())
+    local msgs = {}
+    assert(tycho.mcap.read(path, function(topic, t, data) msgs[#msgs + 1] = ("%s %.9f %s"):format(topic, t, data) end))
+    return msgs, channels:message_count()
+  end
+
+  it("writes the very bytes the Lua tap writes, odometry, scans and frames", function()
+    local dir = exe.tmpdir()
+    outs[#outs + 1] = dir
+    assert(os.execute("mkdir -p " .. exe.quote(dir)))
+    local lua_msgs, lua_n = record(false, dir .. "/lua.mcap")
+    local c_msgs, c_n = record(true, dir .. "/c.mcap")
+    assert.are.equal(#lua_msgs, #c_msgs)
+    assert.are.equal(lua_n, c_n)
+    local kinds = {}
+    for i = 1, #lua_msgs do
+      assert.are.equal(lua_msgs[i], c_msgs[i])
+      local topic = lua_msgs[i]:match("^(%S+)")
+      kinds[topic] = (kinds[topic] or 0) + 1
+    end
+    assert.are.equal(202, kinds["/raw/odom"]) -- the start, 201 steps
+    assert.is_true(kinds["/raw/scan"] >= 40 and kinds["/raw/thermal/1"] >= 40 and kinds["/raw/thermal/2"] >= 40)
+  end)
+
+  it("refuses bad arguments, naming them, and stops cleanly", function()
+    local sim = tycho.sim.load("maps/maze_small.lua")
+    local clock = tycho.clock.new { mode = "sim" }
+    local dir = exe.tmpdir()
+    outs[#outs + 1] = dir
+    assert(os.execute("mkdir -p " .. exe.quote(dir)))
+    local w = assert(tycho.mcap.open(dir .. "/t.mcap"))
+    local T = tycho.viz.template
+    local templates = { odom = T("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g"),
+                        scan = T("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %F"),
+                        thermal = T("%.17g %.17g %.17g %.17g %.17g %.17g %D") }
+    local ids = { odom = 1, scan = 2, thermal = { 3, 4 } }
+    assert.has_error(function() sim:tap(w, clock, { odom = 1, scan = 2 }, templates) end,
+      "bad argument #3 to 'tap' (field 'thermal': {id1, id2} expected)")
+    assert.has_error(function() sim:tap(w, clock, { odom = 0, scan = 2, thermal = { 3, 4 } }, templates) end,
+      "bad argument #3 to 'tap' (field 'odom': channel id expected)")
+    assert.has_error(function() sim:tap(w, clock, ids, { odom = templates.scan, scan = templates.scan,
+                                                          thermal = templates.thermal }) end,
+      "bad argument #4 to 'tap' (template 'odom' takes 9 numbers, this one 9 and an array)")
+    assert.has_error(function() sim:tap(w, clock, ids, { odom = templates.odom, scan = "x", thermal = templates.thermal }) end,
+      "bad argument #4 to 'tap' (field 'scan': template expected (tycho.viz.template))")
+    assert.has_error(function() sim:tap(clock, clock, ids, templates) end)
+    -- nothing tapped: nothing written, no error
+    assert.are.equal(0, sim:untap())
+    -- a closed writer stops the tap with its error, the mission goes on
+    local sid = w:schema("s", "jsonschema", "{}")
+    for _, topic in ipairs { "a", "b", "c", "d" } do w:channel(topic, sid, "json") end
+    sim:tap(w, clock, ids, templates)
+    sim:step(0.05)
+    assert(w:close())
+    sim:step(0.05)
+    local n, err = sim:untap()
+    assert.are.equal(1, n)
+    assert.truthy(tostring(err):find("closed", 1, true), tostring(err))
+  end)
+end)
+
+describe("the odometry history (tycho.odom_history, sim:odom_at)", function()
+  it("interpolates between steps, the heading across +-pi the short way, and clamps at its ends", function()
+    local h = tycho.odom_history()
+    assert.is_nil(h:at(1))
+    h:push(1, 0, 0, 3.0)
+    h:push(2, 1, 2, -3.0)
+    local x, y, yaw = h:at(1.5)
+    assert.are.equal(0.5, x)
+    assert.are.equal(1, y)
+    assert.is_true(math.abs(math.abs(yaw) - math.pi) < 0.01, "through pi, not through 0: " .. yaw)
+    assert.are.same({ 0, 0, 3.0 }, { h:at(0) })
+    assert.are.same({ 1, 2, -3.0 }, { h:at(5) })
+    assert.has_error(function() h:push(3, 0 / 0, 0, 0) end, "bad argument #2 to 'push' (finite number expected)")
+    -- 64 kept: the oldest goes
+    for k = 3, 70 do h:push(k, k, 0, 0) end
+    assert.are.same({ 7, 0, 0 }, { h:at(1) })
+  end)
+
+  it("gives the simulator's own history bit for bit (a replay places samples as the run did)", function()
+    local sim = tycho.sim.load("maps/maze_small.lua")
+    local h = tycho.odom_history()
+    h:push(sim.time, sim:odom())
+    sim:set_cmd(0.2, 1.5)
+    for _ = 1, 80 do
+      sim:step(0.05)
+      h:push(sim.time, sim:odom())
+    end
+    for k = 0, 50 do
+      local t = sim.time - k * 0.037
+      assert.are.same({ h:at(t) }, { sim:odom_at(t) })
+    end
+  end)
+end)
+
 describe("tycho repl --record #e2e", function()
   it("records the raw device samples too, the ones the console asked for", function()
     local dir = exe.tmpdir()

@@ -44,6 +44,11 @@ typedef struct {
     double x, y, yaw;
 } tycho_pose2;
 
+/* An angle into [-pi, pi) the way the Lua behaviours wrap it, (a + pi) %
+ * 2pi - pi with Lua 5.4's floored modulo: C code that takes over a
+ * computation from Lua gives the same bits. */
+double tycho_wrap_pi(double a);
+
 /* A grid cell index: cx is the column (x), cy the row counted from the bottom. */
 typedef struct {
     int32_t x, y;

@@ -1,0 +1,178 @@
+/* The simulator's tap of raw samples: while a mission records (--record),
+ * every odometry step, scan and thermal frame the sim delivers goes to the
+ * recording's writer from here, as behaviors/robot_replay.lua's tap writes
+ * them for any robot (the same templates, the same numbers, so the same
+ * bytes), without a Lua call per sample: at 20 Hz of steps and frames,
+ * those calls were most of what recording cost the robot's loop.
+ *
+ *   sim:tap(writer, clock, {odom = id, scan = id, thermal = {id1, id2}},
+ *           {odom = template, scan = template, thermal = template})
+ *   sim:untap() -> messages written, error (nil when none)
+ *
+ * Samples are logged at clock:now() (the mission's clock) and carry the
+ * sim's own time, as the Lua tap does. A failed write (a full disk) stops
+ * the tap; the writer reports it again at close. */
+#include "l_sim.h"
+
+#include "tycho/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAP_ODOM, TAP_SCAN, TAP_THERMAL, TAP_KINDS };
+
+/* numbers each template takes (before its array) */
+static const struct {
+    const char *name;
+    int numbers, has_array;
+} kinds[TAP_KINDS] = {
+    {"odom", 9, 0}, /* t, x, y, yaw, pitch, roll, yaw_rate, v, w */
+    {"scan", 9,
+     1}, /* t, stamp, x, y, yaw, angle_min, angle_increment, range_min, range_max; ranges */
+    {"thermal", 6, 1}, /* t, stamp, x, y, yaw, seq; pixels */
+};
+
+struct sim_tap {
+    tycho_l_writer *writer;
+    tycho_clock *clock;
+    const tycho_l_template *templates[TAP_KINDS];
+    uint16_t odom, scan, thermal[2];
+    int ref; /* registry: {writer, clock, templates...}, kept alive while tapping */
+    long long messages;
+    bool failed;
+    tycho_err err;
+};
+
+static void tap_write(lsim *b, int kind, uint16_t channel, const double *numbers,
+                      const float *array, size_t n)
+{
+    sim_tap *tap = b->tap;
+    if (tap->failed) return;
+    tycho_status st =
+        tycho_l_writer_format(tap->writer, channel, tycho_clock_now(tap->clock),
+                              tap->templates[kind], numbers, NULL, array, n, &tap->err);
+    if (st != TYCHO_OK) tap->failed = true;
+    else tap->messages++;
+}
+
+void tycho_l_sim_tap_odom(lsim *b)
+{
+    tycho_pose2 p = tycho_sim_odom(b->s);
+    tycho_sim_imu_sample imu;
+    tycho_sim_imu_read(b->s, &imu);
+    double v[9] = {tycho_sim_time(b->s), p.x,      p.y,     p.yaw, imu.pitch, imu.roll,
+                   imu.yaw_rate,         b->cmd_v, b->cmd_w};
+    tap_write(b, TAP_ODOM, b->tap->odom, v, NULL, 0);
+}
+
+/* the pose at a sample's stamp, as robot_sim.lua gives it with the sample */
+static tycho_pose2 pose_at(lsim *b, double stamp)
+{
+    tycho_pose2 p;
+    if (!tycho_odom_history_at(&b->odom, stamp, &p)) p = tycho_sim_odom(b->s);
+    return p;
+}
+
+void tycho_l_sim_tap_scan(lsim *b, const tycho_sim_scan *sc)
+{
+    const tycho_scan *s = sc->scan;
+    tycho_pose2 p = pose_at(b, sc->stamp);
+    double v[9] = {tycho_sim_time(b->s), sc->stamp,          p.x,          p.y,         p.yaw,
+                   s->angle_min,         s->angle_increment, s->range_min, s->range_max};
+    tap_write(b, TAP_SCAN, b->tap->scan, v, s->ranges, (size_t)s->count);
+}
+
+void tycho_l_sim_tap_thermal(lsim *b, int camera, const tycho_sim_frame *f)
+{
+    if (camera < 1 || camera > 2) return; /* the recording has two cameras' topics */
+    tycho_pose2 p = pose_at(b, f->stamp);
+    double v[6] = {tycho_sim_time(b->s), f->stamp, p.x, p.y, p.yaw, (double)f->seq};
+    tap_write(b, TAP_THERMAL, b->tap->thermal[camera - 1], v, f->temps, TYCHO_THERMAL_PIXELS);
+}
+
+/* the channel id at key of the table at idx (argument arg) */
+static uint16_t channel_field(lua_State *L, int idx, const char *key, int arg)
+{
+    lua_getfield(L, idx, key);
+    int ok = 0;
+    lua_Integer id = lua_tointegerx(L, -1, &ok);
+    if (!ok || id < 1 || id > UINT16_MAX)
+        luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': channel id expected", key));
+    lua_pop(L, 1);
+    return (uint16_t)id;
+}
+
+void tycho_l_sim_untap(lua_State *L, lsim *b)
+{
+    if (!b->tap) return;
+    luaL_unref(L, LUA_REGISTRYINDEX, b->tap->ref);
+    free(b->tap);
+    b->tap = NULL;
+}
+
+int tycho_l_sim_untap_method(lua_State *L)
+{
+    lsim *b = tycho_l_checksimbox(L);
+    if (!b->tap) {
+        lua_pushinteger(L, 0);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)b->tap->messages);
+    if (b->tap->failed) lua_pushstring(L, b->tap->err.msg);
+    else lua_pushnil(L);
+    tycho_l_sim_untap(L, b);
+    return 2;
+}
+
+int tycho_l_sim_tap(lua_State *L)
+{
+    lsim *b = tycho_l_checksimbox(L);
+    tycho_l_writer *writer = tycho_l_checkwriter(L, 2);
+    tycho_clock *clock = tycho_l_checkclock(L, 3);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    sim_tap tap = {.writer = writer, .clock = clock};
+    tap.odom = channel_field(L, 4, "odom", 4);
+    tap.scan = channel_field(L, 4, "scan", 4);
+    lua_getfield(L, 4, "thermal");
+    luaL_argcheck(L, lua_istable(L, -1), 4, "field 'thermal': {id1, id2} expected");
+    for (int i = 0; i < 2; i++) {
+        lua_rawgeti(L, -1, i + 1); /* LuaJIT's returns nothing */
+        int ok = 0;
+        lua_Integer id = lua_tointegerx(L, -1, &ok);
+        luaL_argcheck(L, ok && id >= 1 && id <= UINT16_MAX, 4,
+                      "field 'thermal': {id1, id2} expected");
+        tap.thermal[i] = (uint16_t)id;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    /* kept alive while tapping: {writer, clock, templates...} */
+    lua_createtable(L, 2 + TAP_KINDS, 0);
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, 3);
+    lua_rawseti(L, -2, 2);
+    for (int k = 0; k < TAP_KINDS; k++) {
+        lua_getfield(L, 5, kinds[k].name);
+        const tycho_l_template *tp = tycho_l_totemplate(L, -1);
+        if (!tp)
+            luaL_argerror(L, 5,
+                          lua_pushfstring(L, "field '%s': template expected (tycho.viz.template)",
+                                          kinds[k].name));
+        if (tp->numbers != kinds[k].numbers || !tp->has_array != !kinds[k].has_array)
+            luaL_argerror(L, 5,
+                          lua_pushfstring(L, "template '%s' takes %d numbers%s, this one %d%s",
+                                          kinds[k].name, kinds[k].numbers,
+                                          kinds[k].has_array ? " and an array" : "", tp->numbers,
+                                          tp->has_array ? " and an array" : ""));
+        tap.templates[k] = tp;
+        lua_rawseti(L, -2, 3 + k);
+    }
+    sim_tap *t = malloc(sizeof *t);
+    if (!t) return luaL_error(L, "sim:tap: out of memory");
+    tycho_l_sim_untap(L, b);
+    *t = tap;
+    t->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    b->tap = t;
+    return 0;
+}
