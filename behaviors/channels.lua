@@ -101,7 +101,7 @@ Channels.LIVE_SLACK = 0.8
 --- Channels.new() -> channels (no sinks yet: nothing is encoded until one is added)
 function Channels.new()
   local self = setmetatable({ sinks = {}, raw_sinks = {}, topics = {}, last = {}, counts = {},
-                              kept = 0, last_live = {}, wall = tycho.clock.monotonic }, Channels)
+                              generation = 0, kept = 0, last_live = {}, wall = tycho.clock.monotonic }, Channels)
   for _, t in ipairs(Channels.TOPICS) do self.topics[t.topic] = t end
   for _, t in ipairs(Channels.RAW_TOPICS) do self.topics[t.topic] = t end
   return self
@@ -119,6 +119,7 @@ function Channels:add_sink(sink, o)
   end
   self.sinks[#self.sinks + 1] = sink
   if not sink.live then self.kept = self.kept + 1 end
+  self.generation = (self.generation or 0) + 1 -- emitters look at the sinks again
   return sink
 end
 
@@ -281,7 +282,38 @@ function Channels:message_count()
   return n
 end
 
+--- ch:emitter(topic, kind) -> emit(t, ...): ch:emit(topic, t, kind, ...)
+-- for one topic and kind, for a feeder that sends them many times a
+-- second. When a recording is the one sink, its writer is called straight
+-- away (the sinks looked up once, not at every message).
+function Channels:emitter(topic, kind)
+  local spec = self.topics[topic]
+  if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
+  if not ENCODE[kind] then error("channels: unknown message kind '" .. tostring(kind) .. "'", 2) end
+  local seen, sink, writer, id, method -- the sinks as last looked at
+  return function(t, ...)
+    if seen ~= self.generation then
+      seen = self.generation
+      local sinks = spec.raw and self.raw_sinks or self.sinks
+      sink = #sinks == 1 and sinks[1].emit_writer and sinks[1] or nil
+      if sink then writer, id = sink.emit_writer, sink.ids[topic] method = writer[kind] end
+    end
+    if not sink then return self:emit(topic, t, kind, ...) end
+    if sink.error then return false end
+    local ok, err = method(writer, id, t, ...)
+    if ok then
+      self.last[topic] = t
+      local counts = self.counts
+      counts[topic] = (counts[topic] or 0) + 1
+      return true
+    end
+    if ok == nil then sink.error = err end
+    return false
+  end
+end
+
 function Channels:close()
+  self.generation = (self.generation or 0) + 1
   local problems = {}
   for _, stop in ipairs(self.taps or {}) do
     local n, err = stop()

@@ -38,6 +38,10 @@ function RC.new(channels, o)
   if drive then robot.drive = function(v, w) self.cmd.v, self.cmd.w = v, w return drive(v, w) end end
   if stop then robot.stop = function(...) self.cmd.v, self.cmd.w = 0, 0 return stop(...) end end
   if o.machine and o.machine.name then self.machine_name = o.machine.name end
+  -- the topics sent many times a second, each with its emitter
+  self.emit_tf, self.emit_imu = channels:emitter("/tf", "format"), channels:emitter("/imu", "format")
+  self.emit_cmd, self.emit_scan = channels:emitter("/cmd_vel", "format"), channels:emitter("/scan", "scan")
+  self.emit_thermal = { channels:emitter("/thermal/1", "image"), channels:emitter("/thermal/2", "image") }
   self.thermal_lo, self.thermal_hi = (o.thermal_range or {})[1] or 15, (o.thermal_range or {})[2] or 70
   return self
 end
@@ -87,7 +91,7 @@ local CAMERA_FRAMES = { "camera_1", "camera_2" }
 local function tf(self, t)
   local x, y, yaw = self.robot.pose()
   self.tf_format = self.tf_format or tf_template(self.robot.cameras)
-  self.ch:emit("/tf", t, "format", self.tf_format, x, y, math.sin(yaw / 2), math.cos(yaw / 2))
+  self.emit_tf(t, self.tf_format, x, y, math.sin(yaw / 2), math.cos(yaw / 2))
 end
 
 local function color(r, g, b, a) return { r = r, g = g, b = b, a = a or 1 } end
@@ -163,18 +167,18 @@ end
 
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
-  -- the newest detections' spheres: a window kept from scene to scene
+  -- the newest detections' spheres, each encoded once (a table.remove
+  -- from the front of the window per new detection shifted it 200 times)
   local dets = bb.detections or {}
-  local window = self.sphere_window
-  if not window or self.window_of ~= dets or (self.window_n or 0) > #dets then
-    window = {}
-    self.sphere_window, self.window_of, self.window_n = window, dets, math.max(0, #dets - RC.MAX_DETECTIONS)
+  local cache = self.sphere_cache
+  if not cache then cache = setmetatable({}, { __mode = "k" }) self.sphere_cache = cache end
+  local window = {}
+  for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
+    local d = dets[k]
+    local js = cache[d]
+    if not js then js = detection_sphere(d) cache[d] = js end
+    window[#window + 1] = js
   end
-  for k = self.window_n + 1, #dets do
-    window[#window + 1] = detection_sphere(dets[k])
-    if #window > RC.MAX_DETECTIONS then table.remove(window, 1) end
-  end
-  self.window_n = #dets
   local cylinders = {}
   for i, g in ipairs(bb.targets or {}) do
     cylinders[i] = cached_json(self, g, ("%.9g/%.9g/%s"):format(g.x, g.y, tostring(g.engaged)), target_cylinder)
@@ -226,14 +230,14 @@ local function grid_of(v) if type(v) == "function" then return v() end return v 
 RC.SLOW_PERIOD = 0.2
 
 -- frames, attitude and commands: one period, sent together
-local function frames(self, ch, t)
+local function frames(self, t)
   local robot = self.robot
   tf(self, t)
   if robot.imu then
     local p, r, rate = robot.imu()
-    ch:emit("/imu", t, "format", IMU, p, r, rate or 0)
+    self.emit_imu(t, IMU, p, r, rate or 0)
   end
-  ch:emit("/cmd_vel", t, "format", CMD, self.cmd.v, self.cmd.w)
+  self.emit_cmd(t, CMD, self.cmd.v, self.cmd.w)
 end
 
 local function slow_topics(self, ch, t)
@@ -242,7 +246,7 @@ local function slow_topics(self, ch, t)
     local scan = o.scan()
     if scan and scan ~= self.seen.scan then
       self.seen.scan = scan
-      ch:emit("/scan", t, "scan", scan, "laser")
+      self.emit_scan(t, scan, "laser")
     end
   end
   if o.thermal then
@@ -253,7 +257,7 @@ local function slow_topics(self, ch, t)
         local frame = o.thermal(i)
         if frame and frame ~= self.seen[topic] then
           self.seen[topic] = frame
-          ch:emit(topic, t, "image", frame, 8, 8, lo, hi, CAMERA_FRAMES[i])
+          self.emit_thermal[i](t, frame, 8, 8, lo, hi, CAMERA_FRAMES[i])
         end
       end
     end
@@ -294,7 +298,7 @@ end
 function RC:tick()
   local ch, t = self.ch, self.now()
   if #ch.sinks == 0 or not ch:live_window() then return end
-  if ch:due("/tf", t) then frames(self, ch, t) end
+  if ch:due("/tf", t) then frames(self, t) end
   local slow_at = self.slow_at
   if slow_at and t < slow_at and t >= slow_at - RC.SLOW_PERIOD then return end
   self.slow_at = t + RC.SLOW_PERIOD - 1e-9
