@@ -238,10 +238,19 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s)
     s->unknown = hist[TYCHO_COST_UNKNOWN];
 }
 
-/* the first byte of row[0..n) that is not unknown, or n: eight at a time */
+/* true when the 32 bytes at p are all unknown (255) */
+static bool unknown32(const uint8_t *p)
+{
+    uint64_t w[4];
+    memcpy(w, p, sizeof w);
+    return (w[0] & w[1] & w[2] & w[3]) == UINT64_MAX;
+}
+
+/* the first byte of row[0..n) that is not unknown, or n: 32, then eight at a time */
 static int first_known(const uint8_t *row, int n)
 {
     int i = 0;
+    while (i + 32 <= n && unknown32(row + i)) i += 32;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, row + i, 8);
@@ -255,6 +264,7 @@ static int first_known(const uint8_t *row, int n)
 static int last_known(const uint8_t *row, int n)
 {
     int i = n;
+    while (i >= 32 && unknown32(row + i - 32)) i -= 32;
     for (; i >= 8; i -= 8) {
         uint64_t w;
         memcpy(&w, row + i - 8, 8);
