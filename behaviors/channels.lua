@@ -101,7 +101,7 @@ Channels.LIVE_SLACK = 0.8
 --- Channels.new() -> channels (no sinks yet: nothing is encoded until one is added)
 function Channels.new()
   local self = setmetatable({ sinks = {}, raw_sinks = {}, topics = {}, last = {}, counts = {},
-                              generation = 0, kept = 0, last_live = {}, wall = tycho.clock.monotonic }, Channels)
+                              generation = 0, emitters = {}, kept = 0, last_live = {}, wall = tycho.clock.monotonic }, Channels)
   for _, t in ipairs(Channels.TOPICS) do self.topics[t.topic] = t end
   for _, t in ipairs(Channels.RAW_TOPICS) do self.topics[t.topic] = t end
   return self
@@ -279,17 +279,21 @@ end
 function Channels:message_count()
   local n = self.tapped or 0
   for _, c in pairs(self.counts) do n = n + c end
+  for _, count in ipairs(self.emitters) do n = n + count() end
   return n
 end
 
 --- ch:emitter(topic, kind) -> emit(t, ...): ch:emit(topic, t, kind, ...)
 -- for one topic and kind, for a feeder that sends them many times a
 -- second. When a recording is the one sink, its writer is called straight
--- away (the sinks looked up once, not at every message).
+-- away (the sinks looked up once, not at every message; the messages
+-- counted here, in message_count).
 function Channels:emitter(topic, kind)
   local spec = self.topics[topic]
   if not spec then error("channels: unknown topic '" .. tostring(topic) .. "'", 2) end
   if not ENCODE[kind] then error("channels: unknown message kind '" .. tostring(kind) .. "'", 2) end
+  local last, n = self.last, 0
+  self.emitters[#self.emitters + 1] = function() return n end
   local seen, sink, writer, id, method -- the sinks as last looked at
   return function(t, ...)
     if seen ~= self.generation then
@@ -302,9 +306,7 @@ function Channels:emitter(topic, kind)
     if sink.error then return false end
     local ok, err = method(writer, id, t, ...)
     if ok then
-      self.last[topic] = t
-      local counts = self.counts
-      counts[topic] = (counts[topic] or 0) + 1
+      last[topic], n = t, n + 1
       return true
     end
     if ok == nil then sink.error = err end

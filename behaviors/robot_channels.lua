@@ -38,6 +38,7 @@ function RC.new(channels, o)
   if drive then robot.drive = function(v, w) self.cmd.v, self.cmd.w = v, w return drive(v, w) end end
   if stop then robot.stop = function(...) self.cmd.v, self.cmd.w = 0, 0 return stop(...) end end
   if o.machine and o.machine.name then self.machine_name = o.machine.name end
+  self.tf_format = RC.tf_template(robot.cameras)
   -- the topics sent many times a second, each with its emitter
   self.emit_tf, self.emit_imu = channels:emitter("/tf", "format"), channels:emitter("/imu", "format")
   self.emit_cmd, self.emit_scan = channels:emitter("/cmd_vel", "format"), channels:emitter("/scan", "scan")
@@ -88,10 +89,10 @@ local CMD = tycho.viz.template('{"timestamp":%T,"v":%.6g,"w":%.6g}')
 local THERMAL_TOPICS = { "/thermal/1", "/thermal/2" }
 local CAMERA_FRAMES = { "camera_1", "camera_2" }
 
+local sin, cos = math.sin, math.cos
 local function tf(self, t)
   local x, y, yaw = self.robot.pose()
-  self.tf_format = self.tf_format or tf_template(self.robot.cameras)
-  self.emit_tf(t, self.tf_format, x, y, math.sin(yaw / 2), math.cos(yaw / 2))
+  self.emit_tf(t, self.tf_format, x, y, sin(yaw / 2), cos(yaw / 2))
 end
 
 local function color(r, g, b, a) return { r = r, g = g, b = b, a = a or 1 } end
@@ -165,20 +166,45 @@ local function launch_arrow(l)
            head_length = 0.08, head_diameter = 0.07, color = l.engaged_source and color(0, 0.8, 0) or color(0, 0, 0) }
 end
 
+-- The newest detections' spheres (RC.MAX_DETECTIONS of them) as one
+-- string, their JSON joined with ",": kept from scene to scene, the
+-- detections that came since encoded and appended, the oldest cut off the
+-- front. (A list of 200 strings made again and joined at every scene was
+-- half of what the scene cost.)
+local function sphere_window(self, dets)
+  local w = self.spheres
+  if not w or w.of ~= dets or w.n > #dets then
+    w = { of = dets, n = 0, text = "", lens = {}, first = 1, last = 0 }
+    self.spheres = w
+  end
+  local max, lens = RC.MAX_DETECTIONS, w.lens
+  local new = {}
+  for k = math.max(w.n + 1, #dets - max + 1), #dets do
+    local js = detection_sphere(dets[k])
+    new[#new + 1] = js
+    w.last = w.last + 1
+    lens[w.last] = #js
+  end
+  w.n = #dets
+  if #new == 0 then return w.text end
+  -- the oldest out, each with the comma after it (none of the new: at
+  -- most max of them were made)
+  local cut, first = 0, w.first
+  while w.last - first + 1 > max do
+    cut = cut + lens[first] + 1
+    lens[first] = nil
+    first = first + 1
+  end
+  w.first = first
+  local kept = cut > 0 and w.text:sub(cut + 1) or w.text
+  local added = table.concat(new, ",")
+  w.text = kept ~= "" and (kept .. "," .. added) or added
+  return w.text
+end
+
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
-  -- the newest detections' spheres, each encoded once (a table.remove
-  -- from the front of the window per new detection shifted it 200 times)
-  local dets = bb.detections or {}
-  local cache = self.sphere_cache
-  if not cache then cache = setmetatable({}, { __mode = "k" }) self.sphere_cache = cache end
-  local window = {}
-  for k = math.max(1, #dets - RC.MAX_DETECTIONS + 1), #dets do
-    local d = dets[k]
-    local js = cache[d]
-    if not js then js = detection_sphere(d) cache[d] = js end
-    window[#window + 1] = js
-  end
+  local window = sphere_window(self, bb.detections or {})
   local cylinders = {}
   for i, g in ipairs(bb.targets or {}) do
     cylinders[i] = cached_json(self, g, ("%.9g/%.9g/%s"):format(g.x, g.y, tostring(g.engaged)), target_cylinder)
@@ -297,7 +323,8 @@ end
 
 function RC:tick()
   local ch, t = self.ch, self.now()
-  if #ch.sinks == 0 or not ch:live_window() then return end
+  -- (a recording always listens; only viewers are paced by the wall clock)
+  if ch.kept == 0 and (#ch.sinks == 0 or not ch:live_window()) then return end
   if ch:due("/tf", t) then frames(self, t) end
   local slow_at = self.slow_at
   if slow_at and t < slow_at and t >= slow_at - RC.SLOW_PERIOD then return end

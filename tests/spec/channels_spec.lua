@@ -298,16 +298,18 @@ describe("channels", function()
   end)
 end)
 
+-- every message of a recording, {topic, t, data}, in file order
+local function read_all(path)
+  local got = {}
+  assert(tycho.mcap.read(path, function(topic, t, data) got[#got + 1] = { topic, t, data } end))
+  return got
+end
+
 describe("messages encoded on the recording's thread", function()
   local function grid_with(cells)
     local g = tycho.grid.new { width = 6, height = 4, resolution = 0.5, fill = 255 }
     for _, c in ipairs(cells) do g:set(c[1], c[2], c[3]) end
     return g
-  end
-  local function read_all(path)
-    local got = {}
-    assert(tycho.mcap.read(path, function(topic, t, data) got[#got + 1] = { topic, t, data } end))
-    return got
   end
 
   it("are the bytes tycho.viz makes at once, threaded or not, and a grid only when it changed", function()
@@ -411,6 +413,81 @@ describe("messages encoded on the recording's thread", function()
     assert.are.same({ "/scene", 2, '{"a":[1,2,3],"b":[]}' }, got[4])
     assert.are.same(texts[3], got[4])
     os.remove(path)
+  end)
+end)
+
+describe("emitters (Channels:emitter)", function()
+  it("send what emit sends: straight to a lone recording, through emit beside a viewer", function()
+    local IMU = tycho.viz.template('{"timestamp":%T,"pitch":%.6g}')
+    -- a recording alone: its writer called straight away, counted
+    local path = tmpname(".mcap")
+    local ch = Channels.new()
+    ch:add_sink(assert(Channels.mcap_sink(path)))
+    local imu = ch:emitter("/imu", "format")
+    for i = 1, 5 do assert.is_true(imu(i * 0.05, IMU, i / 10)) end
+    assert.are.equal(0.25, ch.last["/imu"])
+    assert.are.equal(5, ch:message_count())
+    -- a viewer added later: the emitter sees it and goes through emit
+    local texts = {}
+    ch:add_sink { advertise = function() end, close = function() return true end,
+                  publish = function(_, topic, t, data) texts[#texts + 1] = { topic, t, data } end }
+    assert.is_true(imu(0.3, IMU, 0.6))
+    assert.are.same({ "/imu", 0.3, '{"timestamp":{"sec":0,"nsec":300000000},"pitch":0.6}' }, texts[1])
+    assert.are.equal(6, ch:message_count())
+    assert.is_true(ch:close())
+    -- closed: nobody to send to
+    assert.is_false(imu(0.35, IMU, 0.7))
+    local got = read_all(path)
+    assert.are.equal(6, #got)
+    assert.are.same({ texts[1][1], texts[1][3] }, { got[6][1], got[6][3] })
+    assert.are.equal('{"timestamp":{"sec":0,"nsec":50000000},"pitch":0.1}', got[1][3])
+    os.remove(path)
+    assert.has_error(function() ch:emitter("/nope", "format") end, "channels: unknown topic '/nope'")
+    assert.has_error(function() ch:emitter("/imu", "nope") end, "channels: unknown message kind 'nope'")
+  end)
+end)
+
+describe("the robot's scene (robot_channels)", function()
+  it("shows the newest 200 detections, however many come between two scenes", function()
+    local RC = require "robot_channels"
+    local ch = Channels.new()
+    local scenes = {}
+    ch:add_sink { advertise = function() end, close = function() return true end,
+                  publish = function(_, topic, _, data) if topic == "/scene" then scenes[#scenes + 1] = data end end }
+    local t = 0
+    local robot = { cameras = {} }
+    function robot.pose() return 0, 0, 0 end
+    local bb = { detections = {}, targets = {}, launches = {} }
+    local feeder = RC.new(ch, { robot = robot, now = function() return t end, bb = bb })
+    local n = 0
+    local function spheres()
+      local scene = json.decode(scenes[#scenes])
+      for _, e in ipairs(scene.entities) do
+        if e.id == "detections" then return e.spheres end
+      end
+    end
+    for _, batch in ipairs { 1, 150, 49, 1, 300, 3, 0, 199, 201 } do
+      for _ = 1, batch do
+        n = n + 1
+        bb.detections[n] = { x = n / 100, y = -n / 1000 }
+      end
+      t = t + 1.1
+      feeder:tick()
+      local s = spheres()
+      local want = math.min(n, RC.MAX_DETECTIONS)
+      assert.are.equal(want, #s)
+      for i = 1, want do
+        local d = bb.detections[n - want + i]
+        assert.are.equal(d.x, s[i].pose.position.x)
+        assert.are.equal(d.y, s[i].pose.position.y)
+      end
+    end
+    -- a new list (a reload): shown from its start
+    bb.detections = { { x = 5, y = 6 } }
+    t = t + 1.1
+    feeder:tick()
+    assert.are.same({ 5, 6 }, { spheres()[1].pose.position.x, spheres()[1].pose.position.y })
+    assert.are.equal(1, #spheres())
   end)
 end)
 
