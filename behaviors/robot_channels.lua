@@ -166,40 +166,30 @@ local function launch_arrow(l)
            head_length = 0.08, head_diameter = 0.07, color = l.engaged_source and color(0, 0.8, 0) or color(0, 0, 0) }
 end
 
--- The newest detections' spheres (RC.MAX_DETECTIONS of them) as one
--- string, their JSON joined with ",": kept from scene to scene, the
--- detections that came since encoded and appended, the oldest cut off the
--- front. (A list of 200 strings made again and joined at every scene was
--- half of what the scene cost.)
+-- The newest detections' spheres (RC.MAX_DETECTIONS of them), oldest
+-- first: a list kept from scene to scene, the detections that came since
+-- encoded and appended, the list moved down over the oldest once per scene.
+-- (A table.remove per detection shifted it 200 times; a list or a string
+-- of it made again at every scene allocated enough to keep the collector
+-- busy.)
 local function sphere_window(self, dets)
   local w = self.spheres
   if not w or w.of ~= dets or w.n > #dets then
-    w = { of = dets, n = 0, text = "", lens = {}, first = 1, last = 0 }
+    w = { of = dets, n = 0, list = {} }
     self.spheres = w
   end
-  local max, lens = RC.MAX_DETECTIONS, w.lens
-  local new = {}
+  local list, max = w.list, RC.MAX_DETECTIONS
+  local count = #list
   for k = math.max(w.n + 1, #dets - max + 1), #dets do
-    local js = detection_sphere(dets[k])
-    new[#new + 1] = js
-    w.last = w.last + 1
-    lens[w.last] = #js
+    count = count + 1
+    list[count] = detection_sphere(dets[k])
   end
   w.n = #dets
-  if #new == 0 then return w.text end
-  -- the oldest out, each with the comma after it (none of the new: at
-  -- most max of them were made)
-  local cut, first = 0, w.first
-  while w.last - first + 1 > max do
-    cut = cut + lens[first] + 1
-    lens[first] = nil
-    first = first + 1
+  if count > max then
+    table.move(list, count - max + 1, count, 1)
+    for i = count, max + 1, -1 do list[i] = nil end
   end
-  w.first = first
-  local kept = cut > 0 and w.text:sub(cut + 1) or w.text
-  local added = table.concat(new, ",")
-  w.text = kept ~= "" and (kept .. "," .. added) or added
-  return w.text
+  return list
 end
 
 local function scene(self, t)

@@ -95,7 +95,11 @@ void tycho_l_newclass(lua_State *L, const tycho_l_class *c)
         lua_pushvalue(L, -1);
         lua_setfield(L, mt, "methods");
     }
-    if (c->methods) luaL_setfuncs(L, c->methods, 0);
+    /* each method has the metatable as upvalue 1: tycho_l_checkself */
+    if (c->methods) {
+        lua_pushvalue(L, mt);
+        luaL_setfuncs(L, c->methods, 1);
+    }
     if (c->index) lua_pushcclosure(L, c->index, 1);
     lua_setfield(L, mt, "__index"); /* the closure, or the methods table itself */
 
@@ -129,6 +133,19 @@ void tycho_l_newclass(lua_State *L, const tycho_l_class *c)
     lua_pushvalue(L, mt);
     lua_setfield(L, -2, c->name);
     lua_settop(L, mt);
+}
+
+void *tycho_l_checkself(lua_State *L, const char *mt, size_t offset, const char *gone)
+{
+    char *box = lua_touserdata(L, 1);
+    if (box && lua_getmetatable(L, 1)) {
+        int mine = lua_rawequal(L, -1, lua_upvalueindex(1));
+        lua_pop(L, 1);
+        void *object;
+        memcpy(&object, box + offset, sizeof object);
+        if (mine && object) return box;
+    }
+    return tycho_l_checkalive(L, 1, mt, offset, gone); /* its error, or a class not ours */
 }
 
 void *tycho_l_checkalive(lua_State *L, int idx, const char *mt, size_t offset, const char *gone)

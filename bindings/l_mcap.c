@@ -51,9 +51,10 @@ static void free_grids(lwriter *b)
     b->ngrids = 0;
 }
 
+/* self of a writer method (registered by tycho_l_newclass: the fast check) */
 static lwriter *check_writer(lua_State *L)
 {
-    return TYCHO_L_CHECKBOX(L, 1, lwriter, w, MCAP_WRITER_MT, "recording already closed");
+    return TYCHO_L_CHECKSELF(L, lwriter, w, MCAP_WRITER_MT, "recording already closed");
 }
 
 static const tycho_opt_field open_fields[] = {TYCHO_OPT_INT_IN("chunk_size", 1024, 1 << 28),

@@ -135,7 +135,9 @@ static int l_sim_load(lua_State *L)
 
 lsim *tycho_l_checksimbox(lua_State *L)
 {
-    return TYCHO_L_CHECKBOX(L, 1, lsim, s, SIM_MT, "sim is not initialised");
+    /* every caller is a sim method (the scan ones' upvalue 1 is scan.new:
+     * they go the slow way) */
+    return TYCHO_L_CHECKSELF(L, lsim, s, SIM_MT, "sim is not initialised");
 }
 
 static lsim *checkbox(lua_State *L) { return tycho_l_checksimbox(L); }

@@ -26,7 +26,8 @@ typedef struct {
     char paths[];            /* world path \0 map path \0 */
 } lsim;
 
-/* The sim at argument 1 (raises if not one, or freed). */
+/* The sim at argument 1 (raises if not one, or freed); in sim methods only
+ * (TYCHO_L_CHECKSELF). */
 lsim *tycho_l_checksimbox(lua_State *L);
 
 /* The tap of raw samples (l_sim_tap.c): sim:tap(...), sim:untap(); the

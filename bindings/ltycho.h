@@ -65,6 +65,14 @@ void tycho_l_newclass(lua_State *L, const tycho_l_class *c);
 void *tycho_l_checkalive(lua_State *L, int idx, const char *mt, size_t offset, const char *gone);
 #define TYCHO_L_CHECKBOX(L, idx, T, field, mt, gone)                                               \
     ((T *)tycho_l_checkalive((L), (idx), (mt), offsetof(T, field), (gone)))
+/* The same for argument 1 (self) of a method the class registered
+ * (tycho_l_newclass gives each the metatable as upvalue 1): the metatable
+ * compared with that upvalue, not looked up by name in the registry (most
+ * of a small method's time); anything else goes the slow way. Only in the
+ * class's own methods: elsewhere upvalue 1 is something else, or missing. */
+void *tycho_l_checkself(lua_State *L, const char *mt, size_t offset, const char *gone);
+#define TYCHO_L_CHECKSELF(L, T, field, mt, gone)                                                   \
+    ((T *)tycho_l_checkself((L), (mt), offsetof(T, field), (gone)))
 
 /* --- option tables (l_options.c) -------------------------------------------
  * An option-taking function declares its keys once:
