@@ -123,6 +123,7 @@ function M.tap(robot, o)
     end
     return f, stamp, p
   end
+  local wrappers = { step = robot.step, scan = robot.scan, thermal = robot.thermal }
   local L = robot.launcher
   if L then
     local spin, feed = L.spin, L.feed
@@ -165,7 +166,11 @@ function M.tap(robot, o)
     self.in_c = tap_in_c(channels)
     -- the sim writes them now: the robot's own functions back (a wrapper
     -- kept by someone still works, writing nothing)
-    if self.in_c then robot.step, robot.scan, robot.thermal = step, scan, thermal end
+    if self.in_c then
+      for name, own in pairs { step = step, scan = scan, thermal = thermal } do
+        if robot[name] == wrappers[name] then robot[name] = own end -- not if wrapped again since
+      end
+    end
   end
   return tape
 end
