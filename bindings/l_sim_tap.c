@@ -21,16 +21,14 @@
 
 enum { TAP_ODOM, TAP_SCAN, TAP_THERMAL, TAP_KINDS };
 
-/* numbers each template takes (before its array) */
+/* the numbers each template takes, before its array:
+ *   odom:    t, x, y, yaw, pitch, roll, yaw_rate, v, w
+ *   scan:    t, stamp, x, y, yaw, angle_min, angle_increment, range_min, range_max; ranges
+ *   thermal: t, stamp, x, y, yaw, seq; pixels */
 static const struct {
     const char *name;
     int numbers, has_array;
-} kinds[TAP_KINDS] = {
-    {"odom", 9, 0}, /* t, x, y, yaw, pitch, roll, yaw_rate, v, w */
-    {"scan", 9,
-     1}, /* t, stamp, x, y, yaw, angle_min, angle_increment, range_min, range_max; ranges */
-    {"thermal", 6, 1}, /* t, stamp, x, y, yaw, seq; pixels */
-};
+} kinds[TAP_KINDS] = {{"odom", 9, 0}, {"scan", 9, 1}, {"thermal", 6, 1}};
 
 struct sim_tap {
     tycho_l_writer *writer;
