@@ -18,6 +18,11 @@ tycho_clock *tycho_l_checkclock(lua_State *L, int idx)
     return TYCHO_L_CHECKBOX(L, idx, lclock, c, TYCHO_CLOCK_MT, "clock has been freed")->c;
 }
 
+tycho_clock *const *tycho_l_checkclockbox(lua_State *L, int idx)
+{
+    return &TYCHO_L_CHECKBOX(L, idx, lclock, c, TYCHO_CLOCK_MT, "clock has been freed")->c;
+}
+
 static const tycho_opt_field clock_new_fields[] = {TYCHO_OPT_STR("mode"), {0}};
 static const tycho_opt_spec clock_new_spec = {"clock.new", clock_new_fields};
 

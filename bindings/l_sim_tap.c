@@ -32,7 +32,7 @@ static const struct {
 
 struct sim_tap {
     tycho_l_writer *writer;
-    tycho_clock *clock;
+    tycho_clock *const *clock; /* the clock's box: NULL once it is closed */
     const tycho_l_template *templates[TAP_KINDS];
     uint16_t odom, scan, thermal[2];
     int ref; /* registry: {writer, clock, templates...}, kept alive while tapping */
@@ -46,8 +46,13 @@ static void tap_write(lsim *b, int kind, uint16_t channel, const double *numbers
 {
     sim_tap *tap = b->tap;
     if (tap->failed) return;
+    if (!*tap->clock) {
+        tycho_fail(&tap->err, TYCHO_EINVAL, "sim:tap: the clock was closed");
+        tap->failed = true;
+        return;
+    }
     tycho_status st =
-        tycho_l_writer_format(tap->writer, channel, tycho_clock_now(tap->clock),
+        tycho_l_writer_format(tap->writer, channel, tycho_clock_now(*tap->clock),
                               tap->templates[kind], numbers, NULL, array, n, &tap->err);
     if (st != TYCHO_OK) tap->failed = true;
     else tap->messages++;
@@ -126,7 +131,7 @@ int tycho_l_sim_tap(lua_State *L)
 {
     lsim *b = tycho_l_checksimbox(L);
     tycho_l_writer *writer = tycho_l_checkwriter(L, 2);
-    tycho_clock *clock = tycho_l_checkclock(L, 3);
+    tycho_clock *const *clock = tycho_l_checkclockbox(L, 3);
     luaL_checktype(L, 4, LUA_TTABLE);
     luaL_checktype(L, 5, LUA_TTABLE);
     sim_tap tap = {.writer = writer, .clock = clock};

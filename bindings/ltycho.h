@@ -176,6 +176,9 @@ tycho_cell tycho_l_checkcell(lua_State *L, int idx);
 /* The clock userdata's C clock (argument error if freed). */
 struct tycho_clock;
 struct tycho_clock *tycho_l_checkclock(lua_State *L, int idx);
+/* Where the clock at idx keeps its C clock: NULL there once the clock is
+ * closed (for C code that reads it later, the userdata kept alive). */
+struct tycho_clock *const *tycho_l_checkclockbox(lua_State *L, int idx);
 /* Pushes a new simulated clock. */
 void tycho_l_pushclock(lua_State *L);
 

@@ -187,6 +187,19 @@ describe("the simulator's tap (sim:tap, in C)", function()
     local n, err = sim:untap()
     assert.are.equal(1, n)
     assert.truthy(tostring(err):find("closed", 1, true), tostring(err))
+    -- a clock closed under the tap: stopped with that error, no crash
+    local w2 = assert(tycho.mcap.open(dir .. "/t2.mcap"))
+    local sid2 = w2:schema("s", "jsonschema", "{}")
+    for _, topic in ipairs { "a", "b", "c", "d" } do w2:channel(topic, sid2, "json") end
+    local clock2 = tycho.clock.new { mode = "sim" }
+    sim:tap(w2, clock2, ids, templates)
+    sim:step(0.05)
+    getmetatable(clock2).__close(clock2)
+    sim:step(0.05)
+    n, err = sim:untap()
+    assert.are.equal(1, n)
+    assert.are.equal("sim:tap: the clock was closed", err)
+    assert(w2:close())
   end)
 end)
 
