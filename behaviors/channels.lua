@@ -119,7 +119,7 @@ function Channels:add_sink(sink, o)
   end
   self.sinks[#self.sinks + 1] = sink
   if not sink.live then self.kept = self.kept + 1 end
-  self.generation = (self.generation or 0) + 1 -- emitters look at the sinks again
+  self.generation = self.generation + 1 -- emitters look at the sinks again
   return sink
 end
 
@@ -315,7 +315,7 @@ function Channels:emitter(topic, kind)
 end
 
 function Channels:close()
-  self.generation = (self.generation or 0) + 1
+  self.generation = self.generation + 1
   local problems = {}
   for _, stop in ipairs(self.taps or {}) do
     local n, err = stop()

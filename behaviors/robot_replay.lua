@@ -151,10 +151,7 @@ function M.tap(robot, o)
       { odom = ids["/raw/odom"], scan = ids["/raw/scan"], thermal = { ids["/raw/thermal/1"], ids["/raw/thermal/2"] } },
       { odom = ODOM, scan = SCAN, thermal = THERMAL })
     -- counted with the other messages, and stopped before the file is closed
-    channels:add_tap(function()
-      local n, err = sim:untap()
-      return n, err
-    end)
+    channels:add_tap(function() return sim:untap() end)
     return true
   end
 
@@ -272,12 +269,12 @@ function M.open(path, o)
     log:warn("replay: %s was cut short at byte %d (the recording did not finish): replaying its first %.1f s",
       path, raw.cut, raw.odom:get(raw.odom.n).t)
   end
-  local history = require("robot_sim").odom_history()
+  local history = tycho.odom_history() -- the simulator's own code (sim:odom_at)
   local k = 1                     -- the current /raw/odom record
   local cur = raw.odom:get(1)
   local next_scan, next_frame, next_launch = 1, { 1, 1 }, 1
   local cmd_v, cmd_w = 0, 0
-  history.push(cur.t, cur.x, cur.y, cur.yaw)
+  history:push(cur.t, cur.x, cur.y, cur.yaw)
 
   local function diverged(what)
     if not stats.first_divergence_s then
@@ -288,7 +285,7 @@ function M.open(path, o)
 
   function robot.time() return cur.t end
   function robot.pose() return cur.x, cur.y, cur.yaw end
-  function robot.pose_at(t) return history.at(t) end
+  function robot.pose_at(t) return history:at(t) end
   function robot.imu() return cur.pitch or 0.0, cur.roll or 0.0, cur.yaw_rate or 0.0 end
   function robot.drive(v, w) cmd_v, cmd_w = v, w end
   function robot.stop() cmd_v, cmd_w = 0, 0 end
@@ -310,7 +307,7 @@ function M.open(path, o)
       end
     end
     cur = rec
-    history.push(cur.t, cur.x, cur.y, cur.yaw)
+    history:push(cur.t, cur.x, cur.y, cur.yaw)
   end
 
   local function pose_of(s) return { x = s.x, y = s.y, yaw = s.yaw } end

@@ -11,15 +11,9 @@ local tycho = require "tycho"
 
 local M = {}
 
---- An odometry history: push(t, x, y, yaw), at(t) -> x, y, yaw (interpolated,
--- clamped to the oldest/newest sample). The simulator keeps its own
--- (sim:odom_at); a replayed recording keeps this one: the same C code, so a
--- replay computes the poses the recorded run did, bit for bit.
-local function odom_history()
-  local h = tycho.odom_history()
-  return { push = function(t, x, y, yaw) h:push(t, x, y, yaw) end, at = function(t) return h:at(t) end }
-end
-M.odom_history = odom_history -- robot_replay.lua keeps the same history
+-- The odometry history is C: the simulator keeps its own (sim:odom_at), a
+-- replayed recording a tycho.odom_history, the same code, so a replay
+-- computes the poses the recorded run did, bit for bit.
 
 --- M.open(world_path, {seed=, overrides=}) -> robot
 function M.open(world_path, opts)

@@ -425,6 +425,24 @@ static int encode_format(const void *p, size_t len, tycho_text *out)
     return 1;
 }
 
+/* Room for a template's message: its head, numbers and text filled in;
+ * returns where its array_len doubles go (bytes: the job's size), or NULL
+ * with err. */
+static double *reserve_format(lwriter *b, double t, const tycho_l_template *tp,
+                              const double *numbers, size_t array_len, size_t *bytes,
+                              tycho_err *err)
+{
+    size_t nbytes = (size_t)tp->numbers * sizeof(double);
+    *bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
+    format_msg *m = reserve(b, *bytes, err);
+    if (!m) return NULL;
+    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
+    char *at = (char *)(m + 1);
+    memcpy(at, numbers, nbytes);
+    memcpy(at + nbytes, tp->text, tp->len);
+    return (double *)(at + nbytes + aligned8(tp->len));
+}
+
 static int l_format(lua_State *L)
 {
     lwriter *b = check_writer(L);
@@ -432,46 +450,30 @@ static int l_format(lua_State *L)
     uint64_t ns;
     uint16_t channel = check_channel_time(L, &ns, &t);
     double numbers[TYCHO_TEMPLATE_MAX_NUMBERS];
-    size_t array_len;
+    size_t array_len, bytes;
     const tycho_l_template *tp = tycho_l_check_template(L, 4, 5, numbers, &array_len);
-    size_t nbytes = (size_t)tp->numbers * sizeof(double);
-    size_t bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
     tycho_err rerr = {0};
-    format_msg *m = reserve(b, bytes, &rerr);
-    if (!m) return reserve_failed(L, &rerr);
-    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
-    char *at = (char *)(m + 1);
-    memcpy(at, numbers, nbytes);
-    memcpy(at + nbytes, tp->text, tp->len);
-    if (tp->has_array)
-        tycho_l_read_template_array(L, tp, 5, (double *)(at + nbytes + aligned8(tp->len)));
+    double *array = reserve_format(b, t, tp, numbers, array_len, &bytes, &rerr);
+    if (!array) return reserve_failed(L, &rerr);
+    if (tp->has_array) tycho_l_read_template_array(L, tp, 5, array);
     return commit(L, b, channel, ns, encode_format, bytes);
 }
 
-/* The message a template makes of numbers and an array (f64 or f32, or
- * none), for C callers holding the inputs (the simulator's tap of raw
- * samples, l_sim_tap.c): queued as writer:format queues it. */
+/* The message a template makes of numbers and a float array (or none), for
+ * C callers holding the inputs (the simulator's tap of raw samples,
+ * l_sim_tap.c): queued as writer:format queues it. */
 tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
                                    const tycho_l_template *tp, const double *numbers,
-                                   const double *f64, const float *f32, size_t array_len,
-                                   tycho_err *err)
+                                   const float *array, size_t array_len, tycho_err *err)
 {
     if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
     if (!(isfinite(t) && t >= 0 && t < 4e9))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
-    if (!tp->has_array) array_len = 0;
-    size_t nbytes = (size_t)tp->numbers * sizeof(double);
-    size_t bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
-    format_msg *m = reserve(b, bytes, err);
-    if (!m) return err->code;
-    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
-    char *at = (char *)(m + 1);
-    memcpy(at, numbers, nbytes);
-    memcpy(at + nbytes, tp->text, tp->len);
-    double *array = (double *)(at + nbytes + aligned8(tp->len));
-    if (f64) memcpy(array, f64, array_len * sizeof *array);
-    else
-        for (size_t i = 0; i < array_len; i++) array[i] = f32 ? f32[i] : NAN;
+    if (!tp->has_array || !array) array_len = 0;
+    size_t bytes;
+    double *out = reserve_format(b, t, tp, numbers, array_len, &bytes, err);
+    if (!out) return err->code;
+    for (size_t i = 0; i < array_len; i++) out[i] = array[i];
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_format, bytes, err);
 }
 

@@ -45,10 +45,7 @@ static int l_at(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    lua_pushnumber(L, p.x);
-    lua_pushnumber(L, p.y);
-    lua_pushnumber(L, p.yaw);
-    return 3;
+    return tycho_l_push_xyyaw(L, p);
 }
 
 // clang-format off

@@ -152,6 +152,14 @@ void tycho_l_checkopts(lua_State *L, int idx, int argn, const tycho_opt_spec *sp
     }
 }
 
+int tycho_l_push_xyyaw(lua_State *L, tycho_pose2 p)
+{
+    lua_pushnumber(L, p.x);
+    lua_pushnumber(L, p.y);
+    lua_pushnumber(L, p.yaw);
+    return 3;
+}
+
 void tycho_l_pushpose(lua_State *L, tycho_pose2 p)
 {
     lua_createtable(L, 0, 3);

@@ -150,14 +150,6 @@ static void setnum(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
-static int push_pose(lua_State *L, tycho_pose2 p)
-{
-    lua_pushnumber(L, p.x);
-    lua_pushnumber(L, p.y);
-    lua_pushnumber(L, p.yaw);
-    return 3;
-}
-
 /* sim:step(dt): the odometry of the step goes into the history (and to
  * the tap, when recording) */
 static int l_step(lua_State *L)
@@ -180,7 +172,7 @@ static int l_odom_at(lua_State *L)
     double t = luaL_checknumber(L, 2);
     tycho_pose2 p;
     if (!tycho_odom_history_at(&b->odom, t, &p)) p = tycho_sim_odom(b->s);
-    return push_pose(L, p);
+    return tycho_l_push_xyyaw(L, p);
 }
 
 static int l_set_cmd(lua_State *L)
@@ -196,8 +188,8 @@ static int l_set_cmd(lua_State *L)
     return 2;
 }
 
-static int l_pose(lua_State *L) { return push_pose(L, tycho_sim_pose(checksim(L))); }
-static int l_odom(lua_State *L) { return push_pose(L, tycho_sim_odom(checksim(L))); }
+static int l_pose(lua_State *L) { return tycho_l_push_xyyaw(L, tycho_sim_pose(checksim(L))); }
+static int l_odom(lua_State *L) { return tycho_l_push_xyyaw(L, tycho_sim_odom(checksim(L))); }
 
 /* sim:errors() -> the odometry and IMU errors as resolved (the preset's
  * draws filled in): {preset=, wheel_base=, wheel_radius_error_left=, ...} */

@@ -51,9 +51,8 @@ static void tap_write(lsim *b, int kind, uint16_t channel, const double *numbers
         tap->failed = true;
         return;
     }
-    tycho_status st =
-        tycho_l_writer_format(tap->writer, channel, tycho_clock_now(*tap->clock),
-                              tap->templates[kind], numbers, NULL, array, n, &tap->err);
+    tycho_status st = tycho_l_writer_format(tap->writer, channel, tycho_clock_now(*tap->clock),
+                                            tap->templates[kind], numbers, array, n, &tap->err);
     if (st != TYCHO_OK) tap->failed = true;
     else tap->messages++;
 }

@@ -168,6 +168,8 @@ void tycho_l_register_opts(lua_State *L, const tycho_opt_spec *spec);
 tycho_pose2 tycho_l_checkpose(lua_State *L, int idx, int argn, const char *what, bool need_yaw);
 /* Its inverse: pushes {x =, y =, yaw =}. */
 void tycho_l_pushpose(lua_State *L, tycho_pose2 p);
+/* Pushes x, y, yaw as three values; returns 3 (a function's result count). */
+int tycho_l_push_xyyaw(lua_State *L, tycho_pose2 p);
 
 /* Cells from Lua: a cell argument is two integers (cx, cy) starting at idx.
  * World points are two numbers. */
@@ -261,13 +263,12 @@ const tycho_l_template *tycho_l_totemplate(lua_State *L, int idx);
 /* A recording's writer (tycho.mcap.open, l_mcap.c) for C callers. */
 typedef struct tycho_l_writer tycho_l_writer;
 tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx);
-/* Queues the message template tp makes of its numbers and an array (f64,
- * or f32, or neither: array_len nulls), as writer:format does. The
- * writer's error otherwise (closed, the disk failed). */
+/* Queues the message template tp makes of its numbers and a float array
+ * (NULL: none), as writer:format does. The writer's error otherwise
+ * (closed, the disk failed). */
 tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
                                    const tycho_l_template *tp, const double *numbers,
-                                   const double *f64, const float *f32, size_t array_len,
-                                   tycho_err *err);
+                                   const float *array, size_t array_len, tycho_err *err);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {
