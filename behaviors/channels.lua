@@ -314,20 +314,37 @@ function Channels:emitter(topic, kind)
   end
 end
 
-function Channels:close()
+--- Starts closing: the taps stop and every sink starts closing (a
+-- recording's writer thread finishes and syncs its file while the caller
+-- goes on, writing its own outputs); close() waits for them and reports.
+function Channels:close_start()
   self.generation = self.generation + 1
-  local problems = {}
+  local closing = self.closing or { sinks = {}, problems = {} }
+  self.closing = closing
   for _, stop in ipairs(self.taps or {}) do
     local n, err = stop()
     self.tapped = (self.tapped or 0) + (n or 0)
-    if err then problems[#problems + 1] = err end
+    if err then closing.problems[#closing.problems + 1] = err end
   end
   self.taps = nil
   for _, s in ipairs(self.sinks) do
+    if s.close_start then s:close_start() end
+    closing.sinks[#closing.sinks + 1] = s
+  end
+  self.sinks, self.raw_sinks, self.kept = {}, {}, 0
+end
+
+--- Closes the sinks (started by close_start, or now): true, or nil and
+-- what went wrong.
+function Channels:close()
+  self:close_start()
+  local closing = self.closing
+  local problems = closing.problems
+  for _, s in ipairs(closing.sinks) do
     local ok, err = s:close()
     if not ok and err then problems[#problems + 1] = err end
   end
-  self.sinks, self.raw_sinks, self.kept = {}, {}, 0
+  self.closing = nil
   if #problems > 0 then return nil, table.concat(problems, "; ") end
   return true
 end
@@ -410,6 +427,9 @@ function Channels.mcap_sink(path, o)
     local ok, werr = writer[kind](writer, s.ids[topic], t, ...)
     if ok == nil then s.error = werr end
     return ok
+  end
+  function sink.close_start(s)
+    if s.writer then s.writer:close_start() end
   end
   function sink.close(s)
     if not s.writer then return true end

@@ -205,7 +205,10 @@ function M.run(def)
   m.session = s
   if s.channels and m.make_feeder then
     m.feeder = m.make_feeder(s.channels)
-    if m.feeder and m.feeder.tick then m.sched:every(0.05, function() m.feeder:tick() end, "channels") end
+    -- an observer: the run need not ask whether the mission ended after it
+    if m.feeder and m.feeder.tick then
+      m.sched:every(0.05, function() m.feeder:tick() end, { name = "channels", observer = true })
+    end
   end
   if not def.run and not (opt.repl or opt.realtime) and (s.server or s.viz) then
     -- faster than real time the scheduler never sleeps: serve clients in passing
@@ -213,8 +216,12 @@ function M.run(def)
   end
 
   local reason = (def.run or default_run)(m, def)
+  -- the recording syncs to the disk while the outputs are written
+  s:end_recording()
+  local finished, exit_code = xpcall(def.finish, debug.traceback, m, reason)
   s:close()
-  return guard:exit_code(def.finish(m, reason))
+  if not finished then error(exit_code, 0) end
+  return guard:exit_code(exit_code)
 end
 
 return M

@@ -7,6 +7,7 @@
 --   i = Session.take_arg(args, i, opt) or ...      -- consumes --socket, --listen, ...
 --   local s = Session.new { opt = opt, env = env, host = host, log = log, console = true }
 --   sched:run { realtime = 1, wait = s.wait, until_fn = function() return s.quit end }
+--   s:end_recording()  -- optional: the recording finishes while you write outputs
 --   s:close()
 local tycho = require "tycho"
 local IoLoop = require "io_loop"
@@ -171,9 +172,20 @@ function Session:service()
   self.loop:poll(0)
 end
 
-function Session:close()
+--- The mission is over: the channels take nothing more, and a recording's
+-- writer thread finishes and syncs its file while the mission writes its
+-- outputs (close waits for it and reports).
+function Session:end_recording()
   if self.channels then
     if self.channels_log_sink then self.log:remove_sink(self.channels_log_sink) end
+    self.channels_log_sink = nil
+    self.channels:close_start()
+  end
+end
+
+function Session:close()
+  if self.channels then
+    self:end_recording()
     local ok, err = self.channels:close()
     local n = self.channels:message_count()
     if self.recording then

@@ -9,7 +9,8 @@
  *     the messages tycho.viz.grid/scan/image/poses/format make, encoded from copies of their
  *     inputs on the writer's thread ({threaded = true}) or at once
  *   writer:queue_waits() -> how often a write waited for the thread (a slow disk)
- *   writer:close() -> true | nil, err (finishes the file)
+ *   writer:close() -> true | nil, err (finishes the file);  writer:close_start(): the
+ *     writer's thread finishes it while the caller goes on, close() then waits and reports
  *   tycho.mcap.read(path [, fn [, {cut_ok =}]]) -> info | nil, err: checks the whole file;
  *     fn(topic, t, data) per message, a true result stops; cut_ok reads a recording cut short
  *
@@ -38,8 +39,9 @@ typedef struct {
 } last_grid;
 
 typedef struct tycho_l_writer {
-    tycho_mcap_writer *w;
-    last_grid *grids; /* per channel id - 1 */
+    tycho_mcap_writer *w;       /* NULL once closed, or closing */
+    tycho_mcap_writer *closing; /* close_start: its thread finishes the file; close waits */
+    last_grid *grids;           /* per channel id - 1 */
     size_t ngrids;
 } lwriter;
 
@@ -543,16 +545,29 @@ static int l_bytes(lua_State *L)
     return 1;
 }
 
+/* writer:close_start(): the rest of the file is the writer thread's while
+ * the caller goes on (the mission writes its outputs while the recording
+ * syncs to the disk); writes are refused from now on, close() waits */
+static int l_close_start(lua_State *L)
+{
+    lwriter *b = check_writer(L);
+    tycho_mcap_close_start(b->w);
+    b->closing = b->w;
+    b->w = NULL;
+    return 0;
+}
+
 static int l_close(lua_State *L)
 {
     lwriter *b = luaL_checkudata(L, 1, MCAP_WRITER_MT);
-    if (!b->w) {
+    tycho_mcap_writer *w = b->w ? b->w : b->closing;
+    if (!w) {
         lua_pushboolean(L, 1);
         return 1;
     }
     tycho_err err = {0};
-    tycho_status st = tycho_mcap_close(b->w, &err);
-    b->w = NULL;
+    tycho_status st = tycho_mcap_close(w, &err);
+    b->w = b->closing = NULL;
     free_grids(b);
     if (st != TYCHO_OK) {
         lua_pushnil(L);
@@ -566,8 +581,9 @@ static int l_close(lua_State *L)
 static int l_gc(lua_State *L)
 {
     lwriter *b = luaL_checkudata(L, 1, MCAP_WRITER_MT);
-    if (b->w) tycho_mcap_close(b->w, NULL);
-    b->w = NULL;
+    tycho_mcap_writer *w = b->w ? b->w : b->closing;
+    if (w) tycho_mcap_close(w, NULL);
+    b->w = b->closing = NULL;
     free_grids(b);
     return 0;
 }
@@ -715,18 +731,27 @@ function mcap_writer:join(channel_id, t, ...) end
 function mcap_writer:queue_waits() end
 ---@return integer
 function mcap_writer:bytes() end
+---Starts closing: the writer's thread finishes the file while you go on (close waits).
+function mcap_writer:close_start() end
 ---@return true|nil ok, string? err
 function mcap_writer:close() end
 */
 // clang-format on
 
 static const luaL_Reg writer_methods[] = {
-    {"schema", l_schema}, {"channel", l_channel},
-    {"write", l_write},   {"grid", l_grid},
-    {"scan", l_scan},     {"image", l_image},
-    {"poses", l_poses},   {"format", l_format},
-    {"join", l_join},     {"queue_waits", l_queue_waits},
-    {"bytes", l_bytes},   {"close", l_close},
+    {"schema", l_schema},
+    {"channel", l_channel},
+    {"write", l_write},
+    {"grid", l_grid},
+    {"scan", l_scan},
+    {"image", l_image},
+    {"poses", l_poses},
+    {"format", l_format},
+    {"join", l_join},
+    {"queue_waits", l_queue_waits},
+    {"bytes", l_bytes},
+    {"close", l_close},
+    {"close_start", l_close_start},
     {NULL, NULL},
 };
 

@@ -263,7 +263,7 @@ static const tycho_opt_field sched_new_fields[] = {TYCHO_OPT_OF("clock", TYCHO_O
                                                    {0}};
 static const tycho_opt_spec sched_new_spec = {"scheduler.new", sched_new_fields};
 static const tycho_opt_field task_fields[] = {
-    TYCHO_OPT_STR("name"), TYCHO_OPT_NUM_NONNEG("phase"), {0}};
+    TYCHO_OPT_STR("name"), TYCHO_OPT_NUM_NONNEG("phase"), TYCHO_OPT_BOOL("observer"), {0}};
 static const tycho_opt_spec every_spec = {"scheduler:every", task_fields};
 static const tycho_opt_spec after_spec = {"scheduler:after", task_fields};
 static const tycho_opt_field run_fields[] = {TYCHO_OPT_NUM("until_time"),
@@ -363,6 +363,7 @@ static int add_task(lua_State *L, int periodic)
     else luaL_argcheck(L, v >= 0 && isfinite(v), 2, "delay must be finite and >= 0");
     const char *name = periodic ? "every" : "after";
     double phase = 0;
+    bool observer = false;
     if (lua_type(L, 4) == LUA_TSTRING) {
         name = lua_tostring(L, 4);
     } else if (!lua_isnoneornil(L, 4)) {
@@ -377,9 +378,10 @@ static int add_task(lua_State *L, int periodic)
         phase = tycho_l_optfield_number(L, 4, 4, "phase", 0);
         if (!(phase >= 0) || !isfinite(phase))
             return luaL_error(L, "bad field 'phase' in argument #4 (finite number >= 0 expected)");
+        observer = tycho_l_optfield_boolean(L, 4, 4, "observer", 0);
     }
-    tycho_task_spec spec = {name,     periodic ? v : 0, periodic ? phase : v,
-                            dispatch, release_hook,     b};
+    tycho_task_spec spec = {name, periodic ? v : 0, periodic ? phase : v, dispatch, release_hook,
+                            b,    observer};
     tycho_task_id id;
     tycho_err err = {0};
     if (tycho_sched_add(b->s, &spec, &id, &err) != TYCHO_OK) return tycho_l_error(L, &err);
@@ -753,11 +755,11 @@ function tycho.scheduler.new(o) end
 ---@return string
 function tycho.scheduler.traceback(co, msg) end
 ---@param fn fun()
----@param o? string|{name?: string, phase?: number}
+---@param o? string|{name?: string, phase?: number, observer?: boolean}
 ---@return tycho.task
 function scheduler:every(period, fn, o) end
 ---@param fn fun()
----@param o? string|{name?: string, phase?: number}
+---@param o? string|{name?: string, phase?: number, observer?: boolean}
 ---@return tycho.task
 function scheduler:after(delay, fn, o) end
 ---@param o? {until_time?: number, until_fn?: fun(): boolean, max_steps?: integer, stop_on_error?: boolean, realtime?: boolean|number, wait?: fun(seconds: number)}

@@ -116,7 +116,12 @@ tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
 /* Waits until the thread has written everything queued; its error, if a
  * write failed. The thread then leaves the writer alone until the next push. */
 tycho_status mcap_queue_drain(mcap_queue *q, tycho_err *err);
-/* Drains, stops the thread and frees the queue; its error, if any. */
+/* Tells the thread to write what is queued, then run last(ctx, failed, err)
+ * and stop, and returns at once (the caller must not write any more);
+ * mcap_queue_stop then waits for it. last's error is the queue's. */
+void mcap_queue_finish(mcap_queue *q, tycho_status (*last)(void *ctx, int failed, tycho_err *err),
+                       void *ctx);
+/* Drains, stops the thread and frees the queue; its error (or last's), if any. */
 tycho_status mcap_queue_stop(mcap_queue *q, tycho_err *err);
 uint64_t mcap_queue_waits(const mcap_queue *q);
 

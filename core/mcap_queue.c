@@ -49,6 +49,9 @@ struct mcap_queue {
     int failed; /* under mu: a write failed, error holds why */
     tycho_err error;
     uint64_t waits;
+    /* set by mcap_queue_finish: run on the thread after the last block */
+    tycho_status (*last)(void *ctx, int failed, tycho_err *err);
+    void *last_ctx;
     block *open; /* the caller's block, not yet handed over (the caller's alone) */
 };
 
@@ -114,6 +117,18 @@ static void *run(void *arg)
             free(b);
         }
         pthread_cond_broadcast(&q->room);
+    }
+    if (q->last) {
+        /* the end of the file: the caller has stopped writing, it is the
+         * thread's alone until the join */
+        pthread_mutex_unlock(&q->mu);
+        tycho_err err = {0};
+        tycho_status st = q->last(q->last_ctx, q->failed, &err);
+        pthread_mutex_lock(&q->mu);
+        if (st != TYCHO_OK && !q->failed) {
+            q->failed = 1;
+            q->error = err;
+        }
     }
     q->busy = 0;
     pthread_cond_broadcast(&q->room);
@@ -252,14 +267,37 @@ tycho_status mcap_queue_drain(mcap_queue *q, tycho_err *err)
     return st;
 }
 
-tycho_status mcap_queue_stop(mcap_queue *q, tycho_err *err)
+/* Hands the open block over and tells the thread to stop after the last
+ * one, then to run last (if given; told whether a write failed); a failure
+ * to hand over is kept for the join. Once only: later calls do nothing. */
+static void request_stop(mcap_queue *q, tycho_status (*last)(void *, int, tycho_err *), void *ctx)
 {
-    tycho_status st = hand_over(q, err);
+    if (q->stop) return; /* the caller's flag: only the caller sets it */
+    tycho_err err = {0};
+    tycho_status st = hand_over(q, &err);
     pthread_mutex_lock(&q->mu);
+    if (st != TYCHO_OK && !q->failed) {
+        q->failed = 1;
+        q->error = err;
+    }
+    q->last = last;
+    q->last_ctx = ctx;
     q->stop = 1;
     pthread_cond_signal(&q->wake);
     pthread_mutex_unlock(&q->mu);
+}
+
+void mcap_queue_finish(mcap_queue *q, tycho_status (*last)(void *ctx, int failed, tycho_err *err),
+                       void *ctx)
+{
+    request_stop(q, last, ctx);
+}
+
+tycho_status mcap_queue_stop(mcap_queue *q, tycho_err *err)
+{
+    request_stop(q, NULL, NULL);
     pthread_join(q->thread, NULL);
+    tycho_status st = TYCHO_OK;
     if (st == TYCHO_OK && q->failed) st = failure(q, err);
     free_blocks(q->head);
     free_blocks(q->spare);

@@ -47,6 +47,7 @@ struct tycho_mcap_writer {
     int failed;         /* a write failed: close reports it */
     ZSTD_CCtx *zctx;    /* kept from chunk to chunk: a new context per chunk costs its tables */
     mcap_queue *queue;  /* threaded: the thread that writes */
+    int closing;        /* tycho_mcap_close_start was called: the thread finishes the file */
     tycho_text encoded; /* not threaded: a message encoded on the spot */
     mcap_buf payload;   /* not threaded: the reserved payload */
 };
@@ -126,6 +127,7 @@ tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *o
  * caller's thread). */
 static tycho_status drain(tycho_mcap_writer *w, tycho_err *err)
 {
+    if (w->closing) return tycho_fail(err, TYCHO_EINVAL, "mcap: the recording is closing");
     return w->queue ? mcap_queue_drain(w->queue, err) : TYCHO_OK;
 }
 
@@ -305,6 +307,7 @@ static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
 
 static tycho_status check_channel(const tycho_mcap_writer *w, uint16_t channel_id, tycho_err *err)
 {
+    if (w->closing) return tycho_fail(err, TYCHO_EINVAL, "mcap: the recording is closing");
     if (channel_id == 0 || channel_id > w->nchannels)
         return tycho_fail(err, TYCHO_EINVAL, "mcap: no channel %u", (unsigned)channel_id);
     return TYCHO_OK;
@@ -337,6 +340,10 @@ tycho_status tycho_mcap_write_encoded(tycho_mcap_writer *w, uint16_t channel_id,
 
 void *tycho_mcap_reserve(tycho_mcap_writer *w, size_t len, tycho_err *err)
 {
+    if (w->closing) {
+        tycho_fail(err, TYCHO_EINVAL, "mcap: the recording is closing");
+        return NULL;
+    }
     if (w->queue) return mcap_queue_reserve(w->queue, len, err);
     w->payload.len = 0;
     if (!mcap_reserve(&w->payload, len ? len : 1)) {
@@ -403,6 +410,7 @@ tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t 
 
 uint64_t tycho_mcap_bytes(tycho_mcap_writer *w)
 {
+    if (w->closing) return 0; /* the thread's until the close */
     drain(w, NULL);
     return w->pos;
 }
@@ -525,18 +533,15 @@ void tycho_mcap_abort(tycho_mcap_writer *w)
     free_writer(w);
 }
 
-tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err)
+/* The end of the file after its last message: the last chunk, the data
+ * end, the summary and footer, flushed to the disk, closed and renamed into
+ * place; on failure (or after an earlier one: failed) the .part file is
+ * removed. On the writer's thread when it has one. */
+static tycho_status finish_file(tycho_mcap_writer *w, int failed, tycho_err *err)
 {
-    if (w->queue) {
-        tycho_status qst = mcap_queue_stop(w->queue, err);
-        w->queue = NULL;
-        if (qst != TYCHO_OK) {
-            tycho_mcap_abort(w);
-            return qst;
-        }
-    }
-    tycho_status st = w->failed ? tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part)
-                                : flush_chunk(w, err);
+    tycho_status st = failed || w->failed
+                          ? tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part)
+                          : flush_chunk(w, err);
     if (st == TYCHO_OK) {
         mcap_buf *s = &w->scratch;
         s->len = 0;
@@ -556,18 +561,39 @@ tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err)
     }
     if (st == TYCHO_OK && (fflush(w->fp) != 0 || fsync(fileno(w->fp)) != 0))
         st = tycho_fail(err, TYCHO_EIO, "%s: flush failed: %s", w->part, strerror(errno));
-    if (st != TYCHO_OK) {
-        tycho_mcap_abort(w);
-        return st;
-    }
     FILE *fp = w->fp;
     w->fp = NULL;
-    if (fclose(fp) != 0)
+    if (fclose(fp) != 0 && st == TYCHO_OK)
         st = tycho_fail(err, TYCHO_EIO, "%s: close failed: %s", w->part, strerror(errno));
-    else if (rename(w->part, w->path) != 0)
+    else if (st == TYCHO_OK && rename(w->part, w->path) != 0)
         st = tycho_fail(err, TYCHO_EIO, "%s: rename to %s failed: %s", w->part, w->path,
                         strerror(errno));
     if (st != TYCHO_OK) remove(w->part);
+    return st;
+}
+
+static tycho_status finish_on_thread(void *ctx, int failed, tycho_err *err)
+{
+    return finish_file(ctx, failed, err);
+}
+
+void tycho_mcap_close_start(tycho_mcap_writer *w)
+{
+    if (!w->queue || w->closing) return;
+    w->closing = 1;
+    mcap_queue_finish(w->queue, finish_on_thread, w);
+}
+
+tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err)
+{
+    tycho_status st;
+    if (w->queue) {
+        tycho_mcap_close_start(w);
+        st = mcap_queue_stop(w->queue, err); /* finish_file's error, or an earlier one */
+        w->queue = NULL;
+    } else {
+        st = finish_file(w, 0, err);
+    }
     free_writer(w);
     return st;
 }

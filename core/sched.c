@@ -93,6 +93,7 @@ typedef struct {
     uint32_t prev, next; /* registration-order list of used slots */
     uint32_t next_free;
     bool used, running, cancel_pending;
+    bool observer; /* tycho_task_spec.observer */
 } slot;
 
 /* Heap entries carry their own key so sifting never touches the slots. */
@@ -291,6 +292,7 @@ tycho_status tycho_sched_add(tycho_sched *s, const tycho_task_spec *spec, tycho_
     t->fn = spec->fn;
     t->release = spec->release;
     t->ctx = spec->ctx;
+    t->observer = spec->observer;
     t->used = true;
     t->next_free = NONE;
     t->prev = s->tail;
@@ -420,11 +422,12 @@ tycho_task_id tycho_sched_current(const tycho_sched *s) { return s->current; }
 typedef struct {
     const tycho_run_opts *o;
     double wall0, sim0; /* pacing origin for real-time sim runs */
+    bool waited;        /* wait_until waited (or served the console through wait) */
 } pacer;
 
 /* Brings the clock to t. Returns false if the wait was cut short (the loop
  * then re-checks stop/pause/until_fn before waiting again). */
-static bool wait_until(tycho_sched *s, const pacer *p, double t)
+static bool wait_until(tycho_sched *s, pacer *p, double t)
 {
     tycho_clock *c = s->clock;
     double remaining;
@@ -437,6 +440,7 @@ static bool wait_until(tycho_sched *s, const pacer *p, double t)
         return true;
     }
     if (remaining > 0) {
+        p->waited = true;
         if (p->o->wait) p->o->wait(p->o->wait_ctx, remaining);
         else tycho_sleep_seconds(remaining);
         double left = c->mode == TYCHO_CLOCK_WALL
@@ -467,11 +471,13 @@ static void reschedule(tycho_sched *s, slot *t)
     if (!(t->due > prev)) t->due = nextafter(prev, INFINITY);
 }
 
-static void run_top(tycho_sched *s)
+/* Runs the task due first; true if it was an observer. */
+static bool run_top(tycho_sched *s)
 {
     uint32_t i = s->heap[0].slot;
     heap_remove(s, i);
     slot *t = &s->slots[i];
+    bool observer = t->observer;
     double now =
         tycho_clock_get_mode(s->clock) == TYCHO_CLOCK_SIM ? t->due : tycho_clock_now(s->clock);
     t->running = true;
@@ -489,6 +495,7 @@ static void run_top(tycho_sched *s)
         reschedule(s, t);
         heap_push(s, i);
     } else free_slot(s, i, TYCHO_TASK_DONE);
+    return observer;
 }
 
 tycho_run_reason tycho_sched_run(tycho_sched *s, const tycho_run_opts *opts, long long *steps)
@@ -502,9 +509,12 @@ tycho_run_reason tycho_sched_run(tycho_sched *s, const tycho_run_opts *opts, lon
     if (s->running) return TYCHO_RUN_BUSY;
     s->running = true;
     s->stop_req = -1;
-    pacer p = {opts, tycho_monotonic_seconds(), tycho_clock_now(s->clock)};
+    pacer p = {opts, tycho_monotonic_seconds(), tycho_clock_now(s->clock), false};
     long long n = 0;
     tycho_run_reason r;
+    /* until_fn is asked again only when something may have changed its
+     * answer: not right after an observer task */
+    bool ask_until = true;
     for (;;) {
         if (s->stop_req >= 0) {
             r = (tycho_run_reason)s->stop_req;
@@ -514,7 +524,7 @@ tycho_run_reason tycho_sched_run(tycho_sched *s, const tycho_run_opts *opts, lon
             r = TYCHO_RUN_PAUSED;
             break;
         }
-        if (opts->until_fn && opts->until_fn(opts->until_ctx)) {
+        if (opts->until_fn && ask_until && opts->until_fn(opts->until_ctx)) {
             r = s->stop_req >= 0 ? (tycho_run_reason)s->stop_req : TYCHO_RUN_UNTIL_FN;
             break;
         }
@@ -533,10 +543,16 @@ tycho_run_reason tycho_sched_run(tycho_sched *s, const tycho_run_opts *opts, lon
                 r = TYCHO_RUN_UNTIL_TIME;
                 break;
             }
+            ask_until = true;
             continue;
         }
-        if (!wait_until(s, &p, due)) continue;
-        run_top(s);
+        p.waited = false;
+        if (!wait_until(s, &p, due)) {
+            ask_until = true;
+            continue;
+        }
+        /* a wait may have served the console (a pause, a stop) */
+        ask_until = !run_top(s) || p.waited;
         n++;
     }
     s->running = false;

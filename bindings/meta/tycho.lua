@@ -366,6 +366,8 @@ function mcap_writer:join(channel_id, t, ...) end
 function mcap_writer:queue_waits() end
 ---@return integer
 function mcap_writer:bytes() end
+---Starts closing: the writer's thread finishes the file while you go on (close waits).
+function mcap_writer:close_start() end
 ---@return true|nil ok, string? err
 function mcap_writer:close() end
 
@@ -691,11 +693,11 @@ function tycho.scheduler.new(o) end
 ---@return string
 function tycho.scheduler.traceback(co, msg) end
 ---@param fn fun()
----@param o? string|{name?: string, phase?: number}
+---@param o? string|{name?: string, phase?: number, observer?: boolean}
 ---@return tycho.task
 function scheduler:every(period, fn, o) end
 ---@param fn fun()
----@param o? string|{name?: string, phase?: number}
+---@param o? string|{name?: string, phase?: number, observer?: boolean}
 ---@return tycho.task
 function scheduler:after(delay, fn, o) end
 ---@param o? {until_time?: number, until_fn?: fun(): boolean, max_steps?: integer, stop_on_error?: boolean, realtime?: boolean|number, wait?: fun(seconds: number)}

@@ -46,7 +46,8 @@ static void bench_core(void)
     long runs = 0;
     const int ntasks = 1000;
     for (int i = 0; i < ntasks; i++) {
-        tycho_task_spec spec = {"t", 0.001 * (1 + i % 50), 0.0001 * (i % 7), count_fn, NULL, &runs};
+        tycho_task_spec spec = {"t",  0.001 * (1 + i % 50), 0.0001 * (i % 7), count_fn, NULL, &runs,
+                                false};
         tycho_sched_add(s, &spec, NULL, NULL);
     }
     tycho_run_opts o;

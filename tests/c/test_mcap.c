@@ -259,6 +259,15 @@ static unsigned char *write_mixed(const char *path, int threaded, size_t queue_l
     }
     CHECK(tycho_mcap_write(w, 9, 0, 0, "x", 1, &err) == TYCHO_EINVAL);
     *waits = tycho_mcap_queue_waits(w);
+    if (threaded) {
+        /* the thread finishes the file on its own; nothing more is taken */
+        tycho_mcap_close_start(w);
+        tycho_err late = {0};
+        CHECK(tycho_mcap_write(w, 1, 1u << 30, 1u << 30, "{}", 2, &late) == TYCHO_EINVAL);
+        CHECK_MSG(strstr(late.msg, "closing") != NULL, "%s", late.msg);
+        CHECK(tycho_mcap_reserve(w, 8, &late) == NULL);
+        CHECK(tycho_mcap_add_channel(w, 1, "/later", "json", &late) == 0);
+    }
     CHECKED(tycho_mcap_close(w, &err) == TYCHO_OK, err.msg);
     FILE *fp = fopen(path, "rb");
     if (!CHECKED(fp != NULL, path)) return NULL;
@@ -344,6 +353,7 @@ static void full_disk(int threaded)
         CHECK_MSG(!p || st != TYCHO_OK, "reserve %p, commit %d", p, (int)st);
         CHECK_MSG(rerr.code != TYCHO_OK && rerr.msg[0], "%d %s", (int)rerr.code, rerr.msg);
         tycho_err cerr = {0};
+        if (threaded) tycho_mcap_close_start(w); /* the thread meets the failure alone */
         CHECK(tycho_mcap_close(w, &cerr) != TYCHO_OK && cerr.msg[0]);
         char part[600];
         snprintf(part, sizeof part, "%s.part", path);

@@ -55,7 +55,7 @@ static void probe_release(void *ctx, tycho_task_id id, tycho_task_end why)
 
 static tycho_task_id add(tycho_sched *s, probe *p, double period, double delay)
 {
-    tycho_task_spec spec = {p->name, period, delay, probe_fn, probe_release, p};
+    tycho_task_spec spec = {p->name, period, delay, probe_fn, probe_release, p, false};
     tycho_task_id id = 0;
     tycho_err err = {0};
     CHECK_MSG(tycho_sched_add(s, &spec, &id, &err) == TYCHO_OK, "%s", err.msg);
@@ -293,6 +293,57 @@ static void test_until_fn_and_missed(void)
     tycho_clock_free(c);
 }
 
+typedef struct {
+    probe *worker;
+    int asked;
+} until_probe;
+
+static int until_worker_ran_3(void *ctx)
+{
+    until_probe *u = ctx;
+    u->asked++;
+    return u->worker->runs >= 3;
+}
+
+/* An observer task (a recorder) is not followed by an until_fn call; any
+ * other task is, so the run still ends right after the task that made
+ * until_fn true. */
+static void test_observer_tasks(void)
+{
+    tycho_clock *c = tycho_clock_new(TYCHO_CLOCK_SIM, NULL);
+    tycho_sched *s = tycho_sched_new(c, NULL);
+    runlog log = {0};
+    probe worker = {.log = &log, .name = "worker", .s = s};
+    probe watcher = {.log = &log, .name = "watcher", .s = s};
+    add(s, &worker, 0.1, 0);
+    tycho_task_spec spec = {"watcher", 0.1, 0, probe_fn, probe_release, &watcher, true};
+    tycho_task_id id = 0;
+    CHECK(tycho_sched_add(s, &spec, &id, NULL) == TYCHO_OK);
+    until_probe u = {&worker, 0};
+    tycho_run_opts o;
+    tycho_run_opts_defaults(&o);
+    o.until_fn = until_worker_ran_3;
+    o.until_ctx = &u;
+    long long steps = 0;
+    CHECK(tycho_sched_run(s, &o, &steps) == TYCHO_RUN_UNTIL_FN);
+    /* worker, watcher at 0, 0.1, then worker at 0.2 ends the run */
+    CHECK(steps == 5 && worker.runs == 3 && watcher.runs == 2);
+    CHECK(log.n == 5 && strcmp(log.name[4], "worker") == 0);
+    /* asked at the start and after each worker run: not after the watcher's */
+    CHECK_MSG(u.asked == 4, "until_fn asked %d times", u.asked);
+
+    /* the same tasks, neither an observer: asked after every task */
+    tycho_sched_cancel(s, id);
+    spec.observer = false;
+    CHECK(tycho_sched_add(s, &spec, &id, NULL) == TYCHO_OK);
+    worker.runs = watcher.runs = 0;
+    u.asked = 0;
+    CHECK(tycho_sched_run(s, &o, &steps) == TYCHO_RUN_UNTIL_FN);
+    CHECK_MSG(u.asked == steps + 1, "until_fn asked %d times in %lld steps", u.asked, steps);
+    tycho_sched_free(s);
+    tycho_clock_free(c);
+}
+
 /* Deterministic pseudo-random numbers for the stress test. */
 static uint32_t rng(uint32_t *st)
 {
@@ -334,7 +385,7 @@ static void test_heap_stress(void)
         bool periodic = rng(&st) % 3 == 0;
         double period = periodic ? 0.5 + 0.5 * (rng(&st) % 4) : 0.0;
         double delay = 0.25 * (rng(&st) % 40);
-        tycho_task_spec spec = {"t", period, delay, order_fn, NULL, &oc};
+        tycho_task_spec spec = {"t", period, delay, order_fn, NULL, &oc, false};
         tycho_sched_add(s, &spec, &ids[i], NULL);
     }
     int cancelled = 0;
@@ -391,7 +442,7 @@ static void test_bad_specs(void)
     tycho_err err = {0};
     tycho_task_id id = 99;
     probe p = {.name = "p", .s = s};
-    tycho_task_spec bad = {"x", -1, 0, probe_fn, NULL, &p};
+    tycho_task_spec bad = {"x", -1, 0, probe_fn, NULL, &p, false};
     CHECK(tycho_sched_add(s, &bad, &id, &err) == TYCHO_EINVAL && id == 0);
     CHECK(strstr(err.msg, "period") != NULL);
     bad.period = 1;
@@ -405,7 +456,7 @@ static void test_bad_specs(void)
     char longname[200];
     memset(longname, 'n', sizeof longname - 1);
     longname[199] = '\0';
-    tycho_task_spec ok = {longname, 0, 0, probe_fn, NULL, &p};
+    tycho_task_spec ok = {longname, 0, 0, probe_fn, NULL, &p, false};
     CHECK(tycho_sched_add(s, &ok, &id, &err) == TYCHO_OK);
     tycho_task_info info;
     CHECK(tycho_sched_task_info(s, id, &info) && strlen(info.name) == TYCHO_TASK_NAME_MAX - 1);
@@ -422,6 +473,7 @@ int main(void)
     test_cancel();
     test_failure_stop_pause();
     test_until_fn_and_missed();
+    test_observer_tasks();
     test_heap_stress();
     test_wall_and_realtime();
     test_bad_specs();

@@ -65,6 +65,42 @@ describe("tycho.mcap from Lua", function()
     os.remove(path)
   end)
 
+  it("finishes a threaded recording on its thread after close_start; close waits and reports", function()
+    local path = tmpname(".mcap")
+    local w = assert(tycho.mcap.open(path, { threaded = true, chunk_size = 4096 }))
+    local a = w:channel("/a", w:schema("tycho.Imu", "jsonschema", Channels.schema("tycho.Imu")), "json")
+    for i = 1, 2000 do assert(w:write(a, i * 0.01, ('{"i":%d}'):format(i))) end
+    w:close_start()
+    -- nothing more is taken once closing started
+    local ok, err = pcall(w.write, w, a, 30, "{}")
+    assert.is_false(ok)
+    assert.matches("recording already closed", err, 1, true)
+    assert.error_matches(function() w:close_start() end, "recording already closed")
+    assert.is_true(w:close())
+    assert.is_true(w:close())
+    local info = assert(tycho.mcap.read(path))
+    assert.are.equal(2000, info.messages)
+    os.remove(path)
+    -- Channels: close_start stops the taps and starts each sink's close;
+    -- close waits, counts and reports once
+    local ch = Channels.new()
+    local sink = assert(Channels.mcap_sink(path))
+    ch:add_sink(sink, { raw = true })
+    local tapped = false
+    ch:add_tap(function() tapped = true return 7 end)
+    assert.is_true(ch:emit("/imu", 1, "format", tycho.viz.template('{"timestamp":%T}')))
+    ch:close_start()
+    assert.is_true(tapped)
+    assert.are.equal(0, #ch.sinks)
+    assert.is_false(ch:emit("/imu", 2, "format", tycho.viz.template('{"timestamp":%T}')))
+    assert.is_true(ch:close())
+    assert.are.equal(8, ch:message_count())
+    info = assert(tycho.mcap.read(path))
+    assert.are.equal(1, info.messages)
+    assert.is_true(ch:close()) -- again: nothing left to close
+    os.remove(path)
+  end)
+
   it("reports files and arguments it cannot use", function()
     local w, err = tycho.mcap.open("/nonexistent-dir/x.mcap")
     assert.is_nil(w)

@@ -188,6 +188,20 @@ describe("tycho.scheduler", function()
     assert.are.equal(0, s:tick())
   end)
 
+  it("does not ask until_fn again right after an observer task", function()
+    local s = sim()
+    local worker, watcher, asked = 0, 0, 0
+    s:every(0.1, function() worker = worker + 1 end, "worker")
+    s:every(0.1, function() watcher = watcher + 1 end, { name = "watcher", observer = true })
+    local reason = s:run { until_fn = function() asked = asked + 1 return worker >= 3 end }
+    assert.are.equal("until_fn", reason)
+    -- the run still ends right after the task that made until_fn true
+    assert.are.equal(3, worker)
+    assert.are.equal(2, watcher)
+    assert.are.equal(4, asked) -- at the start and after each worker run
+    assert.error_matches(function() s:every(1, function() end, { observer = "yes" }) end, "bad field 'observer'")
+  end)
+
   it("refuses re-entrant runs and bad arguments with the argument named", function()
     local s, _, errors = sim()
     s:after(0, function() s:run() end, "nested")

@@ -70,6 +70,11 @@ uint64_t tycho_mcap_queue_waits(const tycho_mcap_writer *w);
 /* Writes the last chunk, the summary and the footer, renames into place and
  * frees w (also on failure, when the .part file is removed). */
 tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err);
+/* Threaded: starts closing and returns at once; the writer's thread writes
+ * what is queued and finishes the file (syncing it to the disk takes a
+ * while) as the caller goes on. Nothing may be written after it; close
+ * then waits for the thread and reports. Unthreaded: does nothing. */
+void tycho_mcap_close_start(tycho_mcap_writer *w);
 /* Frees w and removes the .part file without finishing it. */
 void tycho_mcap_abort(tycho_mcap_writer *w);
 

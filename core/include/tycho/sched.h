@@ -74,6 +74,10 @@ typedef struct {
     tycho_task_fn fn;
     tycho_task_release_fn release; /* optional */
     void *ctx;
+    /* The task only looks (a recorder, a viewer's feeder): it changes
+     * nothing a run's until_fn asks about, so the run does not ask again
+     * right after it (a Lua until_fn costs a protected call per task). */
+    bool observer;
 } tycho_task_spec;
 
 typedef enum { TYCHO_TASK_SCHEDULED = 0, TYCHO_TASK_RUNNING = 1 } tycho_task_state;
