@@ -283,6 +283,14 @@ function Channels:message_count()
   return n
 end
 
+--- The recording (an mcap_sink: its emit_writer and channel ids) when it is
+-- the one sink of the viewer's topics (raw: of the raw samples), else nil.
+-- Look again when ch.generation changes.
+function Channels:sole_recording(raw)
+  local sinks = raw and self.raw_sinks or self.sinks
+  return #sinks == 1 and sinks[1].emit_writer and sinks[1] or nil
+end
+
 --- ch:emitter(topic, kind) -> emit(t, ...): ch:emit(topic, t, kind, ...)
 -- for one topic and kind, for a feeder that sends them many times a
 -- second. When a recording is the one sink, its writer is called straight
@@ -298,8 +306,7 @@ function Channels:emitter(topic, kind)
   return function(t, ...)
     if seen ~= self.generation then
       seen = self.generation
-      local sinks = spec.raw and self.raw_sinks or self.sinks
-      sink = #sinks == 1 and sinks[1].emit_writer and sinks[1] or nil
+      sink = self:sole_recording(spec.raw)
       if sink then writer, id = sink.emit_writer, sink.ids[topic] method = writer[kind] end
     end
     if not sink then return self:emit(topic, t, kind, ...) end

@@ -258,7 +258,7 @@ local function start(m)
   m:channels(function(channels)
     if tape then tape:attach(channels) end
     feeder = require("robot_channels").new(channels, {
-      robot = robot, now = now, mapping = mapping, nav = nav, bb = bb, machine = machine, world = robot.world,
+      robot = robot, now = now, clock = clock, mapping = mapping, nav = nav, bb = bb, machine = machine, world = robot.world,
       scan = function() return bb.scan end, thermal = function(i) return bb.frames[i] end })
     feeder:state(nil, machine.state, now())
     return feeder

@@ -18,10 +18,13 @@ local RC = {}
 RC.__index = RC
 
 local KNOWN = { robot = true, now = true, scan = true, thermal = true, map = true, mapping = true, nav = true,
-                bb = true, machine = true, world = true, thermal_range = true }
+                bb = true, machine = true, world = true, thermal_range = true, clock = true }
 
 --- RobotChannels.new(channels, {robot =, now =, scan = fn, thermal = fn(i), map = grid | fn,
---   mapping =, nav =, bb =, machine =, world =, thermal_range = {lo, hi}})
+--   mapping =, nav =, bb =, machine =, world =, thermal_range = {lo, hi}, clock =})
+-- With clock (the mission's tycho.clock, whose time now() gives) and a
+-- simulator (robot.sim), the simulator writes the frames, IMU and commands
+-- to a recording itself while it is the one sink (sim:tap_frames).
 function RC.new(channels, o)
   if type(o) ~= "table" then error("bad argument #2 to 'RobotChannels.new' (table expected)", 2) end
   for k in pairs(o) do
@@ -31,7 +34,7 @@ function RC.new(channels, o)
     error("RobotChannels.new: robot (table) and now (function) are required", 2)
   end
   local self = setmetatable({ ch = channels, o = o, robot = o.robot, now = o.now, cmd = { v = 0, w = 0 },
-                              seen = {} }, RC)
+                              seen = {}, sim = o.robot.sim, clock = o.clock, frames_written = 0 }, RC)
   -- the drive commands, as they go to the base
   local robot = o.robot
   local drive, stop = robot.drive, robot.stop
@@ -311,11 +314,52 @@ local function slow_topics(self, ch, t)
   if (bb or o.world) and ch:due("/scene", t) and scene_changed(self) then scene(self, t) end
 end
 
+local FRAME_TOPICS = { "/tf", "/imu", "/cmd_vel" }
+
+-- The frames' writer in C (sim:tap_frames) stopped: its count kept for the channels' tap.
+local function untap_frames(self)
+  local n, err, last = self.sim:untap_frames()
+  self.frames_tapped = false
+  -- the feeder goes on where the simulator stopped
+  for _, topic in ipairs(FRAME_TOPICS) do self.ch.last[topic] = last end
+  self.frames_written = self.frames_written + (n or 0)
+  self.frames_error = self.frames_error or err
+end
+
+-- While a recording is the one sink, the simulator writes the 20 Hz
+-- frames, IMU and commands after its steps (they are its values: the
+-- odometry, the IMU, the command as given): no Lua call a tick for them.
+-- Beside a viewer (or on a robot) the feeder sends them.
+local function frames_source(self, ch)
+  self.sinks_seen = ch.generation
+  local sim, clock = self.sim, self.clock
+  if not (sim and clock and sim.tap_frames) then return end
+  local sink = ch:sole_recording()
+  if sink and not sink.error then
+    if self.frames_tapped then return end
+    sim:tap_frames(sink.emit_writer, clock, { tf = sink.ids["/tf"], imu = sink.ids["/imu"], cmd = sink.ids["/cmd_vel"] },
+                   { tf = self.tf_format, imu = IMU, cmd = CMD }, ch.topics["/tf"].period, ch.last["/tf"])
+    self.frames_tapped = true
+    if not self.frames_tap_added then
+      self.frames_tap_added = true
+      ch:add_tap(function()
+        if self.frames_tapped then untap_frames(self) end
+        local n, err = self.frames_written, self.frames_error
+        self.frames_written, self.frames_error = 0, nil
+        return n, err
+      end)
+    end
+  elseif self.frames_tapped then
+    untap_frames(self)
+  end
+end
+
 function RC:tick()
   local ch, t = self.ch, self.now()
+  if self.sinks_seen ~= ch.generation then frames_source(self, ch) end
   -- (a recording always listens; only viewers are paced by the wall clock)
   if ch.kept == 0 and (#ch.sinks == 0 or not ch:live_window()) then return end
-  if ch:due("/tf", t) then frames(self, t) end
+  if not self.frames_tapped and ch:due("/tf", t) then frames(self, t) end
   local slow_at = self.slow_at
   if slow_at and t < slow_at and t >= slow_at - RC.SLOW_PERIOD then return end
   self.slow_at = t + RC.SLOW_PERIOD - 1e-9

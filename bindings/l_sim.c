@@ -22,6 +22,7 @@ static int push_sim(lua_State *L, pctx *c, const tycho_grid *truth, tycho_grid *
     lsim *box = tycho_newuserdata(L, sizeof *box + lw + lm + 2);
     box->s = NULL;
     box->tap = NULL;
+    box->view = NULL;
     box->cmd_v = box->cmd_w = 0;
     tycho_odom_history_init(&box->odom);
     memcpy(box->paths, world, lw + 1);
@@ -160,6 +161,7 @@ static int l_step(lua_State *L)
     if (tycho_sim_step(b->s, dt, &err) != TYCHO_OK) return luaL_argerror(L, 2, err.msg);
     tycho_odom_history_push(&b->odom, tycho_sim_time(b->s), tycho_sim_odom(b->s));
     if (b->tap) tycho_l_sim_tap_odom(b);
+    if (b->view) tycho_l_sim_view_step(b);
     lua_pushnumber(L, tycho_sim_time(b->s));
     return 1;
 }
@@ -560,6 +562,7 @@ static int l_gc(lua_State *L)
 {
     lsim *b = luaL_checkudata(L, 1, SIM_MT);
     tycho_l_sim_untap(L, b);
+    tycho_l_sim_untap_frames(L, b);
     tycho_sim_free(b->s);
     b->s = NULL;
     return 0;
@@ -640,6 +643,18 @@ function sim:tap(writer, clock, channels, templates) end
 ---Stops the tap.
 ---@return integer messages, string? err
 function sim:untap() end
+---Writes the viewer's /tf, /imu and /cmd_vel (robot_channels.lua's templates)
+---to a recording's writer after each step a period past the last ones.
+---@param writer tycho.mcap_writer
+---@param clock tycho.clock the mission's clock: the messages' log time and stamp
+---@param channels table {tf = id, imu = id, cmd = id}
+---@param templates table {tf =, imu =, cmd =} tycho.viz.template (4, 3 and 2 numbers)
+---@param period number seconds
+---@param last? number the time of the last frames sent (by the feeder)
+function sim:tap_frames(writer, clock, channels, templates, period, last) end
+---Stops the viewer frames.
+---@return integer messages, string? err, number? last the time of the last frames
+function sim:untap_frames() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
 ---wheel_base_error, encoder_ticks_per_m, slip_ramp, slip_contact, gyro_bias
@@ -688,6 +703,8 @@ static const luaL_Reg sim_methods[] = {
     {"odom_at", l_odom_at},
     {"tap", tycho_l_sim_tap},
     {"untap", tycho_l_sim_untap_method},
+    {"tap_frames", tycho_l_sim_tap_frames},
+    {"untap_frames", tycho_l_sim_untap_frames_method},
     {"errors", l_errors},
     {"velocity", l_velocity},
     {"teleport", l_teleport},

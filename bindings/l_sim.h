@@ -16,12 +16,14 @@ typedef struct {
 #define SIM_MT "tycho.sim"
 
 typedef struct sim_tap sim_tap;
+typedef struct sim_view sim_view;
 
 typedef struct {
     tycho_sim *s;
     tycho_odom_history odom; /* after each step: sim:odom_at */
     double cmd_v, cmd_w;     /* the last command as given to set_cmd */
     sim_tap *tap;            /* recording the raw samples (l_sim_tap.c), or NULL */
+    sim_view *view;          /* recording the viewer's frames (l_sim_view.c), or NULL */
     char *map_path;          /* into paths[], "" for tycho.sim.new */
     char paths[];            /* world path \0 map path \0 */
 } lsim;
@@ -38,6 +40,13 @@ void tycho_l_sim_untap(lua_State *L, lsim *b);
 void tycho_l_sim_tap_odom(lsim *b);
 void tycho_l_sim_tap_scan(lsim *b, const tycho_sim_scan *sc);
 void tycho_l_sim_tap_thermal(lsim *b, int camera, const tycho_sim_frame *f);
+
+/* The viewer's frames (l_sim_view.c): sim:tap_frames(...), sim:untap_frames();
+ * sim:step calls tycho_l_sim_view_step when b->view is set. */
+int tycho_l_sim_tap_frames(lua_State *L);
+int tycho_l_sim_untap_frames_method(lua_State *L);
+void tycho_l_sim_untap_frames(lua_State *L, lsim *b);
+void tycho_l_sim_view_step(lsim *b);
 
 /* Raises "file: message" (or a bad-argument error for tycho.sim.new). */
 int tycho_l_sim_error(pctx *c, const char *fmt, ...);

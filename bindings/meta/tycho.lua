@@ -786,6 +786,18 @@ function sim:tap(writer, clock, channels, templates) end
 ---Stops the tap.
 ---@return integer messages, string? err
 function sim:untap() end
+---Writes the viewer's /tf, /imu and /cmd_vel (robot_channels.lua's templates)
+---to a recording's writer after each step a period past the last ones.
+---@param writer tycho.mcap_writer
+---@param clock tycho.clock the mission's clock: the messages' log time and stamp
+---@param channels table {tf = id, imu = id, cmd = id}
+---@param templates table {tf =, imu =, cmd =} tycho.viz.template (4, 3 and 2 numbers)
+---@param period number seconds
+---@param last? number the time of the last frames sent (by the feeder)
+function sim:tap_frames(writer, clock, channels, templates, period, last) end
+---Stops the viewer frames.
+---@return integer messages, string? err, number? last the time of the last frames
+function sim:untap_frames() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
 ---wheel_base_error, encoder_ticks_per_m, slip_ramp, slip_contact, gyro_bias

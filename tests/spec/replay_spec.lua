@@ -14,6 +14,12 @@ local function run(args)
 end
 
 local outs = {} -- removed at the end
+local function scratch_dir()
+  local dir = exe.tmpdir()
+  outs[#outs + 1] = dir
+  assert(os.execute("mkdir -p " .. exe.quote(dir)))
+  return dir
+end
 local function heat_seek(extra)
   local out = exe.tmpdir()
   outs[#outs + 1] = out
@@ -136,9 +142,7 @@ describe("the simulator's tap (sim:tap, in C)", function()
   end
 
   it("writes the very bytes the Lua tap writes, odometry, scans and frames", function()
-    local dir = exe.tmpdir()
-    outs[#outs + 1] = dir
-    assert(os.execute("mkdir -p " .. exe.quote(dir)))
+    local dir = scratch_dir()
     local lua_msgs, lua_n = record(false, dir .. "/lua.mcap")
     local c_msgs, c_n = record(true, dir .. "/c.mcap")
     assert.are.equal(#lua_msgs, #c_msgs)
@@ -156,9 +160,7 @@ describe("the simulator's tap (sim:tap, in C)", function()
   it("refuses bad arguments, naming them, and stops cleanly", function()
     local sim = tycho.sim.load("maps/maze_small.lua")
     local clock = tycho.clock.new { mode = "sim" }
-    local dir = exe.tmpdir()
-    outs[#outs + 1] = dir
-    assert(os.execute("mkdir -p " .. exe.quote(dir)))
+    local dir = scratch_dir()
     local w = assert(tycho.mcap.open(dir .. "/t.mcap"))
     local T = tycho.viz.template
     local templates = { odom = T("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g"),
@@ -200,6 +202,102 @@ describe("the simulator's tap (sim:tap, in C)", function()
     assert.are.equal(1, n)
     assert.are.equal("sim:tap: the clock was closed", err)
     assert(w2:close())
+  end)
+end)
+
+describe("the simulator's frames (sim:tap_frames, in C)", function()
+  local FRAMES = { ["/tf"] = true, ["/imu"] = true, ["/cmd_vel"] = true }
+  -- one sim driven the same way with the robot's feeder, which sends the
+  -- frames itself (no clock given) or leaves them to the simulator (clock
+  -- given, a recording the one sink); viewer: a live sink joins half way
+  local function record(in_c, path, viewer)
+    local robot = require("robot_sim").open("maps/maze_small.lua", { seed = 3 })
+    local clock = tycho.clock.new { mode = "sim" }
+    local channels = Channels.new()
+    channels:add_sink(assert(Channels.mcap_sink(path)))
+    local feeder = require("robot_channels").new(channels, { robot = robot, now = function() return clock:now() end,
+                                                             clock = in_c and clock or nil })
+    feeder:tick()
+    assert.are.equal(in_c, feeder.frames_tapped == true)
+    for k = 1, 200 do
+      robot.drive(k % 50 < 30 and 0.15 or 0, k % 40 < 20 and 0.8 or -0.6)
+      clock:advance(0.05)
+      robot.step(0.05)
+      feeder:tick()
+      if viewer and k == 100 then
+        channels:add_sink(viewer)
+        feeder:tick() -- the feeder looks at the sinks again: the frames are its own
+        assert.is_false(feeder.frames_tapped)
+      end
+    end
+    assert(channels:close())
+    local msgs = {}
+    assert(tycho.mcap.read(path, function(topic, t, data)
+      if FRAMES[topic] then msgs[#msgs + 1] = ("%s %.9f %s"):format(topic, t, data) end
+    end))
+    return msgs, channels:message_count()
+  end
+
+  it("writes the very bytes the feeder writes, frames, IMU and commands", function()
+    local dir = scratch_dir()
+    local lua_msgs, lua_n = record(false, dir .. "/lua.mcap")
+    local c_msgs, c_n = record(true, dir .. "/c.mcap")
+    assert.are.equal(3 * 201, #lua_msgs) -- the first tick and 200 steps
+    assert.are.equal(#lua_msgs, #c_msgs)
+    assert.are.equal(lua_n, c_n)
+    for i = 1, #lua_msgs do assert.are.equal(lua_msgs[i], c_msgs[i]) end
+  end)
+
+  it("hands the frames back to the feeder when a viewer joins, none lost or doubled", function()
+    local dir = scratch_dir()
+    local seen = 0
+    local viewer = { live = true, advertise = function() end, close = function() return true end,
+                     publish = function(_, topic) if topic == "/tf" then seen = seen + 1 end end }
+    local msgs, n = record(true, dir .. "/v.mcap", viewer)
+    local lua_msgs = record(false, dir .. "/lua.mcap")
+    assert.are.equal(#lua_msgs, #msgs)
+    for i = 1, #msgs do assert.are.equal(lua_msgs[i], msgs[i]) end
+    assert.is_true(seen >= 1)
+    assert.are.equal(#msgs, n)
+  end)
+
+  it("refuses bad arguments, naming them, and stops cleanly", function()
+    local sim = tycho.sim.load("maps/maze_small.lua")
+    local clock = tycho.clock.new { mode = "sim" }
+    local dir = scratch_dir()
+    local w = assert(tycho.mcap.open(dir .. "/f.mcap"))
+    local T = tycho.viz.template
+    local templates = { tf = T("%T %.6g %.6g %.9g %.9g"), imu = T("%T %.6g %.6g %.6g"), cmd = T("%T %.6g %.6g") }
+    local ids = { tf = 1, imu = 2, cmd = 3 }
+    assert.has_error(function() sim:tap_frames(w, clock, { tf = 1, imu = 2 }, templates, 0.05) end,
+      "bad argument #3 to 'tap_frames' (field 'cmd': channel id expected)")
+    assert.has_error(function() sim:tap_frames(w, clock, ids, { tf = templates.imu, imu = templates.imu,
+                                                                cmd = templates.cmd }, 0.05) end,
+      "bad argument #4 to 'tap_frames' (template 'tf' takes 4 numbers, this one 3)")
+    assert.has_error(function() sim:tap_frames(w, clock, ids, { tf = templates.tf, imu = 1, cmd = templates.cmd }, 0.05) end,
+      "bad argument #4 to 'tap_frames' (field 'imu': template expected (tycho.viz.template))")
+    assert.has_error(function() sim:tap_frames(w, clock, ids, templates, 0) end,
+      "bad argument #5 to 'tap_frames' (period must be finite and > 0)")
+    assert.are.equal(0, sim:untap_frames())
+    local sid = w:schema("s", "jsonschema", "{}")
+    for _, topic in ipairs { "a", "b", "c" } do w:channel(topic, sid, "json") end
+    -- at the tap, then after each step a period on
+    sim:tap_frames(w, clock, ids, templates, 0.1)
+    for _ = 1, 4 do
+      clock:advance(0.05)
+      sim:step(0.05)
+    end
+    local n, err = sim:untap_frames()
+    assert.are.equal(3 * 3, n) -- at 0, 0.1 and 0.2
+    assert.is_nil(err)
+    -- a closed writer stops them with its error
+    sim:tap_frames(w, clock, ids, templates, 0.05)
+    assert(w:close())
+    clock:advance(0.05)
+    sim:step(0.05)
+    n, err = sim:untap_frames()
+    assert.are.equal(3, n)
+    assert.truthy(tostring(err):find("closed", 1, true), tostring(err))
   end)
 end)
 
