@@ -186,6 +186,13 @@ static void fix_mmap_threshold(void)
     const char *env = getenv("TYCHO_MMAP_THRESHOLD_KB");
     long kb = env ? atol(env) : 256;
     if (kb > 0) mallopt(M_MMAP_THRESHOLD, (int)(kb * 1024));
+    /* A fixed threshold also fixes the heap's trim threshold at 128 kB: the
+     * heap's top was given back and taken again all mission long (66 brk
+     * calls, 13 ms of a 0.9 s small-maze run; 82 and 22 ms recording it,
+     * the pages zeroed again each time). Up to 8 MB free at the top is kept,
+     * and the heap grows by 1 MB more than asked. */
+    mallopt(M_TRIM_THRESHOLD, 8 << 20);
+    mallopt(M_TOP_PAD, 1 << 20);
 #endif
 }
 
