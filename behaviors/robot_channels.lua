@@ -35,11 +35,15 @@ function RC.new(channels, o)
   end
   local self = setmetatable({ ch = channels, o = o, robot = o.robot, now = o.now, cmd = { v = 0, w = 0 },
                               seen = {}, sim = o.robot.sim, clock = o.clock, frames_written = 0 }, RC)
-  -- the drive commands, as they go to the base
+  -- the drive commands, as they go to the base: asked of a robot that
+  -- keeps them (robot.command), else kept as they pass (a call more at
+  -- every drive: the simulator's robot keeps them)
   local robot = o.robot
   local drive, stop = robot.drive, robot.stop
-  if drive then robot.drive = function(v, w) self.cmd.v, self.cmd.w = v, w return drive(v, w) end end
-  if stop then robot.stop = function(...) self.cmd.v, self.cmd.w = 0, 0 return stop(...) end end
+  if not robot.command then
+    if drive then robot.drive = function(v, w) self.cmd.v, self.cmd.w = v, w return drive(v, w) end end
+    if stop then robot.stop = function(...) self.cmd.v, self.cmd.w = 0, 0 return stop(...) end end
+  end
   if o.machine and o.machine.name then self.machine_name = o.machine.name end
   self.tf_format = RC.tf_template(robot.cameras)
   -- the topics sent many times a second, each with its emitter
@@ -256,7 +260,8 @@ local function frames(self, t)
     local p, r, rate = robot.imu()
     self.emit_imu(t, IMU, p, r, rate or 0)
   end
-  self.emit_cmd(t, CMD, self.cmd.v, self.cmd.w)
+  if robot.command then self.emit_cmd(t, CMD, robot.command())
+  else self.emit_cmd(t, CMD, self.cmd.v, self.cmd.w) end
 end
 
 local function slow_topics(self, ch, t)
@@ -268,7 +273,7 @@ local function slow_topics(self, ch, t)
       self.emit_scan(t, scan, "laser")
     end
   end
-  if o.thermal then
+  if o.thermal and not self.images_tapped then
     local lo, hi = self.thermal_lo, self.thermal_hi
     for i = 1, math.min(2, #(robot.cameras or {})) do
       local topic = THERMAL_TOPICS[i]
@@ -318,18 +323,34 @@ local FRAME_TOPICS = { "/tf", "/imu", "/cmd_vel" }
 
 -- The frames' writer in C (sim:tap_frames) stopped: its count kept for the channels' tap.
 local function untap_frames(self)
-  local n, err, last = self.sim:untap_frames()
-  self.frames_tapped = false
+  local n, err, last, images_last = self.sim:untap_frames()
+  self.frames_tapped, self.images_tapped = false, false
   -- the feeder goes on where the simulator stopped
   for _, topic in ipairs(FRAME_TOPICS) do self.ch.last[topic] = last end
+  for i, topic in ipairs(THERMAL_TOPICS) do
+    if images_last and images_last[i] then self.ch.last[topic] = images_last[i] end
+  end
   self.frames_written = self.frames_written + (n or 0)
   self.frames_error = self.frames_error or err
 end
 
+-- The thermal images the simulator writes with the frames: the frames the
+-- mission takes from it (o.thermal gives the sim's own frames back), its
+-- cameras, at the images' period.
+local function image_options(self, ch, sink)
+  local cams = math.min(2, #(self.robot.cameras or {}))
+  if not self.o.thermal or cams == 0 or self.robot.kind ~= "sim" then return nil end
+  local ids, last = {}, {}
+  for i = 1, cams do ids[i], last[i] = sink.ids[THERMAL_TOPICS[i]], ch.last[THERMAL_TOPICS[i]] end
+  return { thermal = ids, period = ch.topics[THERMAL_TOPICS[1]].period, lo = self.thermal_lo,
+           hi = self.thermal_hi, last = last }
+end
+
 -- While a recording is the one sink, the simulator writes the 20 Hz
 -- frames, IMU and commands after its steps (they are its values: the
--- odometry, the IMU, the command as given): no Lua call a tick for them.
--- Beside a viewer (or on a robot) the feeder sends them.
+-- odometry, the IMU, the command as given), and the thermal images of the
+-- frames as they are taken: no Lua call a tick for them. Beside a viewer
+-- (or on a robot) the feeder sends them.
 local function frames_source(self, ch)
   self.sinks_seen = ch.generation
   local sim, clock = self.sim, self.clock
@@ -337,9 +358,10 @@ local function frames_source(self, ch)
   local sink = ch:sole_recording()
   if sink and not sink.error then
     if self.frames_tapped then return end
+    local images = image_options(self, ch, sink)
     sim:tap_frames(sink.emit_writer, clock, { tf = sink.ids["/tf"], imu = sink.ids["/imu"], cmd = sink.ids["/cmd_vel"] },
-                   { tf = self.tf_format, imu = IMU, cmd = CMD }, ch.topics["/tf"].period, ch.last["/tf"])
-    self.frames_tapped = true
+                   { tf = self.tf_format, imu = IMU, cmd = CMD }, ch.topics["/tf"].period, ch.last["/tf"], images)
+    self.frames_tapped, self.images_tapped = true, images ~= nil
     if not self.frames_tap_added then
       self.frames_tap_added = true
       ch:add_tap(function()

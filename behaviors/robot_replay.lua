@@ -75,11 +75,13 @@ function M.tap(robot, o)
     if channels then channels:emit(topic, now(), "format", template, ...)
     else put(topic, tycho.viz.format(template, now(), ...)) end
   end
+  -- the last command: asked of a robot that keeps it (robot.command), else kept as it passes
+  local command = robot.command or function() return tape.cmd_v, tape.cmd_w end
   local function odom_now()
     local x, y, yaw = robot.pose()
     local pitch, roll, rate = robot.imu()
-    put_format("/raw/odom", ODOM, robot.time(), x, y, yaw, pitch, roll, rate,
-      tape.cmd_v, tape.cmd_w)
+    local v, w = command()
+    put_format("/raw/odom", ODOM, robot.time(), x, y, yaw, pitch, roll, rate, v, w)
   end
   do -- what kind of robot and its cameras, then where it starts
     local cams = {}
@@ -93,13 +95,15 @@ function M.tap(robot, o)
   end
 
   local step, drive, stop = robot.step, robot.drive, robot.stop
-  function robot.drive(v, w)
-    tape.cmd_v, tape.cmd_w = v, w
-    return drive(v, w)
-  end
-  function robot.stop(...)
-    tape.cmd_v, tape.cmd_w = 0, 0
-    return stop(...)
+  if not robot.command then
+    function robot.drive(v, w)
+      tape.cmd_v, tape.cmd_w = v, w
+      return drive(v, w)
+    end
+    function robot.stop(...)
+      tape.cmd_v, tape.cmd_w = 0, 0
+      return stop(...)
+    end
   end
   local function stepped(...)
     if not tape.in_c then odom_now() end

@@ -46,6 +46,8 @@ function M.open(world_path, opts)
   function robot.imu() return sim:imu() end
   function robot.drive(v, w) sim:set_cmd(v, w) end
   function robot.stop() sim:set_cmd(0, 0) end
+  --- The last velocity command given (v, w as asked): what recordings keep.
+  function robot.command() return sim:command() end
   robot.launcher = {
     spin = function(on) sim:launcher_spin(on) end,
     feed = function() return sim:launcher_feed() end,

@@ -38,19 +38,56 @@ typedef struct {
     uint8_t *cells;
 } last_grid;
 
+/* a template's text, the writer's own copy */
+typedef struct {
+    uint64_t serial; /* the template's (tycho_l_template.serial) */
+    char *text;
+} kept_template;
+
+/* the templates whose text a writer keeps: a message points at its
+ * template's text instead of carrying a copy (a /tf message's template is
+ * 900 bytes, copied 20 times a second into the queue); beyond this many
+ * (a script making templates as it goes) messages carry their text */
+enum { KEPT_TEMPLATES = 64 };
+
 typedef struct tycho_l_writer {
     tycho_mcap_writer *w;       /* NULL once closed, or closing */
     tycho_mcap_writer *closing; /* close_start: its thread finishes the file; close waits */
     last_grid *grids;           /* per channel id - 1 */
     size_t ngrids;
+    kept_template *templates; /* KEPT_TEMPLATES of them, freed once the file is closed */
+    size_t ntemplates;
 } lwriter;
 
-static void free_grids(lwriter *b)
+/* What the writer holds besides its file, freed once the file is closed
+ * (its thread has encoded every message). */
+static void free_kept(lwriter *b)
 {
     for (size_t i = 0; i < b->ngrids; i++) free(b->grids[i].cells);
     free(b->grids);
     b->grids = NULL;
     b->ngrids = 0;
+    for (size_t i = 0; i < b->ntemplates; i++) free(b->templates[i].text);
+    free(b->templates);
+    b->templates = NULL;
+    b->ntemplates = 0;
+}
+
+/* The writer's copy of tp's text (kept until the file is closed), or NULL
+ * when it keeps too many already or is out of memory (the message then
+ * carries its text). */
+static const char *kept_text(lwriter *b, const tycho_l_template *tp)
+{
+    for (size_t i = b->ntemplates; i-- > 0;)
+        if (b->templates[i].serial == tp->serial) return b->templates[i].text;
+    if (b->ntemplates == KEPT_TEMPLATES) return NULL;
+    if (!b->templates && !(b->templates = malloc(KEPT_TEMPLATES * sizeof *b->templates)))
+        return NULL;
+    char *text = malloc(tp->len + 1);
+    if (!text) return NULL;
+    memcpy(text, tp->text, tp->len + 1);
+    b->templates[b->ntemplates++] = (kept_template){tp->serial, text};
+    return text;
 }
 
 /* self of a writer method (registered by tycho_l_newclass: the fast check) */
@@ -375,6 +412,34 @@ static int l_image(lua_State *L)
     return commit(L, b, channel, ns, encode_image, sizeof *m + n * sizeof(double));
 }
 
+/* a C caller's message at t: refused when the writer is closed or t is not a time */
+static tycho_status c_caller_ok(const lwriter *b, double t, tycho_err *err)
+{
+    if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
+    if (!(isfinite(t) && t >= 0 && t < 4e9))
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
+    return TYCHO_OK;
+}
+
+/* The colour-mapped image of a frame's values, as writer:image queues it,
+ * for C callers holding them (the simulator's thermal frames, l_sim_view.c). */
+tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
+                                  const tycho_l_image *im, const float *values, tycho_err *err)
+{
+    if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
+    if (strlen(frame) >= sizeof((msg_head *)0)->frame)
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: frame id too long");
+    size_t n = (size_t)im->width * (size_t)im->height;
+    image_msg *m = reserve(b, sizeof *m + n * sizeof(double), err);
+    if (!m) return err->code;
+    set_head(&m->h, t, frame);
+    m->im = *im;
+    double *v = (double *)(m + 1);
+    for (size_t i = 0; i < n; i++) v[i] = values[i];
+    return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_image,
+                             sizeof *m + n * sizeof(double), err);
+}
+
 typedef struct {
     msg_head h;
     size_t n;
@@ -412,7 +477,8 @@ typedef struct {
     double t;
     uint32_t numbers, text_len;
     uint64_t array_len;
-} format_msg; /* + numbers doubles, the template's text (padded to 8), array_len doubles */
+    const char *text; /* the writer's copy of the template's text, or NULL: it follows */
+} format_msg; /* + numbers doubles, [the template's text (padded to 8),] array_len doubles */
 
 static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -421,9 +487,10 @@ static int encode_format(const void *p, size_t len, tycho_text *out)
     (void)len;
     const format_msg *m = p;
     const double *numbers = (const double *)(m + 1);
-    const char *text = (const char *)(numbers + m->numbers);
-    const double *array = (const double *)(text + aligned8(m->text_len));
-    tycho_template_format(out, text, m->text_len, m->t, numbers, array, m->array_len);
+    const char *inline_text = (const char *)(numbers + m->numbers);
+    const double *array = (const double *)(inline_text + (m->text ? 0 : aligned8(m->text_len)));
+    tycho_template_format(out, m->text ? m->text : inline_text, m->text_len, m->t, numbers, array,
+                          m->array_len);
     return 1;
 }
 
@@ -435,14 +502,16 @@ static double *reserve_format(lwriter *b, double t, const tycho_l_template *tp,
                               tycho_err *err)
 {
     size_t nbytes = (size_t)tp->numbers * sizeof(double);
-    *bytes = sizeof(format_msg) + nbytes + aligned8(tp->len) + array_len * sizeof(double);
+    const char *kept = kept_text(b, tp);
+    size_t text_bytes = kept ? 0 : aligned8(tp->len);
+    *bytes = sizeof(format_msg) + nbytes + text_bytes + array_len * sizeof(double);
     format_msg *m = reserve(b, *bytes, err);
     if (!m) return NULL;
-    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len};
+    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len, kept};
     char *at = (char *)(m + 1);
     memcpy(at, numbers, nbytes);
-    memcpy(at + nbytes, tp->text, tp->len);
-    return (double *)(at + nbytes + aligned8(tp->len));
+    if (!kept) memcpy(at + nbytes, tp->text, tp->len);
+    return (double *)(at + nbytes + text_bytes);
 }
 
 static int l_format(lua_State *L)
@@ -468,9 +537,7 @@ tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t
                                    const tycho_l_template *tp, const double *numbers,
                                    const float *array, size_t array_len, tycho_err *err)
 {
-    if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
-    if (!(isfinite(t) && t >= 0 && t < 4e9))
-        return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
+    if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
     if (!tp->has_array || !array) array_len = 0;
     size_t bytes;
     double *out = reserve_format(b, t, tp, numbers, array_len, &bytes, err);
@@ -568,7 +635,7 @@ static int l_close(lua_State *L)
     tycho_err err = {0};
     tycho_status st = tycho_mcap_close(w, &err);
     b->w = b->closing = NULL;
-    free_grids(b);
+    free_kept(b);
     if (st != TYCHO_OK) {
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
@@ -584,7 +651,7 @@ static int l_gc(lua_State *L)
     tycho_mcap_writer *w = b->w ? b->w : b->closing;
     if (w) tycho_mcap_close(w, NULL);
     b->w = b->closing = NULL;
-    free_grids(b);
+    free_kept(b);
     return 0;
 }
 

@@ -190,6 +190,16 @@ static int l_set_cmd(lua_State *L)
     return 2;
 }
 
+/* sim:command() -> v, w: the last velocity command as given to set_cmd
+ * (before the sim's limits), what a recording keeps */
+static int l_command(lua_State *L)
+{
+    lsim *b = checkbox(L);
+    lua_pushnumber(L, b->cmd_v);
+    lua_pushnumber(L, b->cmd_w);
+    return 2;
+}
+
 static int l_pose(lua_State *L) { return tycho_l_push_xyyaw(L, tycho_sim_pose(checksim(L))); }
 static int l_odom(lua_State *L) { return tycho_l_push_xyyaw(L, tycho_sim_odom(checksim(L))); }
 
@@ -334,6 +344,7 @@ static int l_thermal(lua_State *L)
         return 1;
     }
     if (b->tap) tycho_l_sim_tap_thermal(b, i, &f);
+    if (b->view) tycho_l_sim_view_thermal(b, i, &f);
     return push_frame(L, &f, i);
 }
 
@@ -625,6 +636,9 @@ function tycho.sim.new(g, config) end
 function sim:step(dt) end
 ---Velocity command (m/s, rad/s).
 function sim:set_cmd(v, w) end
+---The last velocity command as given to set_cmd (before the sim's limits).
+---@return number v, number w
+function sim:command() end
 ---@return number x, number y, number yaw
 function sim:pose() end
 ---@return number x, number y, number yaw
@@ -644,16 +658,19 @@ function sim:tap(writer, clock, channels, templates) end
 ---@return integer messages, string? err
 function sim:untap() end
 ---Writes the viewer's /tf, /imu and /cmd_vel (robot_channels.lua's templates)
----to a recording's writer after each step a period past the last ones.
+---to a recording's writer after each step a period past the last ones; with
+---images, each thermal frame taken (sim:thermal) a period past its camera's
+---last image goes as a colour-mapped image too.
 ---@param writer tycho.mcap_writer
 ---@param clock tycho.clock the mission's clock: the messages' log time and stamp
 ---@param channels table {tf = id, imu = id, cmd = id}
 ---@param templates table {tf =, imu =, cmd =} tycho.viz.template (4, 3 and 2 numbers)
 ---@param period number seconds
 ---@param last? number the time of the last frames sent (by the feeder)
-function sim:tap_frames(writer, clock, channels, templates, period, last) end
+---@param images? {thermal: integer[], period?: number, lo?: number, hi?: number, last?: number[]}
+function sim:tap_frames(writer, clock, channels, templates, period, last, images) end
 ---Stops the viewer frames.
----@return integer messages, string? err, number? last the time of the last frames
+---@return integer messages, string? err, number? last the time of the last frames, number[] images_last
 function sim:untap_frames() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,
@@ -698,6 +715,7 @@ function sim:world() end
 static const luaL_Reg sim_methods[] = {
     {"step", l_step},
     {"set_cmd", l_set_cmd},
+    {"command", l_command},
     {"pose", l_pose},
     {"odom", l_odom},
     {"odom_at", l_odom_at},
@@ -726,6 +744,7 @@ static const luaL_Reg sim_methods[] = {
 void tycho_l_open_sim(lua_State *L, int module, int methods)
 {
     (void)methods; /* sims are not grids: their methods live in their own table */
+    tycho_l_sim_view_register(L);
     tycho_l_newclass(L, &(tycho_l_class){SIM_MT, sim_methods, l_index, l_gc, l_tostring, NULL});
     lua_getfield(L, -1, "methods");
     /* the scan methods keep tycho.scan.new (opened before us) if present */

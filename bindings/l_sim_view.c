@@ -7,8 +7,17 @@
  * and the command as given.
  *
  *   sim:tap_frames(writer, clock, {tf = id, imu = id, cmd = id},
- *                  {tf = template, imu = template, cmd = template}, period [, last])
- *   sim:untap_frames() -> messages written, error (nil when none), last
+ *                  {tf = template, imu = template, cmd = template}, period [, last]
+ *                  [, {thermal = {id, ...}, period = p, lo = c, hi = c, last = {t, ...}}])
+ *   sim:untap_frames() -> messages written, error (nil when none), last,
+ *                         {the images' last times}
+ *
+ * With the last table the thermal cameras' colour-mapped images go too
+ * (/thermal/N, behaviors/robot_channels.lua's): a frame the mission takes
+ * (sim:thermal) goes out when it is a period past its camera's last image,
+ * stamped with the clock's time; reading 64 pixels back out of each frame's
+ * Lua table, and the feeder's calls, were the largest part of what the
+ * slower topics cost the loop.
  *
  * At the tap, and after a step, when the clock's time is a period past the
  * last frames (or before them: the clock went back), the three go out
@@ -32,31 +41,65 @@ static const struct {
     int numbers;
 } kinds[VIEW_KINDS] = {{"tf", 4}, {"imu", 3}, {"cmd", 2}};
 
+enum { VIEW_CAMERAS = 2 }; /* the recording has two cameras' image topics */
+
 struct sim_view {
     tycho_l_writer *writer;
     tycho_clock *const *clock; /* the clock's box: NULL once it is closed */
     const tycho_l_template *templates[VIEW_KINDS];
     uint16_t ids[VIEW_KINDS];
     double period, last;
-    int ref; /* registry: {writer, clock, templates...}, kept alive while tapping */
+    int cameras; /* the images of this many cameras (0: none) */
+    uint16_t image_ids[VIEW_CAMERAS];
+    double image_period, image_last[VIEW_CAMERAS];
+    tycho_l_image image; /* size and colour range */
+    int ref;             /* registry: {writer, clock, templates...}, kept alive while tapping */
     long long messages;
     bool failed;
     tycho_err err;
 };
 
-void tycho_l_sim_view_step(lsim *b)
+/* The clock's time, or false when the view has stopped (a failed write, the clock closed). */
+static bool view_time(sim_view *v, double *t)
 {
-    sim_view *v = b->view;
-    if (v->failed) return;
+    if (v->failed) return false;
     if (!*v->clock) {
         tycho_fail(&v->err, TYCHO_EINVAL, "sim:tap_frames: the clock was closed");
         v->failed = true;
+        return false;
+    }
+    *t = tycho_clock_now(*v->clock);
+    return true;
+}
+
+/* the feeder's test (Channels:due): a period since last (or the clock went back) */
+static bool due(double t, double *last, double period)
+{
+    if (t - *last < period - 1e-9 && t >= *last) return false;
+    *last = t;
+    return true;
+}
+
+void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f)
+{
+    sim_view *v = b->view;
+    double t;
+    if (camera < 1 || camera > v->cameras || !view_time(v, &t)) return;
+    if (!due(t, &v->image_last[camera - 1], v->image_period)) return;
+    static const char *const frame_ids[VIEW_CAMERAS] = {"camera_1", "camera_2"};
+    if (tycho_l_writer_image(v->writer, v->image_ids[camera - 1], t, frame_ids[camera - 1],
+                             &v->image, f->temps, &v->err) != TYCHO_OK) {
+        v->failed = true;
         return;
     }
-    double t = tycho_clock_now(*v->clock);
-    /* the feeder's test (Channels:due): not yet a period since the last */
-    if (t - v->last < v->period - 1e-9 && t >= v->last) return;
-    v->last = t;
+    v->messages++;
+}
+
+void tycho_l_sim_view_step(lsim *b)
+{
+    sim_view *v = b->view;
+    double t;
+    if (!view_time(v, &t) || !due(t, &v->last, v->period)) return;
     tycho_pose2 p = tycho_sim_odom(b->s);
     tycho_sim_imu_sample imu;
     tycho_sim_imu_read(b->s, &imu);
@@ -94,8 +137,61 @@ int tycho_l_sim_untap_frames_method(lua_State *L)
     double last = b->view->last;
     if (isfinite(last)) lua_pushnumber(L, last);
     else lua_pushnil(L);
+    lua_createtable(L, b->view->cameras, 0);
+    for (int c = 0; c < b->view->cameras; c++) {
+        if (!isfinite(b->view->image_last[c])) continue; /* none yet: nil */
+        lua_pushnumber(L, b->view->image_last[c]);
+        lua_rawseti(L, -2, c + 1);
+    }
     tycho_l_sim_untap_frames(L, b);
-    return 3;
+    return 4;
+}
+
+static const tycho_opt_field image_fields[] = {
+    TYCHO_OPT_TAB("thermal"), TYCHO_OPT_NUM_POS("period"), TYCHO_OPT_NUM("lo"),
+    TYCHO_OPT_NUM("hi"),      TYCHO_OPT_TAB("last"),       {0}};
+static const tycho_opt_spec image_spec = {"sim:tap_frames", image_fields};
+
+void tycho_l_sim_view_register(lua_State *L) { tycho_l_register_opts(L, &image_spec); }
+
+/* the images' options (argument 8): {thermal = {id, ...}, period =, lo =, hi =, last = {t, ...}} */
+static void check_images(lua_State *L, sim_view *v)
+{
+    const int arg = 8;
+    tycho_l_checkopts(L, arg, arg, &image_spec);
+    lua_getfield(L, arg, "thermal");
+    if (!lua_istable(L, -1)) luaL_argerror(L, arg, "field 'thermal': list of channel ids expected");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n < 1 || n > VIEW_CAMERAS)
+        luaL_argerror(
+            L, arg,
+            lua_pushfstring(L, "field 'thermal': 1 to %d channel ids expected", VIEW_CAMERAS));
+    for (int c = 0; c < n; c++) {
+        lua_rawgeti(L, -1, c + 1);
+        int ok = 0;
+        lua_Integer id = lua_tointegerx(L, -1, &ok);
+        if (!ok || id < 1 || id > UINT16_MAX)
+            luaL_argerror(
+                L, arg, lua_pushfstring(L, "field 'thermal': item %d is not a channel id", c + 1));
+        v->image_ids[c] = (uint16_t)id;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    v->cameras = (int)n;
+    v->image_period = tycho_l_optfield_number(L, arg, arg, "period", 0.2);
+    v->image.lo = tycho_l_optfield_number(L, arg, arg, "lo", 15);
+    v->image.hi = tycho_l_optfield_number(L, arg, arg, "hi", 70);
+    luaL_argcheck(L, isfinite(v->image.lo) && isfinite(v->image.hi) && v->image.hi > v->image.lo,
+                  arg, "fields 'lo' and 'hi': finite with hi > lo expected");
+    v->image.width = v->image.height = 8; /* TYCHO_THERMAL_PIXELS */
+    for (int c = 0; c < VIEW_CAMERAS; c++) v->image_last[c] = -INFINITY;
+    lua_getfield(L, arg, "last"); /* a camera's time, or nil: none sent yet */
+    for (int c = 0; lua_istable(L, -1) && c < v->cameras; c++) {
+        lua_rawgeti(L, -1, c + 1);
+        if (lua_type(L, -1) == LUA_TNUMBER) v->image_last[c] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 }
 
 int tycho_l_sim_tap_frames(lua_State *L)
@@ -109,6 +205,8 @@ int tycho_l_sim_tap_frames(lua_State *L)
     view.period = luaL_checknumber(L, 6);
     luaL_argcheck(L, view.period > 0 && isfinite(view.period), 6, "period must be finite and > 0");
     if (!lua_isnoneornil(L, 7)) view.last = luaL_checknumber(L, 7);
+    if (!lua_isnoneornil(L, 8)) check_images(L, &view);
+    lua_settop(L, 7); /* the table below the options: kept in the registry */
     /* kept alive while tapping: {writer, clock, templates...} */
     lua_createtable(L, 2 + VIEW_KINDS, 0);
     lua_pushvalue(L, 2);

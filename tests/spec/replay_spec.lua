@@ -210,19 +210,30 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
   -- one sim driven the same way with the robot's feeder, which sends the
   -- frames itself (no clock given) or leaves them to the simulator (clock
   -- given, a recording the one sink); viewer: a live sink joins half way
-  local function record(in_c, path, viewer)
+  -- the thermal frames the mission took, at their times: {t, camera, frame}
+  local function record(in_c, path, viewer, taken)
     local robot = require("robot_sim").open("maps/maze_small.lua", { seed = 3 })
     local clock = tycho.clock.new { mode = "sim" }
     local channels = Channels.new()
     channels:add_sink(assert(Channels.mcap_sink(path)))
+    local frames = {}
     local feeder = require("robot_channels").new(channels, { robot = robot, now = function() return clock:now() end,
-                                                             clock = in_c and clock or nil })
+                                                             clock = in_c and clock or nil,
+                                                             thermal = function(i) return frames[i] end })
     feeder:tick()
     assert.are.equal(in_c, feeder.frames_tapped == true)
+    assert.are.equal(in_c, feeder.images_tapped == true)
     for k = 1, 200 do
       robot.drive(k % 50 < 30 and 0.15 or 0, k % 40 < 20 and 0.8 or -0.6)
       clock:advance(0.05)
       robot.step(0.05)
+      for i = 1, #robot.cameras do
+        local f = robot.thermal(i)
+        if f then
+          frames[i] = f
+          if taken then taken[#taken + 1] = { clock:now(), i, f } end
+        end
+      end
       feeder:tick()
       if viewer and k == 100 then
         channels:add_sink(viewer)
@@ -231,12 +242,46 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
       end
     end
     assert(channels:close())
-    local msgs = {}
+    local msgs, images = {}, { {}, {} }
     assert(tycho.mcap.read(path, function(topic, t, data)
       if FRAMES[topic] then msgs[#msgs + 1] = ("%s %.9f %s"):format(topic, t, data) end
+      local cam = tonumber(topic:match("^/thermal/(%d)$"))
+      if cam then images[cam][#images[cam] + 1] = { t, data } end
     end))
-    return msgs, channels:message_count()
+    return msgs, channels:message_count(), images
   end
+
+  -- each camera's images at least a period apart, and never more than two
+  -- apart (the feeder looks every 0.2 s, frames come at 10 Hz)
+  local function spaced(images, period)
+    for cam = 1, 2 do
+      assert.is_true(#images[cam] >= 40, "camera " .. cam .. ": " .. #images[cam] .. " images")
+      for k = 2, #images[cam] do
+        local gap = images[cam][k][1] - images[cam][k - 1][1]
+        assert.is_true(gap >= period - 1e-6 and gap <= 2 * period + 1e-6,
+          ("camera %d: images %.3f s apart at %.3f"):format(cam, gap, images[cam][k][1]))
+      end
+    end
+  end
+
+  it("writes the thermal images of the frames the mission takes, each a period after the last", function()
+    local dir = scratch_dir()
+    local taken = {}
+    local _, _, images = record(true, dir .. "/c.mcap", nil, taken)
+    local _, _, lua_images = record(false, dir .. "/lua.mcap")
+    spaced(images, 0.2)
+    spaced(lua_images, 0.2)
+    -- each is the colour map of the frame its camera gave at its time
+    local at = {}
+    for _, e in ipairs(taken) do at[("%d %.6f"):format(e[2], e[1])] = e[3] end
+    for cam = 1, 2 do
+      for _, m in ipairs(images[cam]) do
+        local frame = at[("%d %.6f"):format(cam, m[1])]
+        assert.is_truthy(frame, ("no frame of camera %d at %.3f"):format(cam, m[1]))
+        assert.are.equal(tycho.viz.image(frame, 8, 8, 15, 70, m[1], "camera_" .. cam), m[2])
+      end
+    end
+  end)
 
   it("writes the very bytes the feeder writes, frames, IMU and commands", function()
     local dir = scratch_dir()
@@ -253,12 +298,15 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
     local seen = 0
     local viewer = { live = true, advertise = function() end, close = function() return true end,
                      publish = function(_, topic) if topic == "/tf" then seen = seen + 1 end end }
-    local msgs, n = record(true, dir .. "/v.mcap", viewer)
+    local msgs, n, images = record(true, dir .. "/v.mcap", viewer)
     local lua_msgs = record(false, dir .. "/lua.mcap")
     assert.are.equal(#lua_msgs, #msgs)
     for i = 1, #msgs do assert.are.equal(lua_msgs[i], msgs[i]) end
     assert.is_true(seen >= 1)
-    assert.are.equal(#msgs, n)
+    -- the images too go on from where the simulator stopped
+    spaced(images, 0.2)
+    local thermal = #images[1] + #images[2]
+    assert.are.equal(#msgs + thermal, n)
   end)
 
   it("refuses bad arguments, naming them, and stops cleanly", function()
@@ -278,6 +326,10 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
       "bad argument #4 to 'tap_frames' (field 'imu': template expected (tycho.viz.template))")
     assert.has_error(function() sim:tap_frames(w, clock, ids, templates, 0) end,
       "bad argument #5 to 'tap_frames' (period must be finite and > 0)")
+    assert.has_error(function() sim:tap_frames(w, clock, ids, templates, 0.05, nil, { thermal = {} }) end,
+      "bad argument #7 to 'tap_frames' (field 'thermal': 1 to 2 channel ids expected)")
+    assert.has_error(function() sim:tap_frames(w, clock, ids, templates, 0.05, nil, { thermal = { 4 }, lo = 5, hi = 1 }) end,
+      "bad argument #7 to 'tap_frames' (fields 'lo' and 'hi': finite with hi > lo expected)")
     assert.are.equal(0, sim:untap_frames())
     local sid = w:schema("s", "jsonschema", "{}")
     for _, topic in ipairs { "a", "b", "c" } do w:channel(topic, sid, "json") end

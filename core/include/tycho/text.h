@@ -18,4 +18,13 @@ void tycho_text_puts(tycho_text *b, const char *s);
 int tycho_text_reserve(tycho_text *b, size_t more);
 void tycho_text_free(tycho_text *b);
 
+/* Numbers as printf writes them, without printf on the common path (its
+ * float formatting was a quarter of a recording's writer thread). */
+/* v as "%lld" */
+void tycho_text_int(tycho_text *b, long long v);
+/* v as "%.0f" */
+void tycho_text_f0(tycho_text *b, double v);
+/* v as "%.*g" with this precision (1..17), byte for byte */
+void tycho_text_g(tycho_text *b, double v, int precision);
+
 #endif
