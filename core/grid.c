@@ -248,12 +248,22 @@ static bool unknown32(const uint8_t *p)
 
 /* true when the 128 bytes at p are all unknown: a map's rows outside the
  * maze are read whole at every map a recording writes */
+typedef uint8_t bytes16 __attribute__((vector_size(16))); /* SSE2 / NEON registers */
+
+static bytes16 load16(const uint8_t *p)
+{
+    bytes16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 static bool unknown128(const uint8_t *p)
 {
-    uint64_t w[16], all = UINT64_MAX;
-    memcpy(w, p, sizeof w);
-    for (int k = 0; k < 16; k++) all &= w[k];
-    return all == UINT64_MAX;
+    bytes16 all = (load16(p) & load16(p + 16)) & (load16(p + 32) & load16(p + 48)) &
+                  ((load16(p + 64) & load16(p + 80)) & (load16(p + 96) & load16(p + 112)));
+    uint64_t w[2];
+    memcpy(w, &all, sizeof w);
+    return (w[0] & w[1]) == UINT64_MAX;
 }
 
 /* the first byte of row[0..n) that is not unknown, or n: 128, 32, then eight at a time */
