@@ -267,7 +267,9 @@ tycho_status mcap_queue_drain(mcap_queue *q, tycho_err *err)
     tycho_status st = hand_over(q, err);
     if (st != TYCHO_OK) return st;
     pthread_mutex_lock(&q->mu);
-    pthread_cond_signal(&q->wake);
+    /* an idle thread with nothing queued is left asleep: a schema or a
+     * channel added drains the queue, and each wake-up costs a system call */
+    if (q->head) pthread_cond_signal(&q->wake);
     while (!q->failed && (q->head || q->busy)) pthread_cond_wait(&q->room, &q->mu);
     st = q->failed ? failure(q, err) : TYCHO_OK;
     pthread_mutex_unlock(&q->mu);
