@@ -18,6 +18,36 @@ typedef struct {
 typedef struct sim_tap sim_tap;
 typedef struct sim_view sim_view;
 
+/* A simulator hook on a recording's writer (l_sim_hook.c), what the tap
+ * of raw samples and the viewer's frames share. */
+typedef struct {
+    tycho_l_writer *writer;
+    struct tycho_clock *const *clock; /* the clock's box: NULL once it is closed */
+    const char *who;                  /* "sim:tap": for the errors */
+    int ref; /* registry: {writer, clock, templates...}, kept alive while tapping */
+    long long messages;
+    bool failed; /* the first failure (in err) stops the hook */
+    tycho_err err;
+} tycho_l_sim_hook;
+/* The writer (argument 2) and the clock (argument 3) into h, and the table
+ * that keeps them alive pushed: the templates go into it, then _keep. */
+void tycho_l_sim_hook_begin(lua_State *L, tycho_l_sim_hook *h, const char *who, int templates);
+/* The channel id at key of the table at idx (raises on argument arg). */
+uint16_t tycho_l_sim_hook_channel(lua_State *L, int idx, const char *key, int arg);
+/* The template at key of the table at idx, checked to take these numbers
+ * (and an array or not), stored at slot of the table on top. */
+const tycho_l_template *tycho_l_sim_hook_template(lua_State *L, int idx, int arg, const char *key,
+                                                  int numbers, bool has_array, int slot);
+/* Pops the table on top into the registry (kept until _release). */
+void tycho_l_sim_hook_keep(lua_State *L, tycho_l_sim_hook *h);
+void tycho_l_sim_hook_release(lua_State *L, tycho_l_sim_hook *h);
+/* The clock's time, or false once the hook stopped (a failure, the clock closed). */
+bool tycho_l_sim_hook_time(tycho_l_sim_hook *h, double *t);
+/* Counts a message written, or stops the hook (err already set by the writer). */
+void tycho_l_sim_hook_wrote(tycho_l_sim_hook *h, tycho_status st);
+/* Pushes messages written, error (nil when none): 2. */
+int tycho_l_sim_hook_push_result(lua_State *L, const tycho_l_sim_hook *h);
+
 typedef struct {
     tycho_sim *s;
     tycho_odom_history odom; /* after each step: sim:odom_at */

@@ -14,10 +14,7 @@
  * the tap; the writer reports it again at close. */
 #include "l_sim.h"
 
-#include "tycho/sched.h"
-
 #include <stdlib.h>
-#include <string.h>
 
 enum { TAP_ODOM, TAP_SCAN, TAP_THERMAL, TAP_KINDS };
 
@@ -31,30 +28,19 @@ static const struct {
 } kinds[TAP_KINDS] = {{"odom", 9, 0}, {"scan", 9, 1}, {"thermal", 6, 1}};
 
 struct sim_tap {
-    tycho_l_writer *writer;
-    tycho_clock *const *clock; /* the clock's box: NULL once it is closed */
+    tycho_l_sim_hook hook;
     const tycho_l_template *templates[TAP_KINDS];
     uint16_t odom, scan, thermal[2];
-    int ref; /* registry: {writer, clock, templates...}, kept alive while tapping */
-    long long messages;
-    bool failed;
-    tycho_err err;
 };
 
 static void tap_write(lsim *b, int kind, uint16_t channel, const double *numbers,
                       const float *array, size_t n)
 {
-    sim_tap *tap = b->tap;
-    if (tap->failed) return;
-    if (!*tap->clock) {
-        tycho_fail(&tap->err, TYCHO_EINVAL, "sim:tap: the clock was closed");
-        tap->failed = true;
-        return;
-    }
-    tycho_status st = tycho_l_writer_format(tap->writer, channel, tycho_clock_now(*tap->clock),
-                                            tap->templates[kind], numbers, array, n, &tap->err);
-    if (st != TYCHO_OK) tap->failed = true;
-    else tap->messages++;
+    tycho_l_sim_hook *h = &b->tap->hook;
+    double t;
+    if (!tycho_l_sim_hook_time(h, &t)) return;
+    tycho_l_sim_hook_wrote(h, tycho_l_writer_format(h->writer, channel, t, b->tap->templates[kind],
+                                                    numbers, array, n, &h->err));
 }
 
 void tycho_l_sim_tap_odom(lsim *b)
@@ -92,22 +78,10 @@ void tycho_l_sim_tap_thermal(lsim *b, int camera, const tycho_sim_frame *f)
     tap_write(b, TAP_THERMAL, b->tap->thermal[camera - 1], v, f->temps, TYCHO_THERMAL_PIXELS);
 }
 
-/* the channel id at key of the table at idx (argument arg) */
-static uint16_t channel_field(lua_State *L, int idx, const char *key, int arg)
-{
-    lua_getfield(L, idx, key);
-    int ok = 0;
-    lua_Integer id = lua_tointegerx(L, -1, &ok);
-    if (!ok || id < 1 || id > UINT16_MAX)
-        luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': channel id expected", key));
-    lua_pop(L, 1);
-    return (uint16_t)id;
-}
-
 void tycho_l_sim_untap(lua_State *L, lsim *b)
 {
     if (!b->tap) return;
-    luaL_unref(L, LUA_REGISTRYINDEX, b->tap->ref);
+    tycho_l_sim_hook_release(L, &b->tap->hook);
     free(b->tap);
     b->tap = NULL;
 }
@@ -119,23 +93,20 @@ int tycho_l_sim_untap_method(lua_State *L)
         lua_pushinteger(L, 0);
         return 1;
     }
-    lua_pushinteger(L, (lua_Integer)b->tap->messages);
-    if (b->tap->failed) lua_pushstring(L, b->tap->err.msg);
-    else lua_pushnil(L);
+    int n = tycho_l_sim_hook_push_result(L, &b->tap->hook);
     tycho_l_sim_untap(L, b);
-    return 2;
+    return n;
 }
 
 int tycho_l_sim_tap(lua_State *L)
 {
     lsim *b = tycho_l_checksimbox(L);
-    tycho_l_writer *writer = tycho_l_checkwriter(L, 2);
-    tycho_clock *const *clock = tycho_l_checkclockbox(L, 3);
+    sim_tap tap;
+    tycho_l_sim_hook_begin(L, &tap.hook, "sim:tap", TAP_KINDS);
     luaL_checktype(L, 4, LUA_TTABLE);
     luaL_checktype(L, 5, LUA_TTABLE);
-    sim_tap tap = {.writer = writer, .clock = clock};
-    tap.odom = channel_field(L, 4, "odom", 4);
-    tap.scan = channel_field(L, 4, "scan", 4);
+    tap.odom = tycho_l_sim_hook_channel(L, 4, "odom", 4);
+    tap.scan = tycho_l_sim_hook_channel(L, 4, "scan", 4);
     lua_getfield(L, 4, "thermal");
     luaL_argcheck(L, lua_istable(L, -1), 4, "field 'thermal': {id1, id2} expected");
     for (int i = 0; i < 2; i++) {
@@ -148,33 +119,14 @@ int tycho_l_sim_tap(lua_State *L)
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    /* kept alive while tapping: {writer, clock, templates...} */
-    lua_createtable(L, 2 + TAP_KINDS, 0);
-    lua_pushvalue(L, 2);
-    lua_rawseti(L, -2, 1);
-    lua_pushvalue(L, 3);
-    lua_rawseti(L, -2, 2);
-    for (int k = 0; k < TAP_KINDS; k++) {
-        lua_getfield(L, 5, kinds[k].name);
-        const tycho_l_template *tp = tycho_l_totemplate(L, -1);
-        if (!tp)
-            luaL_argerror(L, 5,
-                          lua_pushfstring(L, "field '%s': template expected (tycho.viz.template)",
-                                          kinds[k].name));
-        if (tp->numbers != kinds[k].numbers || !tp->has_array != !kinds[k].has_array)
-            luaL_argerror(L, 5,
-                          lua_pushfstring(L, "template '%s' takes %d numbers%s, this one %d%s",
-                                          kinds[k].name, kinds[k].numbers,
-                                          kinds[k].has_array ? " and an array" : "", tp->numbers,
-                                          tp->has_array ? " and an array" : ""));
-        tap.templates[k] = tp;
-        lua_rawseti(L, -2, 3 + k);
-    }
+    for (int k = 0; k < TAP_KINDS; k++)
+        tap.templates[k] = tycho_l_sim_hook_template(L, 5, 5, kinds[k].name, kinds[k].numbers,
+                                                     kinds[k].has_array, k);
     sim_tap *t = malloc(sizeof *t);
     if (!t) return luaL_error(L, "sim:tap: out of memory");
     tycho_l_sim_untap(L, b);
     *t = tap;
-    t->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    tycho_l_sim_hook_keep(L, &t->hook);
     b->tap = t;
     return 0;
 }

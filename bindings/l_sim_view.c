@@ -27,8 +27,6 @@
  * them; the writer reports it again at close. */
 #include "l_sim.h"
 
-#include "tycho/sched.h"
-
 #include <math.h>
 #include <stdlib.h>
 
@@ -44,8 +42,7 @@ static const struct {
 enum { VIEW_CAMERAS = 2 }; /* the recording has two cameras' image topics */
 
 struct sim_view {
-    tycho_l_writer *writer;
-    tycho_clock *const *clock; /* the clock's box: NULL once it is closed */
+    tycho_l_sim_hook hook;
     const tycho_l_template *templates[VIEW_KINDS];
     uint16_t ids[VIEW_KINDS];
     double period, last;
@@ -53,24 +50,7 @@ struct sim_view {
     uint16_t image_ids[VIEW_CAMERAS];
     double image_period, image_last[VIEW_CAMERAS];
     tycho_l_image image; /* size and colour range */
-    int ref;             /* registry: {writer, clock, templates...}, kept alive while tapping */
-    long long messages;
-    bool failed;
-    tycho_err err;
 };
-
-/* The clock's time, or false when the view has stopped (a failed write, the clock closed). */
-static bool view_time(sim_view *v, double *t)
-{
-    if (v->failed) return false;
-    if (!*v->clock) {
-        tycho_fail(&v->err, TYCHO_EINVAL, "sim:tap_frames: the clock was closed");
-        v->failed = true;
-        return false;
-    }
-    *t = tycho_clock_now(*v->clock);
-    return true;
-}
 
 /* the feeder's test (Channels:due): a period since last (or the clock went back) */
 static bool due(double t, double *last, double period)
@@ -83,43 +63,37 @@ static bool due(double t, double *last, double period)
 void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f)
 {
     sim_view *v = b->view;
+    tycho_l_sim_hook *h = &v->hook;
     double t;
-    if (camera < 1 || camera > v->cameras || !view_time(v, &t)) return;
+    if (camera < 1 || camera > v->cameras || !tycho_l_sim_hook_time(h, &t)) return;
     if (!due(t, &v->image_last[camera - 1], v->image_period)) return;
     static const char *const frame_ids[VIEW_CAMERAS] = {"camera_1", "camera_2"};
-    if (tycho_l_writer_image(v->writer, v->image_ids[camera - 1], t, frame_ids[camera - 1],
-                             &v->image, f->temps, &v->err) != TYCHO_OK) {
-        v->failed = true;
-        return;
-    }
-    v->messages++;
+    tycho_l_sim_hook_wrote(h, tycho_l_writer_image(h->writer, v->image_ids[camera - 1], t,
+                                                   frame_ids[camera - 1], &v->image, f->temps,
+                                                   &h->err));
 }
 
 void tycho_l_sim_view_step(lsim *b)
 {
     sim_view *v = b->view;
+    tycho_l_sim_hook *h = &v->hook;
     double t;
-    if (!view_time(v, &t) || !due(t, &v->last, v->period)) return;
+    if (!tycho_l_sim_hook_time(h, &t) || !due(t, &v->last, v->period)) return;
     tycho_pose2 p = tycho_sim_odom(b->s);
     tycho_sim_imu_sample imu;
     tycho_sim_imu_read(b->s, &imu);
     double numbers[VIEW_KINDS][4] = {{p.x, p.y, sin(p.yaw / 2), cos(p.yaw / 2)},
                                      {imu.pitch, imu.roll, imu.yaw_rate},
                                      {b->cmd_v, b->cmd_w}};
-    for (int k = 0; k < VIEW_KINDS; k++) {
-        if (tycho_l_writer_format(v->writer, v->ids[k], t, v->templates[k], numbers[k], NULL, 0,
-                                  &v->err) != TYCHO_OK) {
-            v->failed = true;
-            return;
-        }
-        v->messages++;
-    }
+    for (int k = 0; k < VIEW_KINDS && !h->failed; k++)
+        tycho_l_sim_hook_wrote(h, tycho_l_writer_format(h->writer, v->ids[k], t, v->templates[k],
+                                                        numbers[k], NULL, 0, &h->err));
 }
 
 void tycho_l_sim_untap_frames(lua_State *L, lsim *b)
 {
     if (!b->view) return;
-    luaL_unref(L, LUA_REGISTRYINDEX, b->view->ref);
+    tycho_l_sim_hook_release(L, &b->view->hook);
     free(b->view);
     b->view = NULL;
 }
@@ -131,9 +105,7 @@ int tycho_l_sim_untap_frames_method(lua_State *L)
         lua_pushinteger(L, 0);
         return 1;
     }
-    lua_pushinteger(L, (lua_Integer)b->view->messages);
-    if (b->view->failed) lua_pushstring(L, b->view->err.msg);
-    else lua_pushnil(L);
+    tycho_l_sim_hook_push_result(L, &b->view->hook);
     double last = b->view->last;
     if (isfinite(last)) lua_pushnumber(L, last);
     else lua_pushnil(L);
@@ -197,50 +169,25 @@ static void check_images(lua_State *L, sim_view *v)
 int tycho_l_sim_tap_frames(lua_State *L)
 {
     lsim *b = tycho_l_checksimbox(L);
-    sim_view view = {.writer = tycho_l_checkwriter(L, 2),
-                     .clock = tycho_l_checkclockbox(L, 3),
-                     .last = -INFINITY};
+    sim_view view = {.last = -INFINITY};
     luaL_checktype(L, 4, LUA_TTABLE);
     luaL_checktype(L, 5, LUA_TTABLE);
     view.period = luaL_checknumber(L, 6);
     luaL_argcheck(L, view.period > 0 && isfinite(view.period), 6, "period must be finite and > 0");
     if (!lua_isnoneornil(L, 7)) view.last = luaL_checknumber(L, 7);
     if (!lua_isnoneornil(L, 8)) check_images(L, &view);
-    lua_settop(L, 7); /* the table below the options: kept in the registry */
-    /* kept alive while tapping: {writer, clock, templates...} */
-    lua_createtable(L, 2 + VIEW_KINDS, 0);
-    lua_pushvalue(L, 2);
-    lua_rawseti(L, -2, 1);
-    lua_pushvalue(L, 3);
-    lua_rawseti(L, -2, 2);
+    lua_settop(L, 7);
+    tycho_l_sim_hook_begin(L, &view.hook, "sim:tap_frames", VIEW_KINDS);
     for (int k = 0; k < VIEW_KINDS; k++) {
-        const char *name = kinds[k].name;
-        lua_getfield(L, 4, name);
-        int ok = 0;
-        lua_Integer id = lua_tointegerx(L, -1, &ok);
-        if (!ok || id < 1 || id > UINT16_MAX)
-            luaL_argerror(L, 4, lua_pushfstring(L, "field '%s': channel id expected", name));
-        view.ids[k] = (uint16_t)id;
-        lua_pop(L, 1);
-        lua_getfield(L, 5, name);
-        const tycho_l_template *tp = tycho_l_totemplate(L, -1);
-        if (!tp)
-            luaL_argerror(
-                L, 5,
-                lua_pushfstring(L, "field '%s': template expected (tycho.viz.template)", name));
-        if (tp->numbers != kinds[k].numbers || tp->has_array)
-            luaL_argerror(L, 5,
-                          lua_pushfstring(L, "template '%s' takes %d numbers, this one %d%s", name,
-                                          kinds[k].numbers, tp->numbers,
-                                          tp->has_array ? " and an array" : ""));
-        view.templates[k] = tp;
-        lua_rawseti(L, -2, 3 + k);
+        view.ids[k] = tycho_l_sim_hook_channel(L, 4, kinds[k].name, 4);
+        view.templates[k] =
+            tycho_l_sim_hook_template(L, 5, 5, kinds[k].name, kinds[k].numbers, false, k);
     }
     sim_view *v = malloc(sizeof *v);
     if (!v) return luaL_error(L, "sim:tap_frames: out of memory");
     tycho_l_sim_untap_frames(L, b);
     *v = view;
-    v->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    tycho_l_sim_hook_keep(L, &v->hook);
     b->view = v;
     tycho_l_sim_view_step(b); /* the frames as they are now, as the feeder's first tick */
     return 0;
