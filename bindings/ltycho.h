@@ -222,6 +222,9 @@ void tycho_l_open_pattern(lua_State *L, int module, int methods);
 void tycho_l_open_sandbox(lua_State *L, int module, int methods);
 void tycho_l_open_yaml(lua_State *L, int module, int methods);
 void tycho_l_open_mcap(lua_State *L, int module, int methods);
+/* tycho.mcap.read (l_mcap_read.c) and its option spec's registration */
+int tycho_l_mcap_read(lua_State *L);
+void tycho_l_mcap_read_register(lua_State *L);
 void tycho_l_open_carmen(lua_State *L, int module, int methods);
 void tycho_l_open_cell_set(lua_State *L, int module, int methods);
 void tycho_l_open_viz(lua_State *L, int module, int methods);

@@ -329,12 +329,6 @@ local mcap_writer = {}
 ---@param o? {chunk_size?: integer, compress?: boolean, level?: integer, threaded?: boolean, queue_limit?: integer}
 ---@return tycho.mcap_writer|nil writer, string? err
 function tycho.mcap.open(path, o) end
----Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
----o.cut_ok: a recording cut short (no footer: the process died) is read up to its last
----whole record, info.cut = true and info.cut_offset say so (else it is an error).
----@param o? {cut_ok?: boolean}
----@return table|nil info, string? err
-function tycho.mcap.read(path, fn, o) end
 ---@return integer id
 function mcap_writer:schema(name, encoding, data) end
 ---@return integer id
@@ -370,6 +364,14 @@ function mcap_writer:bytes() end
 function mcap_writer:close_start() end
 ---@return true|nil ok, string? err
 function mcap_writer:close() end
+
+-- l_mcap_read.c ---------------------------------------------------------------
+---Reads and checks a whole recording; fn(topic, t, data) per message (a true result stops).
+---o.cut_ok: a recording cut short (no footer: the process died) is read up to its last
+---whole record, info.cut = true and info.cut_offset say so (else it is an error).
+---@param o? {cut_ok?: boolean}
+---@return table|nil info, string? err
+function tycho.mcap.read(path, fn, o) end
 
 -- l_motion.c ------------------------------------------------------------------
 ---@param points tycho.xy[]

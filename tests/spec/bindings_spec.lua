@@ -233,6 +233,7 @@ local calls = {
     w:close()
     return w
   end,
+  ["mcap.read"] = function(o) return tycho.mcap.read(os.tmpname() .. "-none.mcap", nil, o) end,
   ["load_data"] = function(o)
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
