@@ -241,6 +241,11 @@ end
 -- a trail of a long run is thinned to this many points (evenly, the last
 -- kept), so a message does not grow without bound
 RC.MAX_TRAIL = 1000
+-- a trail point is left out while the line drawn stays this close (metres)
+-- to where the robot was: a corridor driven straight is two points, and a
+-- mission's trail a quarter of what it was (the trail is drawn, not read
+-- back: the mission keeps every point in bb.trail)
+RC.TRAIL_TOLERANCE = 0.01
 -- the newest detections shown (older ones are summed up by the targets)
 RC.MAX_DETECTIONS = 200
 
@@ -309,10 +314,15 @@ local function slow_topics(self, ch, t)
   end
   local bb = o.bb
   if bb and bb.trail and #bb.trail ~= self.seen.trail and ch:due("/trail", t) then
-    -- the trail only grows: its new points go into a list kept in C
+    -- the trail only grows: its new points go into a list kept in C,
+    -- thinned to RC.TRAIL_TOLERANCE as they come (self.trail_added of them)
     local trail, list = bb.trail, self.trail_list
-    if not list or #list > #trail then list = tycho.viz.pose_list() self.trail_list = list end
-    for i = #list + 1, #trail do list:add(trail[i].x, trail[i].y, trail[i].yaw) end
+    if not list or self.trail_added > #trail then
+      list = tycho.viz.pose_list(RC.TRAIL_TOLERANCE)
+      self.trail_list, self.trail_added = list, 0
+    end
+    for i = self.trail_added + 1, #trail do list:add(trail[i].x, trail[i].y, trail[i].yaw) end
+    self.trail_added = #trail
     self.seen.trail = #trail
     ch:emit("/trail", t, "poses", list, "map", RC.MAX_TRAIL)
   end

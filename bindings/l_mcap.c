@@ -378,17 +378,42 @@ static int l_scan(lua_State *L)
     return commit(L, b, channel, ns, encode_scan, sizeof *m + bytes);
 }
 
+/* An array queued as floats by a C caller whose values are floats (the
+ * simulator's scans and thermal frames: half the bytes the robot's loop
+ * copies), widened on the writer's thread: the same doubles, so the same
+ * message. into has room for `room` values; a longer array is malloc'd
+ * (*heap, freed by the caller). NULL when out of memory. */
+static const double *widened(const float *values, size_t n, double *into, size_t room,
+                             double **heap)
+{
+    *heap = NULL;
+    if (n > room && !(into = *heap = malloc(n * sizeof *into))) return NULL;
+    for (size_t i = 0; i < n; i++) into[i] = values[i];
+    return into;
+}
+
+enum { WIDENED_ON_STACK = 1024 };
+
 typedef struct {
     msg_head h;
     tycho_l_image im;
-} image_msg; /* + width * height doubles */
+    int f32; /* the values are floats (a C caller's), else doubles */
+} image_msg; /* + width * height values */
 
 static int encode_image(const void *p, size_t len, tycho_text *out)
 {
     (void)len;
     const image_msg *m = p;
-    tycho_viz_image(out, m->h.t, m->h.frame, (const double *)(m + 1), m->im.width, m->im.height,
-                    m->im.lo, m->im.hi);
+    size_t n = (size_t)m->im.width * (size_t)m->im.height;
+    double stack[WIDENED_ON_STACK], *heap = NULL;
+    const double *v = m->f32 ? widened((const float *)(m + 1), n, stack, WIDENED_ON_STACK, &heap)
+                             : (const double *)(m + 1);
+    if (!v) {
+        out->oom = 1;
+        return 1;
+    }
+    tycho_viz_image(out, m->h.t, m->h.frame, v, m->im.width, m->im.height, m->im.lo, m->im.hi);
+    free(heap);
     return 1;
 }
 
@@ -407,6 +432,7 @@ static int l_image(lua_State *L)
     if (!m) return reserve_failed(L, &rerr);
     set_head(&m->h, t, frame);
     m->im = im;
+    m->f32 = 0;
     tycho_l_read_numbers(L, 4, n, "value", (double *)(m + 1));
     return commit(L, b, channel, ns, encode_image, sizeof *m + n * sizeof(double));
 }
@@ -429,14 +455,14 @@ tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t,
     if (strlen(frame) >= sizeof((msg_head *)0)->frame)
         return tycho_fail(err, TYCHO_EINVAL, "mcap: frame id too long");
     size_t n = (size_t)im->width * (size_t)im->height;
-    image_msg *m = reserve(b, sizeof *m + n * sizeof(double), err);
+    image_msg *m = reserve(b, sizeof *m + n * sizeof(float), err);
     if (!m) return err->code;
     set_head(&m->h, t, frame);
     m->im = *im;
-    double *v = (double *)(m + 1);
-    for (size_t i = 0; i < n; i++) v[i] = values[i];
+    m->f32 = 1;
+    memcpy(m + 1, values, n * sizeof(float));
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_image,
-                             sizeof *m + n * sizeof(double), err);
+                             sizeof *m + n * sizeof(float), err);
 }
 
 typedef struct {
@@ -477,7 +503,8 @@ typedef struct {
     uint32_t numbers, text_len;
     uint64_t array_len;
     const char *text; /* the writer's copy of the template's text, or NULL: it follows */
-} format_msg; /* + numbers doubles, [the template's text (padded to 8),] array_len doubles */
+    int array_f32;    /* the array is floats (a C caller's), else doubles */
+} format_msg;         /* + numbers doubles, [the template's text (padded to 8),] array_len values */
 
 static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -487,30 +514,38 @@ static int encode_format(const void *p, size_t len, tycho_text *out)
     const format_msg *m = p;
     const double *numbers = (const double *)(m + 1);
     const char *inline_text = (const char *)(numbers + m->numbers);
-    const double *array = (const double *)(inline_text + (m->text ? 0 : aligned8(m->text_len)));
-    tycho_template_format(out, m->text ? m->text : inline_text, m->text_len, m->t, numbers, array,
+    const void *array = inline_text + (m->text ? 0 : aligned8(m->text_len));
+    double stack[WIDENED_ON_STACK], *heap = NULL;
+    const double *values =
+        m->array_f32 ? widened(array, m->array_len, stack, WIDENED_ON_STACK, &heap) : array;
+    if (!values) {
+        out->oom = 1;
+        return 1;
+    }
+    tycho_template_format(out, m->text ? m->text : inline_text, m->text_len, m->t, numbers, values,
                           m->array_len);
+    free(heap);
     return 1;
 }
 
 /* Room for a template's message: its head, numbers and text filled in;
- * returns where its array_len doubles go (bytes: the job's size), or NULL
- * with err. */
-static double *reserve_format(lwriter *b, double t, const tycho_l_template *tp,
-                              const double *numbers, size_t array_len, size_t *bytes,
-                              tycho_err *err)
+ * returns where its array_len values (each value_size bytes: a double, or
+ * a C caller's float) go (bytes: the job's size), or NULL with err. */
+static void *reserve_format(lwriter *b, double t, const tycho_l_template *tp, const double *numbers,
+                            size_t array_len, size_t value_size, size_t *bytes, tycho_err *err)
 {
     size_t nbytes = (size_t)tp->numbers * sizeof(double);
     const char *kept = kept_text(b, tp);
     size_t text_bytes = kept ? 0 : aligned8(tp->len);
-    *bytes = sizeof(format_msg) + nbytes + text_bytes + array_len * sizeof(double);
+    *bytes = sizeof(format_msg) + nbytes + text_bytes + array_len * value_size;
     format_msg *m = reserve(b, *bytes, err);
     if (!m) return NULL;
-    *m = (format_msg){t, (uint32_t)tp->numbers, (uint32_t)tp->len, array_len, kept};
+    *m = (format_msg){t,    (uint32_t)tp->numbers,      (uint32_t)tp->len, array_len,
+                      kept, value_size == sizeof(float)};
     char *at = (char *)(m + 1);
     memcpy(at, numbers, nbytes);
     if (!kept) memcpy(at + nbytes, tp->text, tp->len);
-    return (double *)(at + nbytes + text_bytes);
+    return at + nbytes + text_bytes;
 }
 
 static int l_format(lua_State *L)
@@ -523,7 +558,7 @@ static int l_format(lua_State *L)
     size_t array_len, bytes;
     const tycho_l_template *tp = tycho_l_check_template(L, 4, 5, numbers, &array_len);
     tycho_err rerr = {0};
-    double *array = reserve_format(b, t, tp, numbers, array_len, &bytes, &rerr);
+    double *array = reserve_format(b, t, tp, numbers, array_len, sizeof(double), &bytes, &rerr);
     if (!array) return reserve_failed(L, &rerr);
     if (tp->has_array) tycho_l_read_template_array(L, tp, 5, array);
     return commit(L, b, channel, ns, encode_format, bytes);
@@ -539,9 +574,9 @@ tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t
     if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
     if (!tp->has_array || !array) array_len = 0;
     size_t bytes;
-    double *out = reserve_format(b, t, tp, numbers, array_len, &bytes, err);
+    float *out = reserve_format(b, t, tp, numbers, array_len, sizeof(float), &bytes, err);
     if (!out) return err->code;
-    for (size_t i = 0; i < array_len; i++) out[i] = array[i];
+    if (array_len) memcpy(out, array, array_len * sizeof *out);
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_format, bytes, err);
 }
 

@@ -10,7 +10,8 @@
  *   tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame of {x=, y= [, yaw=]}
  *                                               points or a pose list (at most max, evenly
  *                                               picked, the last kept)
- *   tycho.viz.pose_list()                    -> poses kept in C (list:add(x, y [, yaw]))
+ *   tycho.viz.pose_list([tolerance])         -> poses kept in C (list:add(x, y [, yaw])),
+ *                                               thinned within tolerance metres as they come
  *   tycho.viz.template(text), tycho.viz.format(template, t, ...) -> a message template
  *                                               (tycho/viz_json.h) and its text
  *   tycho.viz.digest(grid)                   -> CRC-32 of the grid's size, place and cells
@@ -30,6 +31,7 @@
 #include "ltycho.h"
 #include "tycho/base64.h"
 #include "tycho/scan.h"
+#include "tycho/trail.h"
 #include "tycho/viz_json.h"
 
 #include <zlib.h>
@@ -121,17 +123,19 @@ static double point_field(lua_State *L, int i, const char *key, int required)
 
 /* A pose list (tycho.viz.pose_list): x, y, yaw triples kept in C, for a
  * list that grows (a driven trail) and is sent whole again and again: a
- * message copies it instead of reading a Lua table of tables each time. */
+ * message copies it instead of reading a Lua table of tables each time.
+ * Given a tolerance, it is thinned as it grows (tycho/trail.h): the trail
+ * of a 300 s mission was 800 points sent every second, 200 within 1 cm. */
 #define POSE_LIST_MT "tycho.viz_pose_list"
-typedef struct {
-    double *xyyaw;
-    size_t n, cap;
-} pose_list;
+typedef tycho_trail pose_list;
 
 static int l_pose_list(lua_State *L)
 {
+    double tolerance = luaL_optnumber(L, 1, 0);
+    luaL_argcheck(L, isfinite(tolerance) && tolerance >= 0, 1,
+                  "tolerance: a finite number >= 0 (metres) expected");
     pose_list *pl = tycho_newuserdata(L, sizeof *pl);
-    memset(pl, 0, sizeof *pl);
+    tycho_trail_init(pl, tolerance);
     luaL_getmetatable(L, POSE_LIST_MT);
     lua_setmetatable(L, -2);
     return 1;
@@ -144,15 +148,8 @@ static int pose_list_add(lua_State *L)
     luaL_argcheck(L, isfinite(x), 2, "finite number expected");
     luaL_argcheck(L, isfinite(y), 3, "finite number expected");
     luaL_argcheck(L, isfinite(yaw), 4, "finite number expected");
-    if (pl->n == pl->cap) {
-        size_t cap = pl->cap ? pl->cap * 2 : 256;
-        double *p = realloc(pl->xyyaw, cap * 3 * sizeof *p);
-        if (!p) return luaL_error(L, "pose_list: out of memory");
-        pl->xyyaw = p;
-        pl->cap = cap;
-    }
-    double *at = pl->xyyaw + 3 * pl->n++;
-    at[0] = x, at[1] = y, at[2] = yaw;
+    if (tycho_trail_add(pl, x, y, yaw) != TYCHO_OK)
+        return luaL_error(L, "pose_list: out of memory");
     return 0;
 }
 
@@ -165,9 +162,7 @@ static int pose_list_len(lua_State *L)
 
 static int pose_list_free(lua_State *L)
 {
-    pose_list *pl = luaL_checkudata(L, 1, POSE_LIST_MT);
-    free(pl->xyyaw);
-    memset(pl, 0, sizeof *pl);
+    tycho_trail_free(luaL_checkudata(L, 1, POSE_LIST_MT));
     return 0;
 }
 
@@ -621,9 +616,12 @@ function tycho.viz.template(text) end
 function tycho.viz.format(template, t, ...) end
 ---A list of poses kept in C (add(x, y [, yaw]), #list), for a list that grows and is sent
 ---whole again and again (a driven trail): tycho.viz.poses and a recording copy it instead
----of reading a Lua table of points each time.
+---of reading a Lua table of points each time. With a tolerance (metres, default 0: every
+---point kept) a point is dropped while it and those dropped before it stay within the
+---tolerance of the line from the last point kept to the newest; the newest is always last.
+---@param tolerance? number
 ---@return tycho.viz_pose_list
-function tycho.viz.pose_list() end
+function tycho.viz.pose_list(tolerance) end
 ---@class tycho.viz_pose_list
 local viz_pose_list = {}
 ---Appends a pose (finite numbers; yaw 0 when left out).

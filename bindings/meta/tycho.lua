@@ -1049,9 +1049,12 @@ function tycho.viz.template(text) end
 function tycho.viz.format(template, t, ...) end
 ---A list of poses kept in C (add(x, y [, yaw]), #list), for a list that grows and is sent
 ---whole again and again (a driven trail): tycho.viz.poses and a recording copy it instead
----of reading a Lua table of points each time.
+---of reading a Lua table of points each time. With a tolerance (metres, default 0: every
+---point kept) a point is dropped while it and those dropped before it stay within the
+---tolerance of the line from the last point kept to the newest; the newest is always last.
+---@param tolerance? number
 ---@return tycho.viz_pose_list
-function tycho.viz.pose_list() end
+function tycho.viz.pose_list(tolerance) end
 ---@class tycho.viz_pose_list
 local viz_pose_list = {}
 ---Appends a pose (finite numbers; yaw 0 when left out).

@@ -551,6 +551,63 @@ describe("the robot's scene (robot_channels)", function()
     assert.are.same({ 5, 6 }, { spheres()[1].pose.position.x, spheres()[1].pose.position.y })
     assert.are.equal(1, #spheres())
   end)
+
+  it("draws the driven trail within RC.TRAIL_TOLERANCE of every point, the newest last", function()
+    local RC = require "robot_channels"
+    local ch = Channels.new()
+    local trails = {}
+    ch:add_sink { advertise = function() end, close = function() return true end,
+                  publish = function(_, topic, _, data) if topic == "/trail" then trails[#trails + 1] = data end end }
+    local t = 0
+    local robot = { cameras = {} }
+    function robot.pose() return 0, 0, 0 end
+    local bb = { detections = {}, targets = {}, launches = {}, trail = {} }
+    local feeder = RC.new(ch, { robot = robot, now = function() return t end, bb = bb })
+    local function drawn()
+      local out = {}
+      for i, p in ipairs(json.decode(trails[#trails]).poses) do out[i] = { p.position.x, p.position.y } end
+      return out
+    end
+    local function off_line(px, py, line)
+      local best = math.huge
+      for k = 1, #line - 1 do
+        local a, b = line[k], line[k + 1]
+        local dx, dy = b[1] - a[1], b[2] - a[2]
+        local u = math.max(0, math.min(1, ((px - a[1]) * dx + (py - a[2]) * dy) / (dx * dx + dy * dy)))
+        best = math.min(best, math.sqrt((a[1] + u * dx - px) ^ 2 + (a[2] + u * dy - py) ^ 2))
+      end
+      return best
+    end
+    -- a square spiral driven in 5 cm steps with a little weave, sent a second at a time
+    local x, y, heading, n = 0, 0, 0, 0
+    for leg = 1, 12 do
+      for _ = 1, 10 + 4 * leg do
+        x, y = x + 0.05 * math.cos(heading), y + 0.05 * math.sin(heading)
+        n = n + 1
+        bb.trail[n] = { x = x + 0.002 * math.sin(n), y = y }
+      end
+      heading = heading + math.pi / 2
+      t = t + 1.1
+      feeder:tick()
+      local line = drawn()
+      assert.is_true(math.abs(bb.trail[n].x - line[#line][1]) <= 0.0005)
+      assert.is_true(math.abs(bb.trail[n].y - line[#line][2]) <= 0.0005)
+    end
+    local line = drawn()
+    assert.is_true(#line < n / 5, #line .. " of " .. n .. " points drawn")
+    for i = 1, n do
+      -- the message writes millimetres (%.3f)
+      assert.is_true(off_line(bb.trail[i].x, bb.trail[i].y, line) <= RC.TRAIL_TOLERANCE + 0.001, "point " .. i)
+    end
+    -- a new trail (a reload): drawn from its start
+    bb.trail = { { x = 5, y = 6 } }
+    t = t + 1.1
+    feeder:tick()
+    assert.are.same({ { 5, 6 } }, drawn())
+    local ok, err = pcall(tycho.viz.pose_list, -1)
+    assert.is_false(ok)
+    assert.matches("bad argument #1 .*tolerance", err)
+  end)
 end)
 
 describe("--viz", function()

@@ -115,8 +115,8 @@ end)
 describe("the simulator's tap (sim:tap, in C)", function()
   -- one sim, tapped in Lua (no clock given) or in C (the clock given),
   -- driven the same way into a recording; the raw messages of the two
-  local function record(in_c, path)
-    local robot = require("robot_sim").open("maps/maze_small.lua", { seed = 3 })
+  local function record(in_c, path, overrides)
+    local robot = require("robot_sim").open("maps/maze_small.lua", { seed = 3, overrides = overrides })
     local clock = tycho.clock.new { mode = "sim" }
     local now = function() return clock:now() end
     local tape = RobotReplay.tap(robot, { world = "maps/maze_small.lua", seed = 3, now = now,
@@ -155,6 +155,24 @@ describe("the simulator's tap (sim:tap, in C)", function()
     end
     assert.are.equal(202, kinds["/raw/odom"]) -- the start, 201 steps
     assert.is_true(kinds["/raw/scan"] >= 40 and kinds["/raw/thermal/1"] >= 40 and kinds["/raw/thermal/2"] >= 40)
+  end)
+
+  it("writes the very bytes for a LiDAR of 2000 beams too (queued as floats, widened on the writer's thread)", function()
+    local dir = scratch_dir()
+    local lidar = { lidar = { beams = 2000, angle_increment = 2 * math.pi / 2000 } }
+    local lua_msgs = record(false, dir .. "/lua.mcap", lidar)
+    local c_msgs = record(true, dir .. "/c.mcap", lidar)
+    assert.are.equal(#lua_msgs, #c_msgs)
+    local scans = 0
+    for i = 1, #lua_msgs do
+      assert.are.equal(lua_msgs[i], c_msgs[i])
+      if lua_msgs[i]:match("^/raw/scan ") then
+        scans = scans + 1
+        local ranges = tycho.viz.unpack(assert(lua_msgs[i]:match('"ranges":"([^"]*)"')), "f32")
+        assert.are.equal(2000, #ranges)
+      end
+    end
+    assert.is_true(scans >= 40)
   end)
 
   it("refuses bad arguments, naming them, and stops cleanly", function()
