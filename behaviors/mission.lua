@@ -95,7 +95,8 @@ function Handle:now() return self.clock:now() end
 function Handle:usage_error(msg) return cli.usage_error(self.spec, msg) end
 
 --- Feeds the channels (--viz, --record) from fn(channels) -> a feeder with
--- :tick(), 20 times a simulated second; nothing when neither is on.
+-- :tick(), 20 times a simulated second, or as often as the period (seconds)
+-- the last tick returned asks; nothing when neither is on.
 function Handle:channels(make)
   self.make_feeder = make
 end
@@ -207,7 +208,20 @@ function M.run(def)
     m.feeder = m.make_feeder(s.channels)
     -- an observer: the run need not ask whether the mission ended after it
     if m.feeder and m.feeder.tick then
-      m.sched:every(0.05, function() m.feeder:tick() end, { name = "channels", observer = true })
+      -- made again at the period a tick asks for (robot_channels: 0.2 s
+      -- while the simulator writes the 20 Hz frames itself)
+      local period, task = 0.05, nil
+      local function schedule()
+        task = m.sched:every(period, function()
+          local want = m.feeder:tick()
+          if type(want) == "number" and want > 0 and want ~= period then
+            period = want
+            task:cancel()
+            schedule()
+          end
+        end, { name = "channels", observer = true })
+      end
+      schedule()
     end
   end
   if not def.run and not (opt.repl or opt.realtime) and (s.server or s.viz) then

@@ -199,20 +199,56 @@ local function sphere_window(self, dets)
   return list
 end
 
+-- The primitives of a list of objects that never change (sources, ramps,
+-- launches) joined with ",", made again only when the list is another one
+-- or has grown. (Each scene looked every object's JSON up again.)
+local EMPTY = {}
+local function joined(self, name, list, build)
+  local kept = self.joined
+  if not kept then kept = {} self.joined = kept end
+  local last = kept[name]
+  if last and last.list == list and last.n == #list then return last.text end
+  local parts = {}
+  for i, obj in ipairs(list) do parts[i] = cached_json(self, obj, true, build) end
+  kept[name] = { list = list, n = #list, text = table.concat(parts, ",") }
+  return kept[name].text
+end
+
+-- True when a target moved (its detections gather), was engaged, came or
+-- went since the last call: their positions and states kept as numbers
+local function targets_changed(self, targets)
+  local seen = self.targets_seen
+  local changed = not seen or seen.n ~= #targets
+  if not seen then seen = {} self.targets_seen = seen end
+  for i, g in ipairs(targets) do
+    local k, engaged = 3 * i, g.engaged and 1 or 0
+    if changed or seen[k - 2] ~= g.x or seen[k - 1] ~= g.y or seen[k] ~= engaged then
+      changed = true
+      seen[k - 2], seen[k - 1], seen[k] = g.x, g.y, engaged
+    end
+  end
+  seen.n = #targets
+  return changed
+end
+
 local function scene(self, t)
   local bb, world = self.o.bb or {}, self.o.world
   local window = sphere_window(self, bb.detections or {})
-  local cylinders = {}
-  for i, g in ipairs(bb.targets or {}) do
-    cylinders[i] = cached_json(self, g, ("%.9g/%.9g/%s"):format(g.x, g.y, tostring(g.engaged)), target_cylinder)
+  local targets = bb.targets or {}
+  if targets_changed(self, targets) or not self.cylinders then
+    -- a target's cylinder is made again when it moved or was engaged
+    local cylinders = {}
+    for i, g in ipairs(targets) do
+      cylinders[i] = cached_json(self, g, ("%.9g/%.9g/%s"):format(g.x, g.y, tostring(g.engaged)), target_cylinder)
+    end
+    self.cylinders = table.concat(cylinders, ",")
   end
-  local sources = {}
-  for i, src in ipairs(world and world.heat_sources or {}) do sources[i] = cached_json(self, src, true, source_cube) end
-  local ramps = {}
-  for i, r in ipairs(world and world.ramps or {}) do ramps[i] = cached_json(self, r, true, ramp_cube) end
-  if bb.ramp then ramps[#ramps + 1] = cached_json(self, bb.ramp, true, detected_ramp) end
-  local arrows = {}
-  for i, l in ipairs(bb.launches or {}) do arrows[i] = cached_json(self, l, true, launch_arrow) end
+  local cylinders = self.cylinders
+  local sources = joined(self, "sources", world and world.heat_sources or EMPTY, source_cube)
+  local ramps = joined(self, "ramps", world and world.ramps or EMPTY, ramp_cube)
+  if bb.ramp then ramps = (ramps == "" and "" or ramps .. ",") .. cached_json(self, bb.ramp, true, detected_ramp) end
+  -- a launch never changes: the list only grows
+  local arrows = joined(self, "launches", bb.launches or EMPTY, launch_arrow)
   local sec, nsec = stamp(t)
   local function head(id) return ENTITY_HEAD:format(sec, nsec, id) end
   self.ch:emit("/scene", t, "join", '{"deletions":[],"entities":[',
@@ -256,6 +292,8 @@ local function grid_of(v) if type(v) == "function" then return v() end return v 
 -- this many seconds, not at every 20 Hz tick: three ticks in four found
 -- none of them due, and asking cost more than the frames themselves
 RC.SLOW_PERIOD = 0.2
+-- the frames, attitude and commands (/tf, /imu, /cmd_vel)
+RC.FRAME_PERIOD = 0.05
 
 -- frames, attitude and commands: one period, sent together
 local function frames(self, t)
@@ -386,16 +424,21 @@ local function frames_source(self, ch)
   end
 end
 
+--- Sends what is due; returns the period the next tick is wanted in: the
+-- slow topics' RC.SLOW_PERIOD while the simulator writes the 20 Hz frames
+-- itself (three ticks in four had nothing to do), else the frames' 0.05 s.
 function RC:tick()
   local ch, t = self.ch, self.now()
   if self.sinks_seen ~= ch.generation then frames_source(self, ch) end
+  local period = self.frames_tapped and RC.SLOW_PERIOD or RC.FRAME_PERIOD
   -- (a recording always listens; only viewers are paced by the wall clock)
-  if ch.kept == 0 and (#ch.sinks == 0 or not ch:live_window()) then return end
+  if ch.kept == 0 and (#ch.sinks == 0 or not ch:live_window()) then return period end
   if not self.frames_tapped and ch:due("/tf", t) then frames(self, t) end
   local slow_at = self.slow_at
-  if slow_at and t < slow_at and t >= slow_at - RC.SLOW_PERIOD then return end
+  if slow_at and t < slow_at and t >= slow_at - RC.SLOW_PERIOD then return period end
   self.slow_at = t + RC.SLOW_PERIOD - 1e-9
   slow_topics(self, ch, t)
+  return period
 end
 
 return RC

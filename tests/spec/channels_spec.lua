@@ -552,6 +552,50 @@ describe("the robot's scene (robot_channels)", function()
     assert.are.equal(1, #spheres())
   end)
 
+  it("shows targets where they are now and green once engaged, and every launch", function()
+    local RC = require "robot_channels"
+    local ch = Channels.new()
+    local scenes = {}
+    ch:add_sink { advertise = function() end, close = function() return true end,
+                  publish = function(_, topic, _, data) if topic == "/scene" then scenes[#scenes + 1] = data end end }
+    local t = 0
+    local robot = { cameras = {} }
+    function robot.pose() return 0, 0, 0 end
+    local bb = { detections = { { x = 1, y = 1 } }, targets = { { x = 1, y = 2 }, { x = 3, y = 4 } }, launches = {} }
+    local world = { heat_sources = { { x = 5, y = 5 } }, ramps = {} }
+    local feeder = RC.new(ch, { robot = robot, now = function() return t end, bb = bb, world = world })
+    local function entity(id)
+      for _, e in ipairs(json.decode(scenes[#scenes]).entities) do if e.id == id then return e end end
+    end
+    local function tick() t = t + 1.1 feeder:tick() end
+    tick()
+    local c = entity("targets").cylinders
+    assert.are.same({ 1, 2, 3, 4 }, { c[1].pose.position.x, c[1].pose.position.y, c[2].pose.position.x, c[2].pose.position.y })
+    assert.are.equal(1, #entity("sources").cubes)
+    -- a target moves (the same list, the same count): shown where it is now
+    bb.targets[2].x = 3.5
+    bb.detections[2] = { x = 2, y = 2 } -- (the scene goes out when a count changed)
+    tick()
+    assert.are.equal(3.5, entity("targets").cylinders[2].pose.position.x)
+    -- engaged: green; a launch: an arrow
+    bb.targets[1].engaged = true
+    bb.launches[1] = { x = 0.5, y = 0.5, yaw = 0, engaged_source = true }
+    tick()
+    c = entity("targets").cylinders
+    assert.are.same({ 0, 0.8, 0 }, { c[1].color.r, c[1].color.g, c[1].color.b })
+    assert.are.same({ 1, 0, 1 }, { c[2].color.r, c[2].color.g, c[2].color.b })
+    assert.are.equal(1, #entity("launches").arrows)
+    bb.launches[2] = { x = 1.5, y = 0.5, yaw = 0 }
+    tick()
+    assert.are.equal(2, #entity("launches").arrows)
+    assert.are.same({ 0, 0, 0 }, { entity("launches").arrows[2].color.r, entity("launches").arrows[2].color.g,
+                                   entity("launches").arrows[2].color.b })
+    -- nothing changed: no scene
+    local n = #scenes
+    tick()
+    assert.are.equal(n, #scenes)
+  end)
+
   it("draws the driven trail within RC.TRAIL_TOLERANCE of every point, the newest last", function()
     local RC = require "robot_channels"
     local ch = Channels.new()

@@ -238,7 +238,9 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
     local feeder = require("robot_channels").new(channels, { robot = robot, now = function() return clock:now() end,
                                                              clock = in_c and clock or nil,
                                                              thermal = function(i) return frames[i] end })
-    feeder:tick()
+    -- the feeder asks to be ticked at the slow topics' period while the
+    -- simulator writes the 20 Hz frames
+    assert.are.equal(in_c and 0.2 or 0.05, feeder:tick())
     assert.are.equal(in_c, feeder.frames_tapped == true)
     assert.are.equal(in_c, feeder.images_tapped == true)
     for k = 1, 200 do
