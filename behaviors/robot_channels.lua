@@ -23,8 +23,10 @@ local KNOWN = { robot = true, now = true, scan = true, thermal = true, map = tru
 --- RobotChannels.new(channels, {robot =, now =, scan = fn, thermal = fn(i), map = grid | fn,
 --   mapping =, nav =, bb =, machine =, world =, thermal_range = {lo, hi}, clock =})
 -- With clock (the mission's tycho.clock, whose time now() gives) and a
--- simulator (robot.sim), the simulator writes the frames, IMU and commands
--- to a recording itself while it is the one sink (sim:tap_frames).
+-- simulator (robot.sim), the simulator writes the frames, IMU and commands,
+-- and the thermal images and LaserScans of the frames and scans the mission
+-- takes (o.thermal and o.scan must give the simulator's own back), to a
+-- recording itself while it is the one sink (sim:tap_frames).
 function RC.new(channels, o)
   if type(o) ~= "table" then error("bad argument #2 to 'RobotChannels.new' (table expected)", 2) end
   for k in pairs(o) do
@@ -309,7 +311,7 @@ end
 
 local function slow_topics(self, ch, t)
   local o, robot = self.o, self.robot
-  if o.scan and ch:due("/scan", t) then
+  if o.scan and not self.scan_tapped and ch:due("/scan", t) then
     local scan = o.scan()
     if scan and scan ~= self.seen.scan then
       self.seen.scan = scan
@@ -371,27 +373,35 @@ local FRAME_TOPICS = { "/tf", "/imu", "/cmd_vel" }
 
 -- The frames' writer in C (sim:tap_frames) stopped: its count kept for the channels' tap.
 local function untap_frames(self)
-  local n, err, last, images_last = self.sim:untap_frames()
-  self.frames_tapped, self.images_tapped = false, false
+  local n, err, last, images_last, scan_last = self.sim:untap_frames()
+  self.frames_tapped, self.images_tapped, self.scan_tapped = false, false, false
   -- the feeder goes on where the simulator stopped
   for _, topic in ipairs(FRAME_TOPICS) do self.ch.last[topic] = last end
   for i, topic in ipairs(THERMAL_TOPICS) do
     if images_last and images_last[i] then self.ch.last[topic] = images_last[i] end
   end
+  if scan_last then self.ch.last["/scan"] = scan_last end
   self.frames_written = self.frames_written + (n or 0)
   self.frames_error = self.frames_error or err
 end
 
--- The thermal images the simulator writes with the frames: the frames the
--- mission takes from it (o.thermal gives the sim's own frames back), its
--- cameras, at the images' period.
+-- The thermal images and the LaserScans the simulator writes with the
+-- frames: of the frames and scans the mission takes from it (o.thermal and
+-- o.scan give the sim's own back), at their topics' periods.
 local function image_options(self, ch, sink)
+  if self.robot.kind ~= "sim" then return nil end
+  local images = {}
   local cams = math.min(2, #(self.robot.cameras or {}))
-  if not self.o.thermal or cams == 0 or self.robot.kind ~= "sim" then return nil end
-  local ids, last = {}, {}
-  for i = 1, cams do ids[i], last[i] = sink.ids[THERMAL_TOPICS[i]], ch.last[THERMAL_TOPICS[i]] end
-  return { thermal = ids, period = ch.topics[THERMAL_TOPICS[1]].period, lo = self.thermal_lo,
-           hi = self.thermal_hi, last = last }
+  if self.o.thermal and cams > 0 then
+    local ids, last = {}, {}
+    for i = 1, cams do ids[i], last[i] = sink.ids[THERMAL_TOPICS[i]], ch.last[THERMAL_TOPICS[i]] end
+    images.thermal, images.period, images.last = ids, ch.topics[THERMAL_TOPICS[1]].period, last
+    images.lo, images.hi = self.thermal_lo, self.thermal_hi
+  end
+  if self.o.scan then
+    images.scan, images.scan_period, images.scan_last = sink.ids["/scan"], ch.topics["/scan"].period, ch.last["/scan"]
+  end
+  return next(images) and images or nil
 end
 
 -- While a recording is the one sink, the simulator writes the 20 Hz
@@ -409,7 +419,8 @@ local function frames_source(self, ch)
     local images = image_options(self, ch, sink)
     sim:tap_frames(sink.emit_writer, clock, { tf = sink.ids["/tf"], imu = sink.ids["/imu"], cmd = sink.ids["/cmd_vel"] },
                    { tf = self.tf_format, imu = IMU, cmd = CMD }, ch.topics["/tf"].period, ch.last["/tf"], images)
-    self.frames_tapped, self.images_tapped = true, images ~= nil
+    self.frames_tapped = true
+    self.images_tapped, self.scan_tapped = images and images.thermal ~= nil, images and images.scan ~= nil
     if not self.frames_tap_added then
       self.frames_tap_added = true
       ch:add_tap(function()

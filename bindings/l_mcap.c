@@ -27,6 +27,69 @@
 #include "tycho/scan.h"
 #include "tycho/viz_json.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Copies a message's bytes into the writer's queue. The robot's loop only
+ * writes them and the writer's thread (another core) reads them, so a large
+ * copy goes past the loop's caches (x86-64: non-temporal stores), leaving
+ * the mission's own data there: ~20 MB of queued messages a mission had
+ * evicted it, and the recorded loop ran slower than its added work. */
+static void to_queue(void *dst, const void *src, size_t n)
+{
+#ifdef __SSE2__
+    if (n >= 256) {
+        uint8_t *d = dst;
+        const uint8_t *s = src;
+        size_t head = (64 - ((uintptr_t)d & 63)) & 63; /* whole lines from here */
+        memcpy(d, s, head);
+        d += head, s += head, n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)s);
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+        memcpy(d, s, n);
+        _mm_sfence(); /* in memory before the block is handed over */
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+/* Small pieces of a message gathered before they go to the queue in one
+ * to_queue (a scene is hundreds of 190-byte primitives). */
+typedef struct {
+    uint8_t *dst;
+    size_t n;
+    uint8_t buf[4096];
+} staged;
+
+static void stage_flush(staged *st)
+{
+    to_queue(st->dst, st->buf, st->n);
+    st->dst += st->n;
+    st->n = 0;
+}
+
+static void stage(staged *st, const void *p, size_t n)
+{
+    if (st->n + n > sizeof st->buf) stage_flush(st);
+    if (n > sizeof st->buf) {
+        to_queue(st->dst, p, n);
+        st->dst += n;
+        return;
+    }
+    memcpy(st->buf + st->n, p, n);
+    st->n += n;
+}
+
 #define MCAP_WRITER_MT "tycho.mcap_writer"
 
 /* the last grid written on a channel, to write a grid only when it changed */
@@ -286,33 +349,56 @@ static void known_part(const tycho_grid *g, const int box[4], uint8_t *out, grid
         memcpy(out + (size_t)y * bw, cells + (size_t)(box[1] + y) * w + box[0], (size_t)bw);
 }
 
-/* true when the box's cells, size and place are those last written on this
- * channel (and remembers them as the last when not) */
-static int grid_unchanged(lwriter *b, uint16_t channel, const grid_msg *m, const uint8_t *cells)
+/* The last grid written on a channel, or NULL (out of memory: every grid
+ * is then written). */
+static last_grid *last_of(lwriter *b, uint16_t channel)
 {
     if (b->ngrids < channel) {
         last_grid *more = realloc(b->grids, channel * sizeof *more);
-        if (!more) return 0; /* written again: costs bytes, loses nothing */
+        if (!more) return NULL;
         memset(more + b->ngrids, 0, (channel - b->ngrids) * sizeof *more);
         b->grids = more;
         b->ngrids = channel;
     }
-    last_grid *last = &b->grids[channel - 1];
+    return &b->grids[channel - 1];
+}
+
+/* true when the grid's box (size and place in m) has the cells, size and
+ * place last written on this channel, read where they are in the grid */
+static int grid_unchanged(const last_grid *last, const grid_msg *m, const tycho_grid *g,
+                          const int box[4])
+{
+    if (!last || !last->cells || last->width != m->width || last->height != m->height ||
+        last->resolution != m->resolution || last->origin.x != m->origin.x ||
+        last->origin.y != m->origin.y || last->origin.yaw != m->origin.yaw)
+        return 0;
+    int w = tycho_grid_width(g);
+    const uint8_t *cells = tycho_grid_cells_const(g);
+    for (int y = 0; y < m->height; y++)
+        if (memcmp(last->cells + (size_t)y * m->width, cells + (size_t)(box[1] + y) * w + box[0],
+                   (size_t)m->width) != 0)
+            return 0;
+    return 1;
+}
+
+/* Remembers the grid's box as the last written on its channel; false when
+ * there was no memory for it. */
+static int remember_grid(last_grid *last, const grid_msg *m, const tycho_grid *g, const int box[4])
+{
     size_t n = (size_t)m->width * (size_t)m->height;
-    if (last->cells && last->width == m->width && last->height == m->height &&
-        last->resolution == m->resolution && last->origin.x == m->origin.x &&
-        last->origin.y == m->origin.y && last->origin.yaw == m->origin.yaw &&
-        memcmp(last->cells, cells, n) == 0)
-        return 1;
+    if (!last) return 0;
     if (!last->cells || (size_t)last->width * (size_t)last->height < n) {
         free(last->cells);
         last->cells = malloc(n);
+        if (!last->cells) {
+            *last = (last_grid){0};
+            return 0;
+        }
     }
-    if (last->cells) {
-        memcpy(last->cells, cells, n);
-        *last = (last_grid){m->width, m->height, m->resolution, m->origin, last->cells};
-    }
-    return 0;
+    grid_msg box_only;
+    known_part(g, box, last->cells, &box_only);
+    *last = (last_grid){m->width, m->height, m->resolution, m->origin, last->cells};
+    return 1;
 }
 
 static int l_grid(lua_State *L)
@@ -327,17 +413,20 @@ static int l_grid(lua_State *L)
     tycho_grid_known_box(g, box);
     grid_msg head;
     known_part(g, box, NULL, &head);
+    last_grid *last = last_of(b, channel);
+    if (grid_unchanged(last, &head, g, box)) {
+        lua_pushboolean(L, 0); /* nothing written */
+        return 1;
+    }
     size_t n = (size_t)head.width * (size_t)head.height;
     tycho_err rerr = {0};
     grid_msg *m = reserve(b, sizeof *m + n, &rerr);
     if (!m) return reserve_failed(L, &rerr);
     *m = head;
     set_head(&m->h, t, frame);
-    known_part(g, box, (uint8_t *)(m + 1), m);
-    if (grid_unchanged(b, channel, m, (const uint8_t *)(m + 1))) {
-        lua_pushboolean(L, 0); /* the reservation is left uncommitted: reused */
-        return 1;
-    }
+    /* the cells go to the queue from the copy kept to compare the next grid with */
+    if (remember_grid(last, &head, g, box)) to_queue(m + 1, last->cells, n);
+    else known_part(g, box, (uint8_t *)(m + 1), m);
     return commit(L, b, channel, ns, encode_grid, sizeof *m + n);
 }
 
@@ -356,6 +445,25 @@ static int encode_scan(const void *p, size_t len, tycho_text *out)
     return 1;
 }
 
+/* Queues a scan's LaserScan (frame checked by the caller); its reservation
+ * is the job's size in *bytes, NULL with err when it cannot be made. */
+static scan_msg *queue_scan(lwriter *b, double t, const char *frame, const tycho_scan *s,
+                            size_t *bytes, tycho_err *err)
+{
+    size_t n = (size_t)s->count * sizeof(float);
+    scan_msg *m = reserve(b, sizeof *m + n, err);
+    if (!m) return NULL;
+    set_head(&m->h, t, frame);
+    m->count = s->count;
+    m->angle_min = s->angle_min;
+    m->angle_increment = s->angle_increment;
+    m->range_min = s->range_min;
+    m->range_max = s->range_max;
+    to_queue(m + 1, s->ranges, n);
+    *bytes = sizeof *m + n;
+    return m;
+}
+
 static int l_scan(lua_State *L)
 {
     lwriter *b = check_writer(L);
@@ -364,18 +472,10 @@ static int l_scan(lua_State *L)
     uint16_t channel = check_channel_time(L, &ns, &t);
     const tycho_scan *s = tycho_l_checkscan(L, 4);
     const char *frame = tycho_l_check_frame_id(L, 5);
-    size_t bytes = (size_t)s->count * sizeof(float);
+    size_t bytes;
     tycho_err rerr = {0};
-    scan_msg *m = reserve(b, sizeof *m + bytes, &rerr);
-    if (!m) return reserve_failed(L, &rerr);
-    set_head(&m->h, t, frame);
-    m->count = s->count;
-    m->angle_min = s->angle_min;
-    m->angle_increment = s->angle_increment;
-    m->range_min = s->range_min;
-    m->range_max = s->range_max;
-    memcpy(m + 1, s->ranges, bytes);
-    return commit(L, b, channel, ns, encode_scan, sizeof *m + bytes);
+    if (!queue_scan(b, t, frame, s, &bytes, &rerr)) return reserve_failed(L, &rerr);
+    return commit(L, b, channel, ns, encode_scan, bytes);
 }
 
 /* An array queued as floats by a C caller whose values are floats (the
@@ -460,7 +560,7 @@ tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t,
     set_head(&m->h, t, frame);
     m->im = *im;
     m->f32 = 1;
-    memcpy(m + 1, values, n * sizeof(float));
+    to_queue(m + 1, values, n * sizeof(float));
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_image,
                              sizeof *m + n * sizeof(float), err);
 }
@@ -576,8 +676,21 @@ tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t
     size_t bytes;
     float *out = reserve_format(b, t, tp, numbers, array_len, sizeof(float), &bytes, err);
     if (!out) return err->code;
-    if (array_len) memcpy(out, array, array_len * sizeof *out);
+    if (array_len) to_queue(out, array, array_len * sizeof *out);
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_format, bytes, err);
+}
+
+/* A scan's LaserScan, as writer:scan queues it, for C callers holding the
+ * scan (the simulator's, l_sim_view.c). */
+tycho_status tycho_l_writer_scan(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
+                                 const tycho_scan *s, tycho_err *err)
+{
+    if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
+    if (strlen(frame) >= sizeof((msg_head *)0)->frame)
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: frame id too long");
+    size_t bytes;
+    if (!queue_scan(b, t, frame, s, &bytes, err)) return err->code;
+    return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_scan, bytes, err);
 }
 
 tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)
@@ -589,12 +702,12 @@ tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)
  * a table among them standing for its strings joined with ","; copied
  * straight into the queue (no Lua string of the whole message is made: a
  * scene of 200 detections was 34 KB built three times over a tick). */
-static size_t join_arg(lua_State *L, int a, char *out)
+static size_t join_arg(lua_State *L, int a, staged *out)
 {
     size_t len, total = 0;
     if (lua_type(L, a) == LUA_TSTRING) {
         const char *p = lua_tolstring(L, a, &len);
-        if (out) memcpy(out, p, len);
+        if (out) stage(out, p, len);
         return len;
     }
     luaL_argcheck(L, lua_istable(L, a), a, "string or list of strings expected");
@@ -605,10 +718,10 @@ static size_t join_arg(lua_State *L, int a, char *out)
             luaL_argerror(L, a, lua_pushfstring(L, "item %d is not a string", (int)k));
         const char *p = lua_tolstring(L, -1, &len);
         if (k > 1) {
-            if (out) out[total] = ',';
+            if (out) stage(out, ",", 1);
             total++;
         }
-        if (out) memcpy(out + total, p, len);
+        if (out) stage(out, p, len);
         total += len;
         lua_pop(L, 1);
     }
@@ -627,8 +740,11 @@ static int l_join(lua_State *L)
     tycho_err rerr = {0};
     char *p = reserve(b, len, &rerr);
     if (!p) return reserve_failed(L, &rerr);
-    size_t at = 0;
-    for (int a = 4; a <= top; a++) at += join_arg(L, a, p + at);
+    staged st;
+    st.dst = (uint8_t *)p;
+    st.n = 0;
+    for (int a = 4; a <= top; a++) join_arg(L, a, &st);
+    stage_flush(&st);
     return commit(L, b, channel, ns, NULL, len);
 }
 

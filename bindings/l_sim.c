@@ -291,6 +291,7 @@ static int l_scan(lua_State *L)
         return 1;
     }
     if (b->tap) tycho_l_sim_tap_scan(b, &sc);
+    if (b->view) tycho_l_sim_view_scan(b, &sc);
     return push_scan(L, &sc);
 }
 
@@ -660,17 +661,18 @@ function sim:untap() end
 ---Writes the viewer's /tf, /imu and /cmd_vel (robot_channels.lua's templates)
 ---to a recording's writer after each step a period past the last ones; with
 ---images, each thermal frame taken (sim:thermal) a period past its camera's
----last image goes as a colour-mapped image too.
+---last image goes as a colour-mapped image too, and each scan taken (sim:scan)
+---scan_period past the last one as the LaserScan of the scan channel.
 ---@param writer tycho.mcap_writer
 ---@param clock tycho.clock the mission's clock: the messages' log time and stamp
 ---@param channels table {tf = id, imu = id, cmd = id}
 ---@param templates table {tf =, imu =, cmd =} tycho.viz.template (4, 3 and 2 numbers)
 ---@param period number seconds
 ---@param last? number the time of the last frames sent (by the feeder)
----@param images? {thermal: integer[], period?: number, lo?: number, hi?: number, last?: number[]}
+---@param images? {thermal?: integer[], period?: number, lo?: number, hi?: number, last?: number[], scan?: integer, scan_period?: number, scan_last?: number}
 function sim:tap_frames(writer, clock, channels, templates, period, last, images) end
 ---Stops the viewer frames.
----@return integer messages, string? err, number? last the time of the last frames, number[] images_last
+---@return integer messages, string? err, number? last the time of the last frames, number[] images_last, number? scan_last
 function sim:untap_frames() end
 ---The odometry and IMU errors as resolved at creation (robot.errors preset
 ---draws filled in): preset, wheel_base, wheel_radius_error_left/right,

@@ -77,8 +77,10 @@ int tycho_l_sim_tap_frames(lua_State *L);
 int tycho_l_sim_untap_frames_method(lua_State *L);
 void tycho_l_sim_untap_frames(lua_State *L, lsim *b);
 void tycho_l_sim_view_step(lsim *b);
-/* sim:thermal calls this with each frame the mission takes while b->view is set */
+/* sim:thermal and sim:scan call these with each frame and scan the mission
+ * takes while b->view is set */
 void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f);
+void tycho_l_sim_view_scan(lsim *b, const tycho_sim_scan *sc);
 void tycho_l_sim_view_register(lua_State *L);
 
 /* Raises "file: message" (or a bad-argument error for tycho.sim.new). */

@@ -8,16 +8,19 @@
  *
  *   sim:tap_frames(writer, clock, {tf = id, imu = id, cmd = id},
  *                  {tf = template, imu = template, cmd = template}, period [, last]
- *                  [, {thermal = {id, ...}, period = p, lo = c, hi = c, last = {t, ...}}])
+ *                  [, {thermal = {id, ...}, period = p, lo = c, hi = c, last = {t, ...},
+ *                      scan = id, scan_period = p, scan_last = t}])
  *   sim:untap_frames() -> messages written, error (nil when none), last,
- *                         {the images' last times}
+ *                         {the images' last times}, the last scan's time
  *
  * With the last table the thermal cameras' colour-mapped images go too
  * (/thermal/N, behaviors/robot_channels.lua's): a frame the mission takes
  * (sim:thermal) goes out when it is a period past its camera's last image,
  * stamped with the clock's time; reading 64 pixels back out of each frame's
  * Lua table, and the feeder's calls, were the largest part of what the
- * slower topics cost the loop.
+ * slower topics cost the loop. So does the LaserScan of each scan the
+ * mission takes (sim:scan) scan_period past the last one, in the "laser"
+ * frame (/scan).
  *
  * At the tap, and after a step, when the clock's time is a period past the
  * last frames (or before them: the clock went back), the three go out
@@ -50,6 +53,8 @@ struct sim_view {
     uint16_t image_ids[VIEW_CAMERAS];
     double image_period, image_last[VIEW_CAMERAS];
     tycho_l_image image; /* size and colour range */
+    uint16_t scan_id;    /* 0: no scans */
+    double scan_period, scan_last;
 };
 
 /* the feeder's test (Channels:due): a period since last (or the clock went back) */
@@ -71,6 +76,17 @@ void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f)
     tycho_l_sim_hook_wrote(h, tycho_l_writer_image(h->writer, v->image_ids[camera - 1], t,
                                                    frame_ids[camera - 1], &v->image, f->temps,
                                                    &h->err));
+}
+
+void tycho_l_sim_view_scan(lsim *b, const tycho_sim_scan *sc)
+{
+    sim_view *v = b->view;
+    tycho_l_sim_hook *h = &v->hook;
+    double t;
+    if (!v->scan_id || !tycho_l_sim_hook_time(h, &t)) return;
+    if (!due(t, &v->scan_last, v->scan_period)) return;
+    tycho_l_sim_hook_wrote(
+        h, tycho_l_writer_scan(h->writer, v->scan_id, t, "laser", sc->scan, &h->err));
 }
 
 void tycho_l_sim_view_step(lsim *b)
@@ -115,23 +131,45 @@ int tycho_l_sim_untap_frames_method(lua_State *L)
         lua_pushnumber(L, b->view->image_last[c]);
         lua_rawseti(L, -2, c + 1);
     }
+    if (b->view->scan_id && isfinite(b->view->scan_last)) lua_pushnumber(L, b->view->scan_last);
+    else lua_pushnil(L);
     tycho_l_sim_untap_frames(L, b);
-    return 4;
+    return 5;
 }
 
-static const tycho_opt_field image_fields[] = {
-    TYCHO_OPT_TAB("thermal"), TYCHO_OPT_NUM_POS("period"), TYCHO_OPT_NUM("lo"),
-    TYCHO_OPT_NUM("hi"),      TYCHO_OPT_TAB("last"),       {0}};
+static const tycho_opt_field image_fields[] = {TYCHO_OPT_TAB("thermal"),
+                                               TYCHO_OPT_NUM_POS("period"),
+                                               TYCHO_OPT_NUM("lo"),
+                                               TYCHO_OPT_NUM("hi"),
+                                               TYCHO_OPT_TAB("last"),
+                                               TYCHO_OPT_INT_IN("scan", 1, UINT16_MAX),
+                                               TYCHO_OPT_NUM_POS("scan_period"),
+                                               TYCHO_OPT_NUM("scan_last"),
+                                               {0}};
 static const tycho_opt_spec image_spec = {"sim:tap_frames", image_fields};
 
 void tycho_l_sim_view_register(lua_State *L) { tycho_l_register_opts(L, &image_spec); }
 
-/* the images' options (argument 8): {thermal = {id, ...}, period =, lo =, hi =, last = {t, ...}} */
+/* the scan's options: scan = id, scan_period =, scan_last = t */
+static void check_scan(lua_State *L, int arg, sim_view *v)
+{
+    v->scan_id = (uint16_t)tycho_l_optfield_integer(L, arg, arg, "scan", 0);
+    v->scan_period = tycho_l_optfield_number(L, arg, arg, "scan_period", 0.2);
+    v->scan_last = tycho_l_optfield_number(L, arg, arg, "scan_last", -INFINITY);
+}
+
+/* the images' options (argument 8): {thermal = {id, ...}, period =, lo =, hi =, last = {t, ...}}
+ * and the scan's */
 static void check_images(lua_State *L, sim_view *v)
 {
     const int arg = 8;
     tycho_l_checkopts(L, arg, arg, &image_spec);
+    check_scan(L, arg, v);
     lua_getfield(L, arg, "thermal");
+    if (lua_isnil(L, -1)) { /* the scan alone */
+        lua_pop(L, 1);
+        return;
+    }
     if (!lua_istable(L, -1)) luaL_argerror(L, arg, "field 'thermal': list of channel ids expected");
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     if (n < 1 || n > VIEW_CAMERAS)

@@ -277,6 +277,9 @@ tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t
  * writer:image does. */
 tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
                                   const tycho_l_image *im, const float *values, tycho_err *err);
+/* Queues a scan's foxglove.LaserScan, as writer:scan does. */
+tycho_status tycho_l_writer_scan(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
+                                 const tycho_scan *s, tycho_err *err);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {

@@ -476,6 +476,40 @@ describe("messages encoded on the recording's thread", function()
     assert.are.same(texts[3], got[4])
     os.remove(path)
   end)
+
+  it("join any mix of strings and lists of them, small and large, byte for byte", function()
+    local function piece(n, k)
+      local c = string.char(65 + k % 26)
+      return c:rep(n)
+    end
+    local path = tmpname(".mcap")
+    local w = assert(tycho.mcap.open(path, { threaded = true }))
+    local id = w:channel("/x", 0, "json")
+    local want = {}
+    for m = 1, 40 do
+      -- sizes round the copy's thresholds: a few bytes, a cache line, 256, a staging buffer, more
+      local args, parts = {}, {}
+      for k = 1, 1 + m % 7 do
+        local sizes = { 1, 63, 64, 65, 255, 256, 257, 4095, 4096, 4097, 10000 }
+        local n = sizes[(m * 3 + k) % #sizes + 1]
+        if (m + k) % 3 == 0 then
+          local list = {}
+          for i = 1, (m + k) % 5 + 1 do list[i] = piece((n + i) % 300 + 1, i + k) end
+          args[#args + 1], parts[#parts + 1] = list, table.concat(list, ",")
+        else
+          args[#args + 1], parts[#parts + 1] = piece(n, k + m), piece(n, k + m)
+        end
+      end
+      assert.is_true(w:join(id, m * 0.1, table.unpack(args)))
+      want[m] = table.concat(parts)
+    end
+    assert(w:close())
+    local got = {}
+    assert(tycho.mcap.read(path, function(_, _, data) got[#got + 1] = data end))
+    assert.are.equal(#want, #got)
+    for m = 1, #want do assert.are.equal(want[m], got[m], "message " .. m) end
+    os.remove(path)
+  end)
 end)
 
 describe("emitters (Channels:emitter)", function()

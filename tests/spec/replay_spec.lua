@@ -229,24 +229,32 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
   -- frames itself (no clock given) or leaves them to the simulator (clock
   -- given, a recording the one sink); viewer: a live sink joins half way
   -- the thermal frames the mission took, at their times: {t, camera, frame}
+  -- (and its scans: {t, "scan", scan})
   local function record(in_c, path, viewer, taken)
     local robot = require("robot_sim").open("maps/maze_small.lua", { seed = 3 })
     local clock = tycho.clock.new { mode = "sim" }
     local channels = Channels.new()
     channels:add_sink(assert(Channels.mcap_sink(path)))
-    local frames = {}
+    local frames, scan = {}, nil
     local feeder = require("robot_channels").new(channels, { robot = robot, now = function() return clock:now() end,
                                                              clock = in_c and clock or nil,
-                                                             thermal = function(i) return frames[i] end })
+                                                             thermal = function(i) return frames[i] end,
+                                                             scan = function() return scan end })
     -- the feeder asks to be ticked at the slow topics' period while the
     -- simulator writes the 20 Hz frames
     assert.are.equal(in_c and 0.2 or 0.05, feeder:tick())
     assert.are.equal(in_c, feeder.frames_tapped == true)
     assert.are.equal(in_c, feeder.images_tapped == true)
+    assert.are.equal(in_c, feeder.scan_tapped == true)
     for k = 1, 200 do
       robot.drive(k % 50 < 30 and 0.15 or 0, k % 40 < 20 and 0.8 or -0.6)
       clock:advance(0.05)
       robot.step(0.05)
+      local s = robot.scan()
+      if s then
+        scan = s
+        if taken then taken[#taken + 1] = { clock:now(), "scan", s } end
+      end
       for i = 1, #robot.cameras do
         local f = robot.thermal(i)
         if f then
@@ -262,13 +270,24 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
       end
     end
     assert(channels:close())
-    local msgs, images = {}, { {}, {} }
+    local msgs, images, scans = {}, { {}, {} }, {}
     assert(tycho.mcap.read(path, function(topic, t, data)
       if FRAMES[topic] then msgs[#msgs + 1] = ("%s %.9f %s"):format(topic, t, data) end
       local cam = tonumber(topic:match("^/thermal/(%d)$"))
       if cam then images[cam][#images[cam] + 1] = { t, data } end
+      if topic == "/scan" then scans[#scans + 1] = { t, data } end
     end))
-    return msgs, channels:message_count(), images
+    return msgs, channels:message_count(), images, scans
+  end
+
+  -- the scans at least a period apart, and never more than two apart
+  local function scans_spaced(scans, period)
+    assert.is_true(#scans >= 40, #scans .. " scans")
+    for k = 2, #scans do
+      local gap = scans[k][1] - scans[k - 1][1]
+      assert.is_true(gap >= period - 1e-6 and gap <= 2 * period + 1e-6,
+        ("scans %.3f s apart at %.3f"):format(gap, scans[k][1]))
+    end
   end
 
   -- each camera's images at least a period apart, and never more than two
@@ -293,13 +312,29 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
     spaced(lua_images, 0.2)
     -- each is the colour map of the frame its camera gave at its time
     local at = {}
-    for _, e in ipairs(taken) do at[("%d %.6f"):format(e[2], e[1])] = e[3] end
+    for _, e in ipairs(taken) do at[("%s %.6f"):format(e[2], e[1])] = e[3] end
     for cam = 1, 2 do
       for _, m in ipairs(images[cam]) do
         local frame = at[("%d %.6f"):format(cam, m[1])]
         assert.is_truthy(frame, ("no frame of camera %d at %.3f"):format(cam, m[1]))
         assert.are.equal(tycho.viz.image(frame, 8, 8, 15, 70, m[1], "camera_" .. cam), m[2])
       end
+    end
+  end)
+
+  it("writes the LaserScans of the scans the mission takes, each a period after the last", function()
+    local dir = scratch_dir()
+    local taken = {}
+    local _, _, _, scans = record(true, dir .. "/c.mcap", nil, taken)
+    local _, _, _, lua_scans = record(false, dir .. "/lua.mcap")
+    scans_spaced(scans, 0.2)
+    scans_spaced(lua_scans, 0.2)
+    local at = {}
+    for _, e in ipairs(taken) do at[("%s %.6f"):format(e[2], e[1])] = e[3] end
+    for _, m in ipairs(scans) do
+      local scan = at[("scan %.6f"):format(m[1])]
+      assert.is_truthy(scan, ("no scan taken at %.3f"):format(m[1]))
+      assert.are.equal(tycho.viz.scan(scan, m[1], "laser"), m[2])
     end
   end)
 
@@ -318,15 +353,16 @@ describe("the simulator's frames (sim:tap_frames, in C)", function()
     local seen = 0
     local viewer = { live = true, advertise = function() end, close = function() return true end,
                      publish = function(_, topic) if topic == "/tf" then seen = seen + 1 end end }
-    local msgs, n, images = record(true, dir .. "/v.mcap", viewer)
+    local msgs, n, images, scans = record(true, dir .. "/v.mcap", viewer)
     local lua_msgs = record(false, dir .. "/lua.mcap")
     assert.are.equal(#lua_msgs, #msgs)
     for i = 1, #msgs do assert.are.equal(lua_msgs[i], msgs[i]) end
     assert.is_true(seen >= 1)
-    -- the images too go on from where the simulator stopped
+    -- the images and scans too go on from where the simulator stopped
     spaced(images, 0.2)
+    scans_spaced(scans, 0.2)
     local thermal = #images[1] + #images[2]
-    assert.are.equal(#msgs + thermal, n)
+    assert.are.equal(#msgs + thermal + #scans, n)
   end)
 
   it("refuses bad arguments, naming them, and stops cleanly", function()
