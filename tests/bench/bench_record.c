@@ -1,11 +1,14 @@
 /* Recording benchmark: the small-maze heat_seek mission (accelerated
- * simulation) run alternately with and without `--record FILE.mcap`,
- * REPS times each. Prints the median wall time of each (how much slower
- * the mission is: the target) and CPU time (user + system of the child,
- * both of its threads: the recording's writer thread encodes, compresses
- * and writes beside the robot's loop), the file's size (and per 300 s of
- * mission), and checks that recording changes no decision: summary.json is
- * the same with and without it (wall time aside).
+ * simulation) run in REPS back-to-back pairs, with and without `--record
+ * FILE.mcap` (which goes first alternates). Prints how much slower the
+ * mission is with it, the median of the pairs' ratios (the target): this
+ * machine's two vCPUs at times differ by 40 % in speed, and a whole run
+ * lands on one or the other, so the medians of each kind taken apart
+ * compared a fast run with a slow one now and then (+49 % once); a pair
+ * runs within two seconds. Also the median wall time of each, and CPU time (user + system of the
+ * child, both of its threads: the recording's writer thread encodes, compresses and writes beside
+ * the robot's loop), the file's size (and per 300 s of mission), and checks that recording changes
+ * no decision: summary.json is the same with and without it (wall time aside).
  *
  * Targets (the live-view/recording issue): <= 5 % slower with --record,
  * <= 20 MB for 300 s. Paths as bench_mission: the `tycho` beside this
@@ -60,14 +63,15 @@ int main(void)
     char *root = bench_tmpdir(tmp, "bench_record");
     if (!root) return 1;
 
-    enum { REPS = 7 }; /* a shared machine: the medians of seven alternating runs */
+    enum { REPS = 9 }; /* a shared machine: the median of nine pairs */
     double cpu[2][REPS], wall[2][REPS];
     char *summaries[2] = {NULL, NULL};
     long long bytes = 0;
     double sim_s = 0;
     int failures = 0;
     for (int rep = 0; rep < REPS; rep++) {
-        for (int rec = 0; rec < 2; rec++) {
+        for (int k = 0; k < 2; k++) {
+            int rec = (k + rep) % 2; /* the first of a pair alternates */
             char out[PATH_MAX], file[PATH_MAX + 16];
             snprintf(out, sizeof out, "%s/r%d-%d", root, rec, rep);
             snprintf(file, sizeof file, "%s.mcap", out);
@@ -113,13 +117,19 @@ int main(void)
         }
     }
     double cpu0 = median(cpu[0], REPS), cpu1 = median(cpu[1], REPS);
+    double ratio[REPS];
+    for (int rep = 0; rep < REPS; rep++)
+        ratio[rep] = wall[0][rep] > 0 ? (wall[1][rep] / wall[0][rep] - 1) * 100 : 0;
+    printf("record: the pairs, slower by:");
+    for (int rep = 0; rep < REPS; rep++) printf(" %+.1f", ratio[rep]);
+    printf(" %%\n");
+    double overhead = median(ratio, REPS);
     double wall0 = median(wall[0], REPS), wall1 = median(wall[1], REPS);
-    double overhead = wall0 > 0 ? (wall1 / wall0 - 1) * 100 : 0;
     double cpu_overhead = cpu0 > 0 ? (cpu1 / cpu0 - 1) * 100 : 0;
     double mb = (double)bytes / 1e6, mb300 = sim_s > 0 ? mb * 300 / sim_s : 0;
-    printf("record: small maze, median of %d: without %.3f s wall (%.3f s CPU), with --record "
-           "%.3f s wall (%.3f s CPU, both threads): %+.1f %% slower (target <= 5 %%) %s, %+.1f %% "
-           "CPU\n",
+    printf("record: small maze, %d pairs: without %.3f s wall (%.3f s CPU), with --record "
+           "%.3f s wall (%.3f s CPU, both threads) (medians): %+.1f %% slower (median of the "
+           "pairs; target <= 5 %%) %s, %+.1f %% CPU\n",
            REPS, wall0, cpu0, wall1, cpu1, overhead, overhead <= 5 ? "PASS" : "FAIL", cpu_overhead);
     printf("record: file %.2f MB for %.0f s of mission = %.2f MB per 300 s (target <= 20 MB) %s\n",
            mb, sim_s, mb300, mb300 <= 20 ? "PASS" : "FAIL");
@@ -128,7 +138,8 @@ int main(void)
            same ? "identical" : "DIFFERENT", same ? "PASS" : "FAIL");
     bench_result(
         "record.overhead_pct", overhead, "%", "<=", 5,
-        "`bench_record`: small-maze mission with `--record FILE.mcap`, slower (wall time)");
+        "`bench_record`: small-maze mission with `--record FILE.mcap`, slower (wall time, median "
+        "of 9 back-to-back pairs)");
     bench_result("record.cpu_overhead_pct", cpu_overhead, "%", NULL, 0,
                  "`bench_record`: the same, extra CPU time of both threads (the writer's thread "
                  "works beside the robot's loop)");
