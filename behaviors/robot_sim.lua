@@ -1,7 +1,8 @@
 --- The robot's device interface, backed by the built-in simulator. A
 -- hardware robot config provides the same table (pose, pose_at, scan,
--- thermal, imu, drive, launcher), so behaviours never know which one they
--- drive.
+-- thermal, imu, drive, launcher; command, the last velocity command, is
+-- optional: a recording keeps it as it passes when a robot has none), so
+-- behaviours never know which one they drive.
 --
 -- Sensor samples come with their stamp and the odometry pose at that stamp
 -- (interpolated from a short odometry history), as a ROS node would look the
