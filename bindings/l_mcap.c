@@ -27,69 +27,6 @@
 #include "tycho/scan.h"
 #include "tycho/viz_json.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
-/* Copies a message's bytes into the writer's queue. The robot's loop only
- * writes them and the writer's thread (another core) reads them, so a large
- * copy goes past the loop's caches (x86-64: non-temporal stores), leaving
- * the mission's own data there: ~20 MB of queued messages a mission had
- * evicted it, and the recorded loop ran slower than its added work. */
-static void to_queue(void *dst, const void *src, size_t n)
-{
-#ifdef __SSE2__
-    if (n >= 256) {
-        uint8_t *d = dst;
-        const uint8_t *s = src;
-        size_t head = (64 - ((uintptr_t)d & 63)) & 63; /* whole lines from here */
-        memcpy(d, s, head);
-        d += head, s += head, n -= head;
-        for (; n >= 64; n -= 64, d += 64, s += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)s);
-            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-            _mm_stream_si128((__m128i *)d, a);
-            _mm_stream_si128((__m128i *)(d + 16), b);
-            _mm_stream_si128((__m128i *)(d + 32), c);
-            _mm_stream_si128((__m128i *)(d + 48), e);
-        }
-        memcpy(d, s, n);
-        _mm_sfence(); /* in memory before the block is handed over */
-        return;
-    }
-#endif
-    memcpy(dst, src, n);
-}
-
-/* Small pieces of a message gathered before they go to the queue in one
- * to_queue (a scene is hundreds of 190-byte primitives). */
-typedef struct {
-    uint8_t *dst;
-    size_t n;
-    uint8_t buf[4096];
-} staged;
-
-static void stage_flush(staged *st)
-{
-    to_queue(st->dst, st->buf, st->n);
-    st->dst += st->n;
-    st->n = 0;
-}
-
-static void stage(staged *st, const void *p, size_t n)
-{
-    if (st->n + n > sizeof st->buf) stage_flush(st);
-    if (n > sizeof st->buf) {
-        to_queue(st->dst, p, n);
-        st->dst += n;
-        return;
-    }
-    memcpy(st->buf + st->n, p, n);
-    st->n += n;
-}
-
 #define MCAP_WRITER_MT "tycho.mcap_writer"
 
 /* the last grid written on a channel, to write a grid only when it changed */
@@ -425,7 +362,7 @@ static int l_grid(lua_State *L)
     *m = head;
     set_head(&m->h, t, frame);
     /* the cells go to the queue from the copy kept to compare the next grid with */
-    if (remember_grid(last, &head, g, box)) to_queue(m + 1, last->cells, n);
+    if (remember_grid(last, &head, g, box)) tycho_mcap_copy(m + 1, last->cells, n);
     else known_part(g, box, (uint8_t *)(m + 1), m);
     return commit(L, b, channel, ns, encode_grid, sizeof *m + n);
 }
@@ -459,7 +396,7 @@ static scan_msg *queue_scan(lwriter *b, double t, const char *frame, const tycho
     m->angle_increment = s->angle_increment;
     m->range_min = s->range_min;
     m->range_max = s->range_max;
-    to_queue(m + 1, s->ranges, n);
+    tycho_mcap_copy(m + 1, s->ranges, n);
     *bytes = sizeof *m + n;
     return m;
 }
@@ -537,12 +474,15 @@ static int l_image(lua_State *L)
     return commit(L, b, channel, ns, encode_image, sizeof *m + n * sizeof(double));
 }
 
-/* a C caller's message at t: refused when the writer is closed or t is not a time */
-static tycho_status c_caller_ok(const lwriter *b, double t, tycho_err *err)
+/* a C caller's message at t in frame (NULL: none): refused when the writer
+ * is closed, t is not a time or the frame id is too long */
+static tycho_status c_caller_ok(const lwriter *b, double t, const char *frame, tycho_err *err)
 {
     if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
     if (!(isfinite(t) && t >= 0 && t < 4e9))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
+    if (frame && strlen(frame) >= sizeof((msg_head *)0)->frame)
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: frame id too long");
     return TYCHO_OK;
 }
 
@@ -551,16 +491,14 @@ static tycho_status c_caller_ok(const lwriter *b, double t, tycho_err *err)
 tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
                                   const tycho_l_image *im, const float *values, tycho_err *err)
 {
-    if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
-    if (strlen(frame) >= sizeof((msg_head *)0)->frame)
-        return tycho_fail(err, TYCHO_EINVAL, "mcap: frame id too long");
+    if (c_caller_ok(b, t, frame, err) != TYCHO_OK) return err->code;
     size_t n = (size_t)im->width * (size_t)im->height;
     image_msg *m = reserve(b, sizeof *m + n * sizeof(float), err);
     if (!m) return err->code;
     set_head(&m->h, t, frame);
     m->im = *im;
     m->f32 = 1;
-    to_queue(m + 1, values, n * sizeof(float));
+    tycho_mcap_copy(m + 1, values, n * sizeof(float));
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_image,
                              sizeof *m + n * sizeof(float), err);
 }
@@ -671,12 +609,12 @@ tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t
                                    const tycho_l_template *tp, const double *numbers,
                                    const float *array, size_t array_len, tycho_err *err)
 {
-    if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
+    if (c_caller_ok(b, t, NULL, err) != TYCHO_OK) return err->code;
     if (!tp->has_array || !array) array_len = 0;
     size_t bytes;
     float *out = reserve_format(b, t, tp, numbers, array_len, sizeof(float), &bytes, err);
     if (!out) return err->code;
-    if (array_len) to_queue(out, array, array_len * sizeof *out);
+    if (array_len) tycho_mcap_copy(out, array, array_len * sizeof *out);
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_format, bytes, err);
 }
 
@@ -685,9 +623,7 @@ tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t
 tycho_status tycho_l_writer_scan(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
                                  const tycho_scan *s, tycho_err *err)
 {
-    if (c_caller_ok(b, t, err) != TYCHO_OK) return err->code;
-    if (strlen(frame) >= sizeof((msg_head *)0)->frame)
-        return tycho_fail(err, TYCHO_EINVAL, "mcap: frame id too long");
+    if (c_caller_ok(b, t, frame, err) != TYCHO_OK) return err->code;
     size_t bytes;
     if (!queue_scan(b, t, frame, s, &bytes, err)) return err->code;
     return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_scan, bytes, err);
@@ -702,12 +638,12 @@ tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)
  * a table among them standing for its strings joined with ","; copied
  * straight into the queue (no Lua string of the whole message is made: a
  * scene of 200 detections was 34 KB built three times over a tick). */
-static size_t join_arg(lua_State *L, int a, staged *out)
+static size_t join_arg(lua_State *L, int a, tycho_mcap_staged *out)
 {
     size_t len, total = 0;
     if (lua_type(L, a) == LUA_TSTRING) {
         const char *p = lua_tolstring(L, a, &len);
-        if (out) stage(out, p, len);
+        if (out) tycho_mcap_stage(out, p, len);
         return len;
     }
     luaL_argcheck(L, lua_istable(L, a), a, "string or list of strings expected");
@@ -718,10 +654,10 @@ static size_t join_arg(lua_State *L, int a, staged *out)
             luaL_argerror(L, a, lua_pushfstring(L, "item %d is not a string", (int)k));
         const char *p = lua_tolstring(L, -1, &len);
         if (k > 1) {
-            if (out) stage(out, ",", 1);
+            if (out) tycho_mcap_stage(out, ",", 1);
             total++;
         }
-        if (out) stage(out, p, len);
+        if (out) tycho_mcap_stage(out, p, len);
         total += len;
         lua_pop(L, 1);
     }
@@ -740,11 +676,11 @@ static int l_join(lua_State *L)
     tycho_err rerr = {0};
     char *p = reserve(b, len, &rerr);
     if (!p) return reserve_failed(L, &rerr);
-    staged st;
+    tycho_mcap_staged st;
     st.dst = (uint8_t *)p;
     st.n = 0;
     for (int a = 4; a <= top; a++) join_arg(L, a, &st);
-    stage_flush(&st);
+    tycho_mcap_stage_flush(&st);
     return commit(L, b, channel, ns, NULL, len);
 }
 

@@ -13,10 +13,15 @@
  * thread, so a slow disk costs time, never unbounded memory or a lost
  * message. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcap_internal.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 typedef struct {
     tycho_mcap_encode_fn encode; /* NULL: the payload is the message */
@@ -319,3 +324,53 @@ tycho_status mcap_queue_stop(mcap_queue *q, tycho_err *err)
 }
 
 uint64_t mcap_queue_waits(const mcap_queue *q) { return q->waits; }
+
+/* A reservation's bytes are written by the caller and read by the thread
+ * (another core): a large copy goes past the caller's caches (x86-64:
+ * non-temporal stores), leaving the robot loop's own data there; ~20 MB of
+ * queued messages a mission had evicted it. */
+void tycho_mcap_copy(void *dst, const void *src, size_t n)
+{
+#ifdef __SSE2__
+    if (n >= 256) {
+        uint8_t *d = dst;
+        const uint8_t *s = src;
+        size_t head = (64 - ((uintptr_t)d & 63)) & 63; /* whole lines from here */
+        memcpy(d, s, head);
+        d += head, s += head, n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)s);
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+        memcpy(d, s, n);
+        _mm_sfence(); /* in memory before the block is handed over */
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+void tycho_mcap_stage_flush(tycho_mcap_staged *st)
+{
+    tycho_mcap_copy(st->dst, st->buf, st->n);
+    st->dst += st->n;
+    st->n = 0;
+}
+
+void tycho_mcap_stage(tycho_mcap_staged *st, const void *p, size_t n)
+{
+    if (st->n + n > sizeof st->buf) tycho_mcap_stage_flush(st);
+    if (n > sizeof st->buf) {
+        tycho_mcap_copy(st->dst, p, n);
+        st->dst += n;
+        return;
+    }
+    memcpy(st->buf + st->n, p, n);
+    st->n += n;
+}

@@ -60,6 +60,19 @@ tycho_status tycho_mcap_write_encoded(tycho_mcap_writer *w, uint16_t channel_id,
  * committed. A reservation never committed (the caller gave up half way)
  * is simply reused by the next. NULL with err when the writer failed. */
 void *tycho_mcap_reserve(tycho_mcap_writer *w, size_t len, tycho_err *err);
+/* memcpy into a reservation: a large copy goes past the caller's caches
+ * (x86-64: non-temporal stores; only the writer's thread reads it). */
+void tycho_mcap_copy(void *dst, const void *src, size_t n);
+/* Small pieces gathered 4 KB at a time before they are copied into a
+ * reservation (a scene's hundreds of 190-byte primitives): set dst and n = 0,
+ * stage the pieces, flush at the end. */
+typedef struct {
+    uint8_t *dst;
+    size_t n;
+    uint8_t buf[4096];
+} tycho_mcap_staged;
+void tycho_mcap_stage(tycho_mcap_staged *st, const void *p, size_t n);
+void tycho_mcap_stage_flush(tycho_mcap_staged *st);
 tycho_status tycho_mcap_commit(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
                                tycho_mcap_encode_fn encode, size_t len, tycho_err *err);
 /* Bytes written to the file so far (a threaded writer finishes its queue
