@@ -544,17 +544,22 @@ describe("emitters (Channels:emitter)", function()
 end)
 
 describe("the robot's scene (robot_channels)", function()
-  it("shows the newest 200 detections, however many come between two scenes", function()
-    local RC = require "robot_channels"
-    local ch = Channels.new()
-    local scenes = {}
+  local RC = require "robot_channels"
+  -- a feeder of a robot standing at the origin; the messages it sends on
+  -- topic, and tick(): the time 1.1 s on, and a tick
+  local function feeder_on(topic, o)
+    local ch, got, t = Channels.new(), {}, 0
     ch:add_sink { advertise = function() end, close = function() return true end,
-                  publish = function(_, topic, _, data) if topic == "/scene" then scenes[#scenes + 1] = data end end }
-    local t = 0
+                  publish = function(_, tp, _, data) if tp == topic then got[#got + 1] = data end end }
     local robot = { cameras = {} }
     function robot.pose() return 0, 0, 0 end
+    o.robot, o.now = robot, function() return t end
+    local feeder = RC.new(ch, o)
+    return got, function() t = t + 1.1 feeder:tick() end
+  end
+  it("shows the newest 200 detections, however many come between two scenes", function()
     local bb = { detections = {}, targets = {}, launches = {} }
-    local feeder = RC.new(ch, { robot = robot, now = function() return t end, bb = bb })
+    local scenes, tick = feeder_on("/scene", { bb = bb })
     local n = 0
     local function spheres()
       local scene = json.decode(scenes[#scenes])
@@ -567,8 +572,7 @@ describe("the robot's scene (robot_channels)", function()
         n = n + 1
         bb.detections[n] = { x = n / 100, y = -n / 1000 }
       end
-      t = t + 1.1
-      feeder:tick()
+      tick()
       local s = spheres()
       local want = math.min(n, RC.MAX_DETECTIONS)
       assert.are.equal(want, #s)
@@ -580,28 +584,18 @@ describe("the robot's scene (robot_channels)", function()
     end
     -- a new list (a reload): shown from its start
     bb.detections = { { x = 5, y = 6 } }
-    t = t + 1.1
-    feeder:tick()
+    tick()
     assert.are.same({ 5, 6 }, { spheres()[1].pose.position.x, spheres()[1].pose.position.y })
     assert.are.equal(1, #spheres())
   end)
 
   it("shows targets where they are now and green once engaged, and every launch", function()
-    local RC = require "robot_channels"
-    local ch = Channels.new()
-    local scenes = {}
-    ch:add_sink { advertise = function() end, close = function() return true end,
-                  publish = function(_, topic, _, data) if topic == "/scene" then scenes[#scenes + 1] = data end end }
-    local t = 0
-    local robot = { cameras = {} }
-    function robot.pose() return 0, 0, 0 end
     local bb = { detections = { { x = 1, y = 1 } }, targets = { { x = 1, y = 2 }, { x = 3, y = 4 } }, launches = {} }
     local world = { heat_sources = { { x = 5, y = 5 } }, ramps = {} }
-    local feeder = RC.new(ch, { robot = robot, now = function() return t end, bb = bb, world = world })
+    local scenes, tick = feeder_on("/scene", { bb = bb, world = world })
     local function entity(id)
       for _, e in ipairs(json.decode(scenes[#scenes]).entities) do if e.id == id then return e end end
     end
-    local function tick() t = t + 1.1 feeder:tick() end
     tick()
     local c = entity("targets").cylinders
     assert.are.same({ 1, 2, 3, 4 }, { c[1].pose.position.x, c[1].pose.position.y, c[2].pose.position.x, c[2].pose.position.y })
@@ -631,16 +625,8 @@ describe("the robot's scene (robot_channels)", function()
   end)
 
   it("draws the driven trail within RC.TRAIL_TOLERANCE of every point, the newest last", function()
-    local RC = require "robot_channels"
-    local ch = Channels.new()
-    local trails = {}
-    ch:add_sink { advertise = function() end, close = function() return true end,
-                  publish = function(_, topic, _, data) if topic == "/trail" then trails[#trails + 1] = data end end }
-    local t = 0
-    local robot = { cameras = {} }
-    function robot.pose() return 0, 0, 0 end
     local bb = { detections = {}, targets = {}, launches = {}, trail = {} }
-    local feeder = RC.new(ch, { robot = robot, now = function() return t end, bb = bb })
+    local trails, tick = feeder_on("/trail", { bb = bb })
     local function drawn()
       local out = {}
       for i, p in ipairs(json.decode(trails[#trails]).poses) do out[i] = { p.position.x, p.position.y } end
@@ -665,8 +651,7 @@ describe("the robot's scene (robot_channels)", function()
         bb.trail[n] = { x = x + 0.002 * math.sin(n), y = y }
       end
       heading = heading + math.pi / 2
-      t = t + 1.1
-      feeder:tick()
+      tick()
       local line = drawn()
       assert.is_true(math.abs(bb.trail[n].x - line[#line][1]) <= 0.0005)
       assert.is_true(math.abs(bb.trail[n].y - line[#line][2]) <= 0.0005)
@@ -679,8 +664,7 @@ describe("the robot's scene (robot_channels)", function()
     end
     -- a new trail (a reload): drawn from its start
     bb.trail = { { x = 5, y = 6 } }
-    t = t + 1.1
-    feeder:tick()
+    tick()
     assert.are.same({ { 5, 6 } }, drawn())
     local ok, err = pcall(tycho.viz.pose_list, -1)
     assert.is_false(ok)
