@@ -208,7 +208,8 @@ local ENCODE = {
   join = function(_, ...)
     local parts = { ... }
     for i, p in ipairs(parts) do
-      if type(p) == "table" then parts[i] = table.concat(p, ",") end
+      if type(p) == "table" then parts[i] = table.concat(p, ",")
+      elseif type(p) == "userdata" then parts[i] = p:text() end -- a tycho.viz.text_window
     end
     return table.concat(parts)
   end,
@@ -228,7 +229,8 @@ end
 --- Publishes the message an encoder makes from these inputs (kind "grid",
 -- "scan", "image", "poses" or "format", the arguments of tycho.viz's
 -- function of that name without the time; or "join", the message's
--- strings in order, a list of strings standing for them joined with ","). A recording copies the inputs
+-- strings in order, a list of strings or a tycho.viz.text_window standing
+-- for them joined with ","). A recording copies the inputs
 -- and encodes them on its writer's thread; other sinks get the text,
 -- encoded here once. A grid goes to each sink only when it changed since
 -- the last one that sink got. True when some sink took the message.

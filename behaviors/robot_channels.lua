@@ -176,29 +176,24 @@ local function launch_arrow(l)
 end
 
 -- The newest detections' spheres (RC.MAX_DETECTIONS of them), oldest
--- first: a list kept from scene to scene, the detections that came since
--- encoded and appended, the list moved down over the oldest once per scene.
--- (A table.remove per detection shifted it 200 times; a list or a string
+-- first, joined in a text window kept from scene to scene
+-- (tycho.viz.text_window): the detections that came since are encoded and
+-- added, the oldest drop out, and the recording copies the window as one
+-- piece. (A table.remove per detection shifted a list 200 times; a string
 -- of it made again at every scene allocated enough to keep the collector
--- busy.)
+-- busy; a list of 200 strings was gathered one by one at every scene.)
 local function sphere_window(self, dets)
   local w = self.spheres
   if not w or w.of ~= dets or w.n > #dets then
-    w = { of = dets, n = 0, list = {} }
+    w = { of = dets, n = 0, window = tycho.viz.text_window(RC.MAX_DETECTIONS) }
     self.spheres = w
   end
-  local list, max = w.list, RC.MAX_DETECTIONS
-  local count = #list
-  for k = math.max(w.n + 1, #dets - max + 1), #dets do
-    count = count + 1
-    list[count] = detection_sphere(dets[k])
+  local window = w.window
+  for k = math.max(w.n + 1, #dets - RC.MAX_DETECTIONS + 1), #dets do
+    window:add(detection_sphere(dets[k]))
   end
   w.n = #dets
-  if count > max then
-    table.move(list, count - max + 1, count, 1)
-    for i = count, max + 1, -1 do list[i] = nil end
-  end
-  return list
+  return window
 end
 
 -- The primitives of a list of objects that never change (sources, ramps,

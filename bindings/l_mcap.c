@@ -635,18 +635,20 @@ tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)
 }
 
 /* writer:join(channel, t, ...): the message is the strings given, in order,
- * a table among them standing for its strings joined with ","; copied
- * straight into the queue (no Lua string of the whole message is made: a
- * scene of 200 detections was 34 KB built three times over a tick). */
+ * a table among them standing for its strings joined with ",", a text
+ * window (tycho.viz.text_window) for its text; copied straight into the
+ * queue (no Lua string of the whole message is made: a scene of 200
+ * detections was 34 KB built three times over a tick). */
 static size_t join_arg(lua_State *L, int a, tycho_mcap_staged *out)
 {
     size_t len, total = 0;
-    if (lua_type(L, a) == LUA_TSTRING) {
-        const char *p = lua_tolstring(L, a, &len);
-        if (out) tycho_mcap_stage(out, p, len);
+    const char *joined = lua_type(L, a) == LUA_TSTRING ? lua_tolstring(L, a, &len)
+                                                       : tycho_l_test_text_window(L, a, &len);
+    if (joined) {
+        if (out) tycho_mcap_stage(out, joined, len);
         return len;
     }
-    luaL_argcheck(L, lua_istable(L, a), a, "string or list of strings expected");
+    luaL_argcheck(L, lua_istable(L, a), a, "string, list of strings or text window expected");
     size_t n = lua_rawlen(L, a);
     for (size_t k = 1; k <= n; k++) {
         lua_rawgeti(L, a, (lua_Integer)k); /* LuaJIT's returns nothing */
@@ -778,7 +780,8 @@ function mcap_writer:poses(channel_id, t, points, frame_id, max) end
 ---@return true|nil ok, string? err
 function mcap_writer:format(channel_id, t, template, ...) end
 ---The message made of the strings given in order, a list of strings standing for them
----joined with "," (copied once, no Lua string of the whole message is made).
+---joined with ",", a text window (tycho.viz.text_window) for its text (copied once, no
+---Lua string of the whole message is made).
 ---@return true|nil ok, string? err
 function mcap_writer:join(channel_id, t, ...) end
 ---How many times a write waited for the writer's thread (threaded: a disk slower than the robot).

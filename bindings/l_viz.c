@@ -10,6 +10,8 @@
  *   tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame of {x=, y= [, yaw=]}
  *                                               points or a pose list (at most max, evenly
  *                                               picked, the last kept)
+ *   tycho.viz.text_window(max)               -> the newest texts joined with "," in C
+ *                                               (w:add(s), w:text(), #w)
  *   tycho.viz.pose_list([tolerance])         -> poses kept in C (list:add(x, y [, yaw])),
  *                                               thinned within tolerance metres as they come
  *   tycho.viz.template(text), tycho.viz.format(template, t, ...) -> a message template
@@ -31,6 +33,7 @@
 #include "ltycho.h"
 #include "tycho/base64.h"
 #include "tycho/scan.h"
+#include "tycho/text_window.h"
 #include "tycho/trail.h"
 #include "tycho/viz_json.h"
 
@@ -164,6 +167,61 @@ static int pose_list_free(lua_State *L)
 {
     tycho_trail_free(luaL_checkudata(L, 1, POSE_LIST_MT));
     return 0;
+}
+
+/* A text window (tycho.viz.text_window): the newest texts of a stream
+ * kept joined with "," in C (tycho/text_window.h), for a list sent whole
+ * again and again that gains a few texts each time (a scene's detection
+ * spheres): a recording's writer:join copies it as one piece, where a Lua
+ * list of 200 strings was gathered string by string twice over. */
+#define TEXT_WINDOW_MT "tycho.viz_text_window"
+
+static int l_text_window(lua_State *L)
+{
+    lua_Integer max = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, max >= 1 && max <= 1000000, 1, "max: 1 to 1000000 texts expected");
+    tycho_text_window *w = tycho_newuserdata(L, sizeof *w);
+    tycho_text_window_init(w, (size_t)max);
+    luaL_getmetatable(L, TEXT_WINDOW_MT);
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+static int text_window_add(lua_State *L)
+{
+    tycho_text_window *w = luaL_checkudata(L, 1, TEXT_WINDOW_MT);
+    size_t n;
+    const char *s = luaL_checklstring(L, 2, &n);
+    tycho_err err = {0};
+    if (tycho_text_window_add(w, s, n, &err) != TYCHO_OK) return luaL_error(L, "%s", err.msg);
+    return 0;
+}
+
+static int text_window_text(lua_State *L)
+{
+    size_t n;
+    const char *s = tycho_text_window_text(luaL_checkudata(L, 1, TEXT_WINDOW_MT), &n);
+    lua_pushlstring(L, s, n);
+    return 1;
+}
+
+static int text_window_len(lua_State *L)
+{
+    tycho_text_window *w = luaL_checkudata(L, 1, TEXT_WINDOW_MT);
+    lua_pushinteger(L, (lua_Integer)w->count);
+    return 1;
+}
+
+static int text_window_free(lua_State *L)
+{
+    tycho_text_window_free(luaL_checkudata(L, 1, TEXT_WINDOW_MT));
+    return 0;
+}
+
+const char *tycho_l_test_text_window(lua_State *L, int idx, size_t *len)
+{
+    tycho_text_window *w = luaL_testudata(L, idx, TEXT_WINDOW_MT);
+    return w ? tycho_text_window_text(w, len) : NULL;
 }
 
 size_t tycho_l_poses_count(lua_State *L, int idx, lua_Integer max)
@@ -626,6 +684,19 @@ function tycho.viz.pose_list(tolerance) end
 local viz_pose_list = {}
 ---Appends a pose (finite numbers; yaw 0 when left out).
 function viz_pose_list:add(x, y, yaw) end
+---The newest texts of a stream (at most max) kept joined with "," in C (add(s), text(),
+---#window), for a list sent whole again and again that gains a few texts each time: a
+---recording's writer:join copies it as one piece. Adding past max drops the oldest.
+---@param max integer
+---@return tycho.viz_text_window
+function tycho.viz.text_window(max) end
+---@class tycho.viz_text_window
+local viz_text_window = {}
+---Appends a text (the oldest goes when there are max).
+function viz_text_window:add(s) end
+---The texts joined with ",", oldest first ("" when empty).
+---@return string
+function viz_text_window:text() end
 ---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
 ---@return string
 function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
@@ -740,13 +811,21 @@ static int l_format(lua_State *L)
 }
 
 static const luaL_Reg viz_functions[] = {
-    {"json", l_json},           {"poses", l_poses},
-    {"digest", l_digest},       {"grid", l_grid},
-    {"scan", l_scan},           {"image", l_image},
-    {"base64", l_base64},       {"points", l_points},
-    {"pack", l_pack},           {"unpack", l_unpack},
-    {"template", l_template},   {"format", l_format},
-    {"pose_list", l_pose_list}, {NULL, NULL},
+    {"json", l_json},
+    {"poses", l_poses},
+    {"digest", l_digest},
+    {"grid", l_grid},
+    {"scan", l_scan},
+    {"image", l_image},
+    {"base64", l_base64},
+    {"points", l_points},
+    {"pack", l_pack},
+    {"unpack", l_unpack},
+    {"template", l_template},
+    {"format", l_format},
+    {"pose_list", l_pose_list},
+    {"text_window", l_text_window},
+    {NULL, NULL},
 };
 
 void tycho_l_open_viz(lua_State *L, int module, int methods)
@@ -761,6 +840,13 @@ void tycho_l_open_viz(lua_State *L, int module, int methods)
     static const tycho_l_class pose_list_class = {
         POSE_LIST_MT, pose_list_methods, NULL, pose_list_free, NULL, pose_list_meta};
     tycho_l_newclass(L, &pose_list_class);
+    lua_pop(L, 1);
+    static const luaL_Reg text_window_methods[] = {
+        {"add", text_window_add}, {"text", text_window_text}, {NULL, NULL}};
+    static const luaL_Reg text_window_meta[] = {{"__len", text_window_len}, {NULL, NULL}};
+    static const tycho_l_class text_window_class = {
+        TEXT_WINDOW_MT, text_window_methods, NULL, text_window_free, NULL, text_window_meta};
+    tycho_l_newclass(L, &text_window_class);
     lua_pop(L, 1);
     tycho_l_newclass(L, &template_class);
     lua_pop(L, 1);

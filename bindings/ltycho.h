@@ -240,6 +240,9 @@ const char *tycho_l_check_frame_id(lua_State *L, int idx);
  * thinned to at most max (0: all) keeps; then their x, y, yaw triples. */
 size_t tycho_l_poses_count(lua_State *L, int idx, lua_Integer max);
 void tycho_l_read_poses(lua_State *L, int idx, lua_Integer max, double *xyyaw);
+/* The joined text of the text window (tycho.viz.text_window) at idx and its
+ * length, or NULL when idx is not one. */
+const char *tycho_l_test_text_window(lua_State *L, int idx, size_t *len);
 /* The n numbers of the table at idx (raises naming the first that is not). */
 void tycho_l_read_numbers(lua_State *L, int idx, size_t n, const char *what, double *v);
 typedef struct {

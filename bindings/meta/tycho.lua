@@ -352,7 +352,8 @@ function mcap_writer:poses(channel_id, t, points, frame_id, max) end
 ---@return true|nil ok, string? err
 function mcap_writer:format(channel_id, t, template, ...) end
 ---The message made of the strings given in order, a list of strings standing for them
----joined with "," (copied once, no Lua string of the whole message is made).
+---joined with ",", a text window (tycho.viz.text_window) for its text (copied once, no
+---Lua string of the whole message is made).
 ---@return true|nil ok, string? err
 function mcap_writer:join(channel_id, t, ...) end
 ---How many times a write waited for the writer's thread (threaded: a disk slower than the robot).
@@ -1060,6 +1061,19 @@ function tycho.viz.pose_list(tolerance) end
 local viz_pose_list = {}
 ---Appends a pose (finite numbers; yaw 0 when left out).
 function viz_pose_list:add(x, y, yaw) end
+---The newest texts of a stream (at most max) kept joined with "," in C (add(s), text(),
+---#window), for a list sent whole again and again that gains a few texts each time: a
+---recording's writer:join copies it as one piece. Adding past max drops the oldest.
+---@param max integer
+---@return tycho.viz_text_window
+function tycho.viz.text_window(max) end
+---@class tycho.viz_text_window
+local viz_text_window = {}
+---Appends a text (the oldest goes when there are max).
+function viz_text_window:add(s) end
+---The texts joined with ",", oldest first ("" when empty).
+---@return string
+function viz_text_window:text() end
 ---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
 ---@return string
 function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end

@@ -81,6 +81,7 @@ local factories = {
   end,
   ["tycho.viz_template"] = function() return tycho.viz.template('{"v":%.6g}') end,
   ["tycho.viz_pose_list"] = function() return tycho.viz.pose_list() end,
+  ["tycho.viz_text_window"] = function() return tycho.viz.text_window(3) end,
   ["tycho.odom_history"] = function() return tycho.odom_history() end,
   ["tycho.ws.server"] = function() return assert(tycho.ws.listen("127.0.0.1", 0)) end,
   ["tycho.ws.conn"] = function()

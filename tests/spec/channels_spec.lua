@@ -512,6 +512,47 @@ describe("messages encoded on the recording's thread", function()
   end)
 end)
 
+describe("text windows (tycho.viz.text_window)", function()
+  it("keep the newest texts joined, sent whole by a recording and a viewer alike", function()
+    local w = tycho.viz.text_window(3)
+    assert.are.equal("", w:text())
+    assert.are.equal(0, #w)
+    local added = {}
+    for i = 1, 8 do
+      -- texts with commas of their own, and an empty one
+      local text = i == 5 and "" or ('{"i":%d,"s":"%s"}'):format(i, ("x"):rep(i * 40))
+      w:add(text)
+      added[#added + 1] = text
+      local from = math.max(1, #added - 2)
+      assert.are.equal(table.concat(added, ",", from), w:text(), "after " .. i)
+      assert.are.equal(#added - from + 1, #w)
+    end
+    -- as an argument of join: the recording copies its text, a viewer gets the same
+    local path = tmpname(".mcap")
+    local ch = Channels.new()
+    local texts = {}
+    ch:add_sink { advertise = function() end, close = function() return true end,
+                  publish = function(_, _, _, data) texts[#texts + 1] = data end }
+    ch:add_sink(assert(Channels.mcap_sink(path)))
+    assert.is_true(ch:emit("/scene", 1, "join", "[", w, "]"))
+    assert.is_true(ch:emit("/scene", 2, "join", "[", tycho.viz.text_window(5), "]"))
+    assert.is_true(ch:close())
+    local got = read_all(path)
+    assert.are.same({ "/scene", 1, "[" .. table.concat(added, ",", 6) .. "]" }, got[1])
+    assert.are.same({ "/scene", 2, "[]" }, got[2])
+    assert.are.same({ got[1][3], got[2][3] }, texts)
+    os.remove(path)
+    -- bad arguments name themselves
+    assert.has_error(function() tycho.viz.text_window(0) end,
+      "bad argument #1 to 'text_window' (max: 1 to 1000000 texts expected)")
+    assert.has_error(function() w:add({}) end)
+    local wr = assert(tycho.mcap.open(tmpname(".mcap"), { threaded = true }))
+    assert.has_error(function() wr:join(wr:channel("/x", 0, "json"), 1, "{", tycho.viz.pose_list(), "}") end,
+      "bad argument #4 to 'join' (string, list of strings or text window expected)")
+    wr:close()
+  end)
+end)
+
 describe("emitters (Channels:emitter)", function()
   it("send what emit sends: straight to a lone recording, through emit beside a viewer", function()
     local IMU = tycho.viz.template('{"timestamp":%T,"pitch":%.6g}')
