@@ -29,12 +29,14 @@
 
 #define MCAP_WRITER_MT "tycho.mcap_writer"
 
-/* the last grid written on a channel, to write a grid only when it changed */
+/* the last grid written on a channel, to write a grid only when it
+ * changed: its size, place and a hash of its cells (cells_hash) */
 typedef struct {
     int width, height;
     double resolution;
     tycho_pose2 origin;
-    uint8_t *cells;
+    uint64_t hash;
+    int written; /* 0: nothing written yet on this channel */
 } last_grid;
 
 /* a template's text, the writer's own copy */
@@ -62,7 +64,6 @@ typedef struct tycho_l_writer {
  * (its thread has encoded every message). */
 static void free_kept(lwriter *b)
 {
-    for (size_t i = 0; i < b->ngrids; i++) free(b->grids[i].cells);
     free(b->grids);
     b->grids = NULL;
     b->ngrids = 0;
@@ -263,15 +264,14 @@ static int encode_grid(const void *p, size_t len, tycho_text *out)
     return 1;
 }
 
-/* The box round a grid's known cells as a grid of its own: its cells
- * copied row by row into out (NULL: only the size), its origin the box's
- * corner in the world. The encoder finds the same box in it (all of it)
- * and places it where it places the box of the whole grid, so the message
- * is the one the whole grid gives; a mission's map is mostly unknown
- * margin, and only the box is copied and compared. */
-static void known_part(const tycho_grid *g, const int box[4], uint8_t *out, grid_msg *m)
+/* The box round a grid's known cells as a grid of its own (its cells are
+ * copy_hashed's): its size, and its origin the box's corner in the world.
+ * The encoder finds the same box in it (all of it) and places it where it
+ * places the box of the whole grid, so the message is the one the whole
+ * grid gives; a mission's map is mostly unknown margin, and only the box
+ * is copied and hashed. */
+static void box_head(const tycho_grid *g, const int box[4], grid_msg *m)
 {
-    int w = tycho_grid_width(g);
     int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
     double res = tycho_grid_resolution(g);
     tycho_pose2 o = tycho_grid_origin(g);
@@ -280,10 +280,6 @@ static void known_part(const tycho_grid *g, const int box[4], uint8_t *out, grid
     m->height = bh;
     m->resolution = res;
     m->origin = (tycho_pose2){o.x + c * dx - s * dy, o.y + s * dx + c * dy, o.yaw};
-    if (!out) return;
-    const uint8_t *cells = tycho_grid_cells_const(g);
-    for (int y = 0; y < bh; y++)
-        memcpy(out + (size_t)y * bw, cells + (size_t)(box[1] + y) * w + box[0], (size_t)bw);
 }
 
 /* The last grid written on a channel, or NULL (out of memory: every grid
@@ -300,42 +296,40 @@ static last_grid *last_of(lwriter *b, uint16_t channel)
     return &b->grids[channel - 1];
 }
 
-/* true when the grid's box (size and place in m) has the cells, size and
- * place last written on this channel, read where they are in the grid */
-static int grid_unchanged(const last_grid *last, const grid_msg *m, const tycho_grid *g,
-                          const int box[4])
-{
-    if (!last || !last->cells || last->width != m->width || last->height != m->height ||
-        last->resolution != m->resolution || last->origin.x != m->origin.x ||
-        last->origin.y != m->origin.y || last->origin.yaw != m->origin.yaw)
-        return 0;
-    int w = tycho_grid_width(g);
-    const uint8_t *cells = tycho_grid_cells_const(g);
-    for (int y = 0; y < m->height; y++)
-        if (memcmp(last->cells + (size_t)y * m->width, cells + (size_t)(box[1] + y) * w + box[0],
-                   (size_t)m->width) != 0)
-            return 0;
-    return 1;
-}
+/* One step of the cells' hash: h -> (h ^ word) * odd constant is one to
+ * one for a given word, so two boxes of the same size that differ in one
+ * word (a cell or eight) never hash the same; boxes that differ in more
+ * hash the same with a chance of about 2^-64. */
+static uint64_t hash_step(uint64_t h, uint64_t word) { return (h ^ word) * 0x9E3779B97F4A7C15u; }
 
-/* Remembers the grid's box as the last written on its channel; false when
- * there was no memory for it. */
-static int remember_grid(last_grid *last, const grid_msg *m, const tycho_grid *g, const int box[4])
+/* The grid's box copied into out row by row (past the caches:
+ * tycho_mcap_stage) and hashed on the way: the cells are read once. The
+ * hash covers the rows in order, each with its length, so a box of other
+ * rows or another width hashes otherwise. */
+static uint64_t copy_hashed(const tycho_grid *g, const int box[4], uint8_t *out)
 {
-    size_t n = (size_t)m->width * (size_t)m->height;
-    if (!last) return 0;
-    if (!last->cells || (size_t)last->width * (size_t)last->height < n) {
-        free(last->cells);
-        last->cells = malloc(n);
-        if (!last->cells) {
-            *last = (last_grid){0};
-            return 0;
+    int w = tycho_grid_width(g);
+    int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
+    const uint8_t *cells = tycho_grid_cells_const(g);
+    tycho_mcap_staged st;
+    st.dst = out;
+    st.n = 0;
+    uint64_t h = hash_step(0, (uint64_t)bw << 32 | (uint32_t)bh);
+    for (int y = 0; y < bh; y++) {
+        const uint8_t *row = cells + (size_t)(box[1] + y) * w + box[0];
+        int x = 0;
+        for (; x + 8 <= bw; x += 8) {
+            uint64_t word;
+            memcpy(&word, row + x, 8);
+            h = hash_step(h, word);
         }
+        uint64_t tail = (uint64_t)(bw - x) << 56; /* the tail's length, then its bytes */
+        for (int k = 0; x + k < bw; k++) tail |= (uint64_t)row[x + k] << (8 * k);
+        h = hash_step(h, tail);
+        tycho_mcap_stage(&st, row, (size_t)bw);
     }
-    grid_msg box_only;
-    known_part(g, box, last->cells, &box_only);
-    *last = (last_grid){m->width, m->height, m->resolution, m->origin, last->cells};
-    return 1;
+    tycho_mcap_stage_flush(&st);
+    return h ^ (h >> 29);
 }
 
 static int l_grid(lua_State *L)
@@ -349,22 +343,29 @@ static int l_grid(lua_State *L)
     int box[4] = {0, 0, 0, 0}; /* nothing known: the cell (0, 0), as the encoder does */
     tycho_grid_known_box(g, box);
     grid_msg head;
-    known_part(g, box, NULL, &head);
-    last_grid *last = last_of(b, channel);
-    if (grid_unchanged(last, &head, g, box)) {
-        lua_pushboolean(L, 0); /* nothing written */
-        return 1;
-    }
+    box_head(g, box, &head);
     size_t n = (size_t)head.width * (size_t)head.height;
     tycho_err rerr = {0};
     grid_msg *m = reserve(b, sizeof *m + n, &rerr);
     if (!m) return reserve_failed(L, &rerr);
+    /* copied before it is known to have changed: a grid that has not is
+     * left uncommitted (the queue reuses the room), and the cells are read
+     * once, not compared with a copy kept and then copied again */
+    uint64_t hash = copy_hashed(g, box, (uint8_t *)(m + 1));
+    last_grid *last = last_of(b, channel);
+    if (last && last->written && last->hash == hash && last->width == head.width &&
+        last->height == head.height && last->resolution == head.resolution &&
+        last->origin.x == head.origin.x && last->origin.y == head.origin.y &&
+        last->origin.yaw == head.origin.yaw) {
+        lua_pushboolean(L, 0); /* nothing written */
+        return 1;
+    }
     *m = head;
     set_head(&m->h, t, frame);
-    /* the cells go to the queue from the copy kept to compare the next grid with */
-    if (remember_grid(last, &head, g, box)) tycho_mcap_copy(m + 1, last->cells, n);
-    else known_part(g, box, (uint8_t *)(m + 1), m);
-    return commit(L, b, channel, ns, encode_grid, sizeof *m + n);
+    tycho_status st = tycho_mcap_commit(b->w, channel, ns, encode_grid, sizeof *m + n, &rerr);
+    if (st == TYCHO_OK && last)
+        *last = (last_grid){head.width, head.height, head.resolution, head.origin, hash, 1};
+    return write_result(L, st, &rerr);
 }
 
 typedef struct {

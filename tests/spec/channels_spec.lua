@@ -398,6 +398,45 @@ describe("messages encoded on the recording's thread", function()
     assert.matches('"c":null', tycho.viz.format(tmpl, 0, 0 / 0, 1, 1 / 0, {}), 1, true)
   end)
 
+  it("write a grid again when one cell of its known box changed, wherever it is, and only then", function()
+    -- the writer keeps a hash of the box, not its cells: one cell changed in
+    -- any row or column (a row's 8-byte words and its tail), a cell
+    -- changed and changed back, the box moved or grown
+    local path = tmpname(".mcap")
+    local w = assert(tycho.mcap.open(path, { threaded = true }))
+    local id = w:channel("/map", 0, "json")
+    local g = tycho.grid.new { width = 37, height = 23, resolution = 0.1, fill = 255 }
+    for x = 3, 33 do for y = 2, 20 do g:set(x, y, (x * 7 + y * 3) % 100) end end
+    local t, want = 0, {}
+    local function write(expect)
+      t = t + 1
+      assert.are.equal(expect, w:grid(id, t, g, "map"), "at " .. t)
+      if expect then want[#want + 1] = tycho.viz.grid(g, t, "map") end
+    end
+    write(true)
+    write(false)
+    for x = 3, 33, 5 do
+      for y = 2, 20, 3 do
+        local was = g:get(x, y)
+        g:set(x, y, (was + 1) % 100)
+        write(true)
+        write(false)
+        g:set(x, y, was) -- back as it was: changed again
+        write(true)
+      end
+    end
+    g:set(0, 0, 50) -- the box grows to the corner
+    write(true)
+    g:set(0, 0, 255) -- and back: the same cells as the last but one, a smaller box
+    write(true)
+    write(false)
+    assert(w:close())
+    local got = read_all(path)
+    assert.are.equal(#want, #got)
+    for i, m in ipairs(got) do assert.are.equal(want[i], m[3], "message " .. i) end
+    os.remove(path)
+  end)
+
   it("keep each template's text for its queued messages: collected templates, and more than it keeps", function()
     -- the writer keeps the texts of the templates it wrote with (the
     -- messages point at them); templates made and dropped as a script goes,
