@@ -42,6 +42,15 @@ typedef struct block {
  * per block when every block woke it. */
 enum { BLOCK_BYTES = 256 << 10, FREE_BLOCKS_KEPT = 8, WAKE_BYTES = 4 * BLOCK_BYTES };
 
+/* Small jobs (STAGED_JOB_MAX bytes or less, heads included: a frame, an
+ * IMU sample, a raw odometry sample, 35,000 of them a mission) gather in
+ * a stage of the caller's own, in its caches, and go into the open block
+ * a stage at a time past them (tycho_mcap_copy). Written straight into a
+ * block, each new cache line of it was first fetched from the writer's
+ * core, which had last read it. Larger copies (tycho_mcap_copy) go past
+ * the caches already. */
+enum { STAGE_BYTES = 4096, STAGED_JOB_MAX = 256 };
+
 static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 struct mcap_queue {
@@ -62,6 +71,11 @@ struct mcap_queue {
     tycho_status (*last)(void *ctx, int failed, tycho_err *err);
     void *last_ctx;
     block *open; /* the caller's block, not yet handed over (the caller's alone) */
+    /* the caller's alone: staged bytes are the open block's next ones
+     * (there is room for them in it); in_stage: the last reservation is */
+    size_t staged;
+    int in_stage;
+    _Alignas(16) uint8_t stage[STAGE_BYTES];
 };
 
 static void free_blocks(block *b)
@@ -203,9 +217,20 @@ static tycho_status failure(const mcap_queue *q, tycho_err *err)
     return q->error.code ? q->error.code : TYCHO_EIO;
 }
 
+/* The staged jobs into the open block. */
+static void flush_stage(mcap_queue *q)
+{
+    if (!q->staged) return;
+    block *b = q->open;
+    tycho_mcap_copy(b->data + b->len, q->stage, q->staged);
+    b->len += q->staged;
+    q->staged = 0;
+}
+
 /* Hands the caller's block to the thread, waiting while the queue is full. */
 static tycho_status hand_over(mcap_queue *q, tycho_err *err)
 {
+    flush_stage(q);
     block *b = q->open;
     if (b && b->len == 0) return TYCHO_OK;
     q->open = NULL;
@@ -270,7 +295,12 @@ static block *open_block(mcap_queue *q, size_t need)
 
 void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
 {
-    block *b = open_block(q, sizeof(job_head) + aligned8(len));
+    size_t need = sizeof(job_head) + aligned8(len);
+    int small = need <= STAGED_JOB_MAX;
+    if (!small || q->staged + need > STAGE_BYTES) flush_stage(q);
+    q->in_stage = 0;
+    /* room for the staged jobs too (a block handed over takes them along) */
+    block *b = open_block(q, q->staged + need);
     if (!b) {
         pthread_mutex_lock(&q->mu);
         int failed = q->failed;
@@ -279,6 +309,8 @@ void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
         else tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory queueing a message");
         return NULL;
     }
+    q->in_stage = small;
+    if (small) return q->stage + q->staged + sizeof(job_head);
     return b->data + b->len + sizeof(job_head);
 }
 
@@ -286,12 +318,20 @@ tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
                                tycho_mcap_encode_fn encode, size_t len, tycho_err *err)
 {
     block *b = q->open;
-    if (!b || b->len + sizeof(job_head) + aligned8(len) > b->cap)
+    size_t need = sizeof(job_head) + aligned8(len);
+    int in_stage = q->in_stage;
+    q->in_stage = 0;
+    if (!b || b->len + q->staged + need > b->cap ||
+        (in_stage && (need > STAGED_JOB_MAX || q->staged + need > STAGE_BYTES)))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: commit without a reservation");
-    job_head *j = (job_head *)(b->data + b->len);
-    *j = (job_head){encode, time, len, channel};
-    b->len += sizeof *j + aligned8(len);
-    if (b->len >= BLOCK_BYTES) return hand_over(q, err);
+    if (in_stage) {
+        *(job_head *)(q->stage + q->staged) = (job_head){encode, time, len, channel};
+        q->staged += need;
+    } else {
+        *(job_head *)(b->data + b->len) = (job_head){encode, time, len, channel};
+        b->len += need;
+    }
+    if (b->len + q->staged >= BLOCK_BYTES) return hand_over(q, err);
     return TYCHO_OK;
 }
 

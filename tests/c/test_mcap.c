@@ -223,8 +223,11 @@ static int encode_k(const void *payload, size_t len, tycho_text *out)
     return 1;
 }
 
-/* Writes messages plain, encoded and reserved in place; schemas and a
- * channel added half way. Returns the file's bytes (malloc'd) or NULL. */
+/* Writes messages plain, encoded and reserved in place, small ones (the
+ * queue stages them) among larger ones (copied into its blocks straight)
+ * and one larger than a block, a reservation given up now and then;
+ * schemas and a channel added half way. Returns the file's bytes
+ * (malloc'd) or NULL. */
 static unsigned char *write_mixed(const char *path, int threaded, size_t queue_limit, long *size,
                                   uint64_t *waits)
 {
@@ -238,8 +241,15 @@ static unsigned char *write_mixed(const char *path, int threaded, size_t queue_l
     if (!CHECKED(w != NULL, err.msg)) return NULL;
     CHECK(tycho_mcap_add_schema(w, "test.K", "jsonschema", "{}", 2, &err) == 1);
     CHECK(tycho_mcap_add_channel(w, 1, "/a", "json", &err) == 1);
+    static char big[600000]; /* larger than a queue block */
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (char)('a' + i % 26);
     for (int k = 0; k < 20000; k++) {
         uint64_t t = 1000 + 10 * (uint64_t)k;
+        if (k % 97 == 5) { /* a larger message between small ones: 200 B to 3.2 KB */
+            size_t n = k == 5005 ? sizeof big : 200 + (size_t)(k * 37) % 3000;
+            CHECKED(tycho_mcap_write(w, 1, t - 1, t - 1, big, n, &err) == TYCHO_OK, err.msg);
+        }
+        if (k % 101 == 7) CHECK(tycho_mcap_reserve(w, (size_t)(k % 300), &err) != NULL);
         if (k == 10000) CHECK(tycho_mcap_add_channel(w, 1, "/late", "json", &err) == 2);
         uint16_t ch = k >= 10000 && k % 2 ? 2 : 1;
         tycho_status st;
@@ -300,7 +310,7 @@ static void threaded_same_file(void)
                 err.msg);
         /* every k % 7 == 0 encoded one (k % 3 != 0) is left out */
         int expect = 0;
-        for (int k = 0; k < 20000; k++) expect += !(k % 3 != 0 && k % 7 == 0);
+        for (int k = 0; k < 20000; k++) expect += !(k % 3 != 0 && k % 7 == 0) + (k % 97 == 5);
         CHECK_MSG(info.messages == (uint64_t)expect, "%llu of %d",
                   (unsigned long long)info.messages, expect);
         CHECK(info.nchannels == 2);
