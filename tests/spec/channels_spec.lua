@@ -405,8 +405,9 @@ describe("messages encoded on the recording's thread", function()
     local path = tmpname(".mcap")
     local w = assert(tycho.mcap.open(path, { threaded = true }))
     local id = w:channel("/map", 0, "json")
-    local g = tycho.grid.new { width = 37, height = 23, resolution = 0.1, fill = 255 }
-    for x = 3, 33 do for y = 2, 20 do g:set(x, y, (x * 7 + y * 3) % 100) end end
+    -- a box 75 cells wide: two runs of 32, a word, a tail of 3
+    local g = tycho.grid.new { width = 80, height = 23, resolution = 0.1, fill = 255 }
+    for x = 3, 77 do for y = 2, 20 do g:set(x, y, (x * 7 + y * 3) % 100) end end
     local t, want = 0, {}
     local function write(expect)
       t = t + 1
@@ -415,8 +416,8 @@ describe("messages encoded on the recording's thread", function()
     end
     write(true)
     write(false)
-    for x = 3, 33, 5 do
-      for y = 2, 20, 3 do
+    for x = 3, 77, 4 do
+      for y = 2, 20, 6 do
         local was = g:get(x, y)
         g:set(x, y, (was + 1) % 100)
         write(true)
