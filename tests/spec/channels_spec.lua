@@ -400,24 +400,30 @@ describe("messages encoded on the recording's thread", function()
 
   it("write a grid again when one cell of its known box changed, wherever it is, and only then", function()
     -- the writer keeps a hash of the box, not its cells: one cell changed in
-    -- any row or column (a row's 8-byte words and its tail), a cell
-    -- changed and changed back, the box moved or grown
-    local path = tmpname(".mcap")
-    local w = assert(tycho.mcap.open(path, { threaded = true }))
-    local id = w:channel("/map", 0, "json")
-    -- a box 75 cells wide: two runs of 32, a word, a tail of 3
-    local g = tycho.grid.new { width = 80, height = 23, resolution = 0.1, fill = 255 }
-    for x = 3, 77 do for y = 2, 20 do g:set(x, y, (x * 7 + y * 3) % 100) end end
-    local t, want = 0, {}
-    local function write(expect)
-      t = t + 1
-      assert.are.equal(expect, w:grid(id, t, g, "map"), "at " .. t)
-      if expect then want[#want + 1] = tycho.viz.grid(g, t, "map") end
-    end
-    write(true)
-    write(false)
-    for x = 3, 77, 4 do
-      for y = 2, 20, 6 do
+    -- any row or column, a cell changed and changed back, the box moved or
+    -- grown; boxes smaller and larger than the 4 KB the writer gathers at a
+    -- time (its rows split across two), with runs of 64 bytes, words and a tail
+    for _, size in ipairs { { 80, 23 }, { 80, 90 } } do
+      local path = tmpname(".mcap")
+      local w = assert(tycho.mcap.open(path, { threaded = true }))
+      local id = w:channel("/map", 0, "json")
+      local g = tycho.grid.new { width = size[1], height = size[2], resolution = 0.1, fill = 255 }
+      local x1, y1 = size[1] - 3, size[2] - 3 -- a box 75 cells wide
+      for x = 3, x1 do for y = 2, y1 do g:set(x, y, (x * 7 + y * 3) % 100) end end
+      local t, want = 0, {}
+      local function write(expect)
+        t = t + 1
+        assert.are.equal(expect, w:grid(id, t, g, "map"), size[2] .. " rows, at " .. t)
+        if expect then want[#want + 1] = tycho.viz.grid(g, t, "map") end
+      end
+      write(true)
+      write(false)
+      local cells = { { 3, 2 }, { x1, 2 }, { 3, y1 }, { x1, y1 }, { x1 - 1, y1 } } -- the corners, the tail
+      for x = 3, x1, 4 do
+        for y = 2, y1, size[2] > 50 and 5 or 6 do cells[#cells + 1] = { x, y } end
+      end
+      for _, c in ipairs(cells) do
+        local x, y = c[1], c[2]
         local was = g:get(x, y)
         g:set(x, y, (was + 1) % 100)
         write(true)
@@ -425,17 +431,17 @@ describe("messages encoded on the recording's thread", function()
         g:set(x, y, was) -- back as it was: changed again
         write(true)
       end
+      g:set(0, 0, 50) -- the box grows to the corner
+      write(true)
+      g:set(0, 0, 255) -- and back: the same cells as the last but one, a smaller box
+      write(true)
+      write(false)
+      assert(w:close())
+      local got = read_all(path)
+      assert.are.equal(#want, #got)
+      for i, m in ipairs(got) do assert.are.equal(want[i], m[3], "message " .. i) end
+      os.remove(path)
     end
-    g:set(0, 0, 50) -- the box grows to the corner
-    write(true)
-    g:set(0, 0, 255) -- and back: the same cells as the last but one, a smaller box
-    write(true)
-    write(false)
-    assert(w:close())
-    local got = read_all(path)
-    assert.are.equal(#want, #got)
-    for i, m in ipairs(got) do assert.are.equal(want[i], m[3], "message " .. i) end
-    os.remove(path)
   end)
 
   it("keep each template's text for its queued messages: collected templates, and more than it keeps", function()
