@@ -303,7 +303,8 @@ static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
     ci->length = w->pos - ci->offset;
 
     /* one Message Index record per channel, entries in time order */
-    qsort(w->entries, w->nentries, sizeof *w->entries, by_channel_then_order);
+    if (w->nentries) /* a chunk of schemas and channels alone has none (and no array) */
+        qsort(w->entries, w->nentries, sizeof *w->entries, by_channel_then_order);
     uint64_t index_start = w->pos;
     for (size_t i = 0; i < w->nentries;) {
         size_t j = i;
