@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ltycho.h"
+#include "tycho/cells_hash.h"
 #include "tycho/grid.h"
 #include "tycho/mcap.h"
 #include "tycho/scan.h"
@@ -296,73 +297,28 @@ static last_grid *last_of(lwriter *b, uint16_t channel)
     return &b->grids[channel - 1];
 }
 
-/* One step of the cells' hash: h -> (h ^ word) * odd constant is one to
- * one for a given word and for a given h, so two boxes of the same size
- * that differ in one word (a cell or eight) never hash the same; boxes
- * that differ in more hash the same with a chance of about 2^-64. */
-static uint64_t hash_step(uint64_t h, uint64_t word) { return (h ^ word) * 0x9E3779B97F4A7C15u; }
-
-/* The box's cells, row after row, hashed as a run of words dealt to eight
- * chains in turn (a word's chain is its place in the run mod 8), joined at
- * the end: one change of a word changes one chain, so the hash (each join
- * step is one to one in either input). One chain waited for each multiply. */
-typedef struct {
-    uint64_t h[8];
-    size_t words; /* hashed so far */
-} cells_hash;
-
-static void hash_words(cells_hash *ch, const uint8_t *p, size_t n) /* n: a multiple of 8 */
-{
-    size_t i = 0;
-    if (ch->words % 8 == 0)
-        for (; i + 64 <= n; i += 64) {
-            uint64_t word[8];
-            memcpy(word, p + i, sizeof word);
-            for (int k = 0; k < 8; k++) ch->h[k] = hash_step(ch->h[k], word[k]);
-        }
-    ch->words += i / 8;
-    for (; i < n; i += 8, ch->words++) {
-        uint64_t word;
-        memcpy(&word, p + i, 8);
-        ch->h[ch->words % 8] = hash_step(ch->h[ch->words % 8], word);
-    }
-}
+static void hash_piece(void *ctx, const void *p, size_t n) { tycho_cells_hash_add(ctx, p, n); }
 
 /* The grid's box copied into out row by row and hashed on the way, the
  * cells read once: gathered 4 KB at a time in the caller's caches, hashed
- * there and copied past them (tycho_mcap_copy). The hash starts from the
- * box's size, so a box of other rows or another width hashes otherwise. */
+ * there and copied past them. The hash starts from the box's size, so a
+ * box of other rows or another width hashes otherwise. */
 static uint64_t copy_hashed(const tycho_grid *g, const int box[4], uint8_t *out)
 {
-    enum { GATHER = 4096 };
-    _Alignas(64) uint8_t buf[GATHER];
     int w = tycho_grid_width(g);
     int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
     const uint8_t *cells = tycho_grid_cells_const(g);
-    cells_hash ch = {{hash_step(0, (uint64_t)bw << 32 | (uint32_t)bh), 1, 2, 3, 4, 5, 6, 7}, 0};
-    size_t n = 0;
-    for (int y = 0; y < bh; y++) {
-        const uint8_t *row = cells + (size_t)(box[1] + y) * w + box[0];
-        for (size_t left = (size_t)bw; left > 0;) {
-            size_t take = left < GATHER - n ? left : GATHER - n;
-            memcpy(buf + n, row, take);
-            n += take, row += take, left -= take;
-            if (n == GATHER) {
-                hash_words(&ch, buf, GATHER);
-                tycho_mcap_copy(out, buf, GATHER);
-                out += GATHER;
-                n = 0;
-            }
-        }
-    }
-    size_t whole = n & ~(size_t)7;
-    hash_words(&ch, buf, whole);
-    uint64_t tail = (uint64_t)(n - whole) << 56; /* the tail's length, then its bytes */
-    for (size_t k = whole; k < n; k++) tail |= (uint64_t)buf[k] << (8 * (k - whole));
-    uint64_t all = hash_step(ch.h[7], tail);
-    for (int k = 6; k >= 0; k--) all = hash_step(all, ch.h[k]);
-    tycho_mcap_copy(out, buf, n);
-    return all ^ (all >> 29);
+    tycho_cells_hash ch;
+    tycho_cells_hash_init(&ch, (uint64_t)bw << 32 | (uint32_t)bh);
+    tycho_mcap_staged st;
+    st.dst = out;
+    st.n = 0;
+    st.seen = hash_piece;
+    st.ctx = &ch;
+    for (int y = 0; y < bh; y++)
+        tycho_mcap_stage(&st, cells + (size_t)(box[1] + y) * w + box[0], (size_t)bw);
+    tycho_mcap_stage_flush(&st);
+    return tycho_cells_hash_end(&ch);
 }
 
 static int l_grid(lua_State *L)
@@ -715,6 +671,7 @@ static int l_join(lua_State *L)
     tycho_mcap_staged st;
     st.dst = (uint8_t *)p;
     st.n = 0;
+    st.seen = NULL;
     for (int a = 4; a <= top; a++) join_arg(L, a, &st);
     tycho_mcap_stage_flush(&st);
     return commit(L, b, channel, ns, NULL, len);

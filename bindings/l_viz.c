@@ -10,13 +10,11 @@
  *   tycho.viz.poses(points, t, frame_id [, max]) -> foxglove.PosesInFrame of {x=, y= [, yaw=]}
  *                                               points or a pose list (at most max, evenly
  *                                               picked, the last kept)
- *   tycho.viz.text_window(max)               -> the newest texts joined with "," in C
- *                                               (w:add(s), w:text(), #w)
- *   tycho.viz.pose_list([tolerance])         -> poses kept in C (list:add(x, y [, yaw])),
- *                                               thinned within tolerance metres as they come
+ *   tycho.viz.text_window(max), tycho.viz.pose_list([tolerance]): l_viz_lists.c
  *   tycho.viz.template(text), tycho.viz.format(template, t, ...) -> a message template
  *                                               (tycho/viz_json.h) and its text
- *   tycho.viz.digest(grid)                   -> CRC-32 of the grid's size, place and cells
+ *   tycho.viz.digest(grid)                   -> a hash (8 bytes) of what a viewer is shown of
+ *                                               the grid: known box, cells, place, resolution
  *   tycho.viz.base64(s), tycho.viz.pack(values, "f32"|"f64"), tycho.viz.unpack(text, kind)
  *   tycho.viz.json(value)                    -> JSON of a Lua value (tables with keys 1..n are
  *       arrays, an empty table is [], other tables objects with string keys; NaN and
@@ -33,11 +31,8 @@
 #include "ltycho.h"
 #include "tycho/base64.h"
 #include "tycho/scan.h"
-#include "tycho/text_window.h"
 #include "tycho/trail.h"
 #include "tycho/viz_json.h"
-
-#include <zlib.h>
 
 static void check_time(lua_State *L, int idx, double *t)
 {
@@ -124,109 +119,9 @@ static double point_field(lua_State *L, int i, const char *key, int required)
     return v;
 }
 
-/* A pose list (tycho.viz.pose_list): x, y, yaw triples kept in C, for a
- * list that grows (a driven trail) and is sent whole again and again: a
- * message copies it instead of reading a Lua table of tables each time.
- * Given a tolerance, it is thinned as it grows (tycho/trail.h): the trail
- * of a 300 s mission was 800 points sent every second, 200 within 1 cm. */
-#define POSE_LIST_MT "tycho.viz_pose_list"
-typedef tycho_trail pose_list;
-
-static int l_pose_list(lua_State *L)
-{
-    double tolerance = luaL_optnumber(L, 1, 0);
-    luaL_argcheck(L, isfinite(tolerance) && tolerance >= 0, 1,
-                  "tolerance: a finite number >= 0 (metres) expected");
-    pose_list *pl = tycho_newuserdata(L, sizeof *pl);
-    tycho_trail_init(pl, tolerance);
-    luaL_getmetatable(L, POSE_LIST_MT);
-    lua_setmetatable(L, -2);
-    return 1;
-}
-
-static int pose_list_add(lua_State *L)
-{
-    pose_list *pl = luaL_checkudata(L, 1, POSE_LIST_MT);
-    double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3), yaw = luaL_optnumber(L, 4, 0);
-    luaL_argcheck(L, isfinite(x), 2, "finite number expected");
-    luaL_argcheck(L, isfinite(y), 3, "finite number expected");
-    luaL_argcheck(L, isfinite(yaw), 4, "finite number expected");
-    if (tycho_trail_add(pl, x, y, yaw) != TYCHO_OK)
-        return luaL_error(L, "pose_list: out of memory");
-    return 0;
-}
-
-static int pose_list_len(lua_State *L)
-{
-    pose_list *pl = luaL_checkudata(L, 1, POSE_LIST_MT);
-    lua_pushinteger(L, (lua_Integer)pl->n);
-    return 1;
-}
-
-static int pose_list_free(lua_State *L)
-{
-    tycho_trail_free(luaL_checkudata(L, 1, POSE_LIST_MT));
-    return 0;
-}
-
-/* A text window (tycho.viz.text_window): the newest texts of a stream
- * kept joined with "," in C (tycho/text_window.h), for a list sent whole
- * again and again that gains a few texts each time (a scene's detection
- * spheres): a recording's writer:join copies it as one piece, where a Lua
- * list of 200 strings was gathered string by string twice over. */
-#define TEXT_WINDOW_MT "tycho.viz_text_window"
-
-static int l_text_window(lua_State *L)
-{
-    lua_Integer max = luaL_checkinteger(L, 1);
-    luaL_argcheck(L, max >= 1 && max <= 1000000, 1, "max: 1 to 1000000 texts expected");
-    tycho_text_window *w = tycho_newuserdata(L, sizeof *w);
-    tycho_text_window_init(w, (size_t)max);
-    luaL_getmetatable(L, TEXT_WINDOW_MT);
-    lua_setmetatable(L, -2);
-    return 1;
-}
-
-static int text_window_add(lua_State *L)
-{
-    tycho_text_window *w = luaL_checkudata(L, 1, TEXT_WINDOW_MT);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    tycho_err err = {0};
-    if (tycho_text_window_add(w, s, n, &err) != TYCHO_OK) return luaL_error(L, "%s", err.msg);
-    return 0;
-}
-
-static int text_window_text(lua_State *L)
-{
-    size_t n;
-    const char *s = tycho_text_window_text(luaL_checkudata(L, 1, TEXT_WINDOW_MT), &n);
-    lua_pushlstring(L, s, n);
-    return 1;
-}
-
-static int text_window_len(lua_State *L)
-{
-    tycho_text_window *w = luaL_checkudata(L, 1, TEXT_WINDOW_MT);
-    lua_pushinteger(L, (lua_Integer)w->count);
-    return 1;
-}
-
-static int text_window_free(lua_State *L)
-{
-    tycho_text_window_free(luaL_checkudata(L, 1, TEXT_WINDOW_MT));
-    return 0;
-}
-
-const char *tycho_l_test_text_window(lua_State *L, int idx, size_t *len)
-{
-    tycho_text_window *w = luaL_testudata(L, idx, TEXT_WINDOW_MT);
-    return w ? tycho_text_window_text(w, len) : NULL;
-}
-
 size_t tycho_l_poses_count(lua_State *L, int idx, lua_Integer max)
 {
-    pose_list *pl = luaL_testudata(L, idx, POSE_LIST_MT);
+    const tycho_trail *pl = tycho_l_test_pose_list(L, idx);
     if (pl) return tycho_viz_thin(pl->n, (size_t)max, NULL);
     luaL_argcheck(L, lua_istable(L, idx), idx, "list of points or pose list expected");
     return tycho_viz_thin(lua_rawlen(L, idx), (size_t)max, NULL);
@@ -240,7 +135,7 @@ static size_t pick(size_t k, size_t keep, size_t n)
 
 void tycho_l_read_poses(lua_State *L, int idx, lua_Integer max, double *xyyaw)
 {
-    pose_list *pl = luaL_testudata(L, idx, POSE_LIST_MT);
+    const tycho_trail *pl = tycho_l_test_pose_list(L, idx);
     size_t n = pl ? pl->n : lua_rawlen(L, idx);
     size_t keep = tycho_viz_thin(n, (size_t)max, NULL);
     if (pl && keep == n) {
@@ -331,16 +226,13 @@ static int l_image(lua_State *L)
     return push_text(L, &b);
 }
 
+/* the hash's 8 bytes as a string: exact in LuaJIT too (its numbers are doubles) */
 static int l_digest(lua_State *L)
 {
-    const tycho_grid *g = tycho_l_checkgrid(L, 1);
-    int dims[2] = {tycho_grid_width(g), tycho_grid_height(g)};
-    double place[2] = {tycho_grid_origin(g).x, tycho_grid_origin(g).y};
-    uLong crc = crc32(0, Z_NULL, 0);
-    crc = crc32(crc, (const Bytef *)dims, sizeof dims);
-    crc = crc32(crc, (const Bytef *)place, sizeof place);
-    crc = crc32(crc, tycho_grid_cells_const(g), (uInt)((size_t)dims[0] * (size_t)dims[1]));
-    lua_pushinteger(L, (lua_Integer)crc);
+    uint64_t h = tycho_grid_fingerprint(tycho_l_checkgrid(L, 1));
+    char bytes[8];
+    for (int i = 0; i < 8; i++) bytes[i] = (char)(h >> (8 * i));
+    lua_pushlstring(L, bytes, sizeof bytes);
     return 1;
 }
 
@@ -672,39 +564,15 @@ function tycho.viz.template(text) end
 ---array (a table of numbers or a scan's ranges) if it has %F or %D.
 ---@return string
 function tycho.viz.format(template, t, ...) end
----A list of poses kept in C (add(x, y [, yaw]), #list), for a list that grows and is sent
----whole again and again (a driven trail): tycho.viz.poses and a recording copy it instead
----of reading a Lua table of points each time. With a tolerance (metres, default 0: every
----point kept) a point is dropped while it and those dropped before it stay within the
----tolerance of the line from the last point kept to the newest; the newest is always last.
----@param tolerance? number
----@return tycho.viz_pose_list
-function tycho.viz.pose_list(tolerance) end
----@class tycho.viz_pose_list
-local viz_pose_list = {}
----Appends a pose (finite numbers; yaw 0 when left out).
-function viz_pose_list:add(x, y, yaw) end
----The newest texts of a stream (at most max) kept joined with "," in C (add(s), text(),
----#window), for a list sent whole again and again that gains a few texts each time: a
----recording's writer:join copies it as one piece. Adding past max drops the oldest.
----@param max integer
----@return tycho.viz_text_window
-function tycho.viz.text_window(max) end
----@class tycho.viz_text_window
-local viz_text_window = {}
----Appends a text (the oldest goes when there are max).
-function viz_text_window:add(s) end
----The texts joined with ",", oldest first ("" when empty).
----@return string
-function viz_text_window:text() end
 ---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
 ---@return string
 function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
 ---foxglove.PosesInFrame JSON of {x=, y=[, yaw=]} points (at most max, evenly picked).
 ---@return string
 function tycho.viz.poses(points, t, frame_id, max) end
----CRC-32 of a grid's size, place and cells.
----@return integer
+---A hash (8 bytes) of what a viewer is shown of a grid: its known cells' box, the cells, place and
+---resolution; equal while the grid is unchanged.
+---@return string
 function tycho.viz.digest(grid) end
 ---@return string
 function tycho.viz.base64(s) end
@@ -811,20 +679,9 @@ static int l_format(lua_State *L)
 }
 
 static const luaL_Reg viz_functions[] = {
-    {"json", l_json},
-    {"poses", l_poses},
-    {"digest", l_digest},
-    {"grid", l_grid},
-    {"scan", l_scan},
-    {"image", l_image},
-    {"base64", l_base64},
-    {"points", l_points},
-    {"pack", l_pack},
-    {"unpack", l_unpack},
-    {"template", l_template},
-    {"format", l_format},
-    {"pose_list", l_pose_list},
-    {"text_window", l_text_window},
+    {"json", l_json}, {"poses", l_poses},   {"digest", l_digest},     {"grid", l_grid},
+    {"scan", l_scan}, {"image", l_image},   {"base64", l_base64},     {"points", l_points},
+    {"pack", l_pack}, {"unpack", l_unpack}, {"template", l_template}, {"format", l_format},
     {NULL, NULL},
 };
 
@@ -835,22 +692,10 @@ void tycho_l_open_viz(lua_State *L, int module, int methods)
     tycho_l_newclass(L, &json_buf_class);
     lua_pop(L, 1);
     static const tycho_l_class template_class = {TEMPLATE_MT, NULL, NULL, NULL, NULL, NULL};
-    static const luaL_Reg pose_list_methods[] = {{"add", pose_list_add}, {NULL, NULL}};
-    static const luaL_Reg pose_list_meta[] = {{"__len", pose_list_len}, {NULL, NULL}};
-    static const tycho_l_class pose_list_class = {
-        POSE_LIST_MT, pose_list_methods, NULL, pose_list_free, NULL, pose_list_meta};
-    tycho_l_newclass(L, &pose_list_class);
-    lua_pop(L, 1);
-    static const luaL_Reg text_window_methods[] = {
-        {"add", text_window_add}, {"text", text_window_text}, {NULL, NULL}};
-    static const luaL_Reg text_window_meta[] = {{"__len", text_window_len}, {NULL, NULL}};
-    static const tycho_l_class text_window_class = {
-        TEXT_WINDOW_MT, text_window_methods, NULL, text_window_free, NULL, text_window_meta};
-    tycho_l_newclass(L, &text_window_class);
-    lua_pop(L, 1);
     tycho_l_newclass(L, &template_class);
     lua_pop(L, 1);
     lua_newtable(L);
     luaL_setfuncs(L, viz_functions, 0);
+    tycho_l_open_viz_lists(L, lua_gettop(L));
     lua_setfield(L, module, "viz");
 }

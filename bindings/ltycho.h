@@ -9,6 +9,7 @@
 #include "tycho/lidar3d.h"
 #include "tycho/scan.h"
 #include "tycho/terrain.h"
+#include "tycho/trail.h"
 
 #define TYCHO_GRID_MT "tycho.grid"
 #define TYCHO_CLOCK_MT "tycho.clock"
@@ -228,6 +229,9 @@ void tycho_l_mcap_read_register(lua_State *L);
 void tycho_l_open_carmen(lua_State *L, int module, int methods);
 void tycho_l_open_cell_set(lua_State *L, int module, int methods);
 void tycho_l_open_viz(lua_State *L, int module, int methods);
+/* tycho.viz.pose_list and tycho.viz.text_window (l_viz_lists.c) into the
+ * viz table at the top of the stack (viz: its index) */
+void tycho_l_open_viz_lists(lua_State *L, int viz);
 void tycho_l_open_ws(lua_State *L, int module, int methods);
 
 /* The scan userdata's C scan (argument error if freed). */
@@ -240,6 +244,8 @@ const char *tycho_l_check_frame_id(lua_State *L, int idx);
  * thinned to at most max (0: all) keeps; then their x, y, yaw triples. */
 size_t tycho_l_poses_count(lua_State *L, int idx, lua_Integer max);
 void tycho_l_read_poses(lua_State *L, int idx, lua_Integer max, double *xyyaw);
+/* The pose list (tycho.viz.pose_list, l_viz_lists.c) at idx, or NULL. */
+const tycho_trail *tycho_l_test_pose_list(lua_State *L, int idx);
 /* The joined text of the text window (tycho.viz.text_window) at idx and its
  * length, or NULL when idx is not one. */
 const char *tycho_l_test_text_window(lua_State *L, int idx, size_t *len);

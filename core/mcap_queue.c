@@ -49,7 +49,7 @@ enum { BLOCK_BYTES = 256 << 10, FREE_BLOCKS_KEPT = 8, WAKE_BYTES = 4 * BLOCK_BYT
  * block, each new cache line of it was first fetched from the writer's
  * core, which had last read it. Larger copies (tycho_mcap_copy) go past
  * the caches already. */
-enum { STAGE_BYTES = 4096, STAGED_JOB_MAX = 256 };
+enum { STAGE_BYTES = TYCHO_MCAP_STAGE_BYTES, STAGED_JOB_MAX = 256 };
 
 static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -71,11 +71,10 @@ struct mcap_queue {
     tycho_status (*last)(void *ctx, int failed, tycho_err *err);
     void *last_ctx;
     block *open; /* the caller's block, not yet handed over (the caller's alone) */
-    /* the caller's alone: staged bytes are the open block's next ones
-     * (there is room for them in it); in_stage: the last reservation is */
-    size_t staged;
+    /* the caller's alone: staged bytes (stage.n) are the open block's next
+     * ones (there is room for them in it); in_stage: the last reservation is */
+    tycho_mcap_staged stage;
     int in_stage;
-    _Alignas(16) uint8_t stage[STAGE_BYTES];
 };
 
 static void free_blocks(block *b)
@@ -220,11 +219,11 @@ static tycho_status failure(const mcap_queue *q, tycho_err *err)
 /* The staged jobs into the open block. */
 static void flush_stage(mcap_queue *q)
 {
-    if (!q->staged) return;
+    if (!q->stage.n) return;
     block *b = q->open;
-    tycho_mcap_copy(b->data + b->len, q->stage, q->staged);
-    b->len += q->staged;
-    q->staged = 0;
+    q->stage.dst = b->data + b->len;
+    b->len += q->stage.n;
+    tycho_mcap_stage_flush(&q->stage);
 }
 
 /* Hands the caller's block to the thread, waiting while the queue is full. */
@@ -297,10 +296,10 @@ void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
 {
     size_t need = sizeof(job_head) + aligned8(len);
     int small = need <= STAGED_JOB_MAX;
-    if (!small || q->staged + need > STAGE_BYTES) flush_stage(q);
+    if (!small || q->stage.n + need > STAGE_BYTES) flush_stage(q);
     q->in_stage = 0;
     /* room for the staged jobs too (a block handed over takes them along) */
-    block *b = open_block(q, q->staged + need);
+    block *b = open_block(q, q->stage.n + need);
     if (!b) {
         pthread_mutex_lock(&q->mu);
         int failed = q->failed;
@@ -310,7 +309,7 @@ void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
         return NULL;
     }
     q->in_stage = small;
-    if (small) return q->stage + q->staged + sizeof(job_head);
+    if (small) return q->stage.buf + q->stage.n + sizeof(job_head);
     return b->data + b->len + sizeof(job_head);
 }
 
@@ -321,17 +320,17 @@ tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
     size_t need = sizeof(job_head) + aligned8(len);
     int in_stage = q->in_stage;
     q->in_stage = 0;
-    if (!b || b->len + q->staged + need > b->cap ||
-        (in_stage && (need > STAGED_JOB_MAX || q->staged + need > STAGE_BYTES)))
+    if (!b || b->len + q->stage.n + need > b->cap ||
+        (in_stage && (need > STAGED_JOB_MAX || q->stage.n + need > STAGE_BYTES)))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: commit without a reservation");
     if (in_stage) {
-        *(job_head *)(q->stage + q->staged) = (job_head){encode, time, len, channel};
-        q->staged += need;
+        *(job_head *)(q->stage.buf + q->stage.n) = (job_head){encode, time, len, channel};
+        q->stage.n += need;
     } else {
         *(job_head *)(b->data + b->len) = (job_head){encode, time, len, channel};
         b->len += need;
     }
-    if (b->len + q->staged >= BLOCK_BYTES) return hand_over(q, err);
+    if (b->len + q->stage.n >= BLOCK_BYTES) return hand_over(q, err);
     return TYCHO_OK;
 }
 
@@ -426,6 +425,7 @@ void tycho_mcap_copy(void *dst, const void *src, size_t n)
 
 void tycho_mcap_stage_flush(tycho_mcap_staged *st)
 {
+    if (st->seen) st->seen(st->ctx, st->buf, st->n);
     tycho_mcap_copy(st->dst, st->buf, st->n);
     st->dst += st->n;
     st->n = 0;
@@ -433,12 +433,17 @@ void tycho_mcap_stage_flush(tycho_mcap_staged *st)
 
 void tycho_mcap_stage(tycho_mcap_staged *st, const void *p, size_t n)
 {
-    if (st->n + n > sizeof st->buf) tycho_mcap_stage_flush(st);
-    if (n > sizeof st->buf) {
-        tycho_mcap_copy(st->dst, p, n);
+    const uint8_t *s = p;
+    if (!st->seen && n >= sizeof st->buf) { /* nothing to see: straight into place */
+        tycho_mcap_stage_flush(st);
+        tycho_mcap_copy(st->dst, s, n);
         st->dst += n;
         return;
     }
-    memcpy(st->buf + st->n, p, n);
-    st->n += n;
+    while (n > 0) {
+        size_t take = sizeof st->buf - st->n < n ? sizeof st->buf - st->n : n;
+        memcpy(st->buf + st->n, s, take);
+        st->n += take, s += take, n -= take;
+        if (st->n == sizeof st->buf) tycho_mcap_stage_flush(st);
+    }
 }

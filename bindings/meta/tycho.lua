@@ -1049,6 +1049,39 @@ function tycho.viz.template(text) end
 ---array (a table of numbers or a scan's ranges) if it has %F or %D.
 ---@return string
 function tycho.viz.format(template, t, ...) end
+---foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
+---@return string
+function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
+---foxglove.PosesInFrame JSON of {x=, y=[, yaw=]} points (at most max, evenly picked).
+---@return string
+function tycho.viz.poses(points, t, frame_id, max) end
+---A hash (8 bytes) of what a viewer is shown of a grid: its known cells' box, the cells, place and
+---resolution; equal while the grid is unchanged.
+---@return string
+function tycho.viz.digest(grid) end
+---@return string
+function tycho.viz.base64(s) end
+---Numbers (a list, or a scan's ranges) as base64 of little-endian float32 ("f32") or float64
+---("f64"): exact, for recorded samples a replay reads back.
+---@param values number[]|tycho.scan
+---@param kind "f32"|"f64"
+---@return string
+function tycho.viz.pack(values, kind) end
+---The numbers tycho.viz.pack wrote (raises on text that is not base64 of that width).
+---@param kind "f32"|"f64"
+---@return number[]
+function tycho.viz.unpack(text, kind) end
+---JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
+---@return string
+function tycho.viz.json(value) end
+---foxglove.PointCloud JSON (float32 x, y, z) of a flat list x1, y1, z1, x2, ... (at most max
+---points, evenly picked; default 100000).
+---@param xyz number[]
+---@param max? integer
+---@return string
+function tycho.viz.points(xyz, t, frame_id, max) end
+
+-- l_viz_lists.c ---------------------------------------------------------------
 ---A list of poses kept in C (add(x, y [, yaw]), #list), for a list that grows and is sent
 ---whole again and again (a driven trail): tycho.viz.poses and a recording copy it instead
 ---of reading a Lua table of points each time. With a tolerance (metres, default 0: every
@@ -1074,36 +1107,6 @@ function viz_text_window:add(s) end
 ---The texts joined with ",", oldest first ("" when empty).
 ---@return string
 function viz_text_window:text() end
----foxglove.RawImage JSON (rgb8), values lo..hi on a heat palette.
----@return string
-function tycho.viz.image(values, width, height, lo, hi, t, frame_id) end
----foxglove.PosesInFrame JSON of {x=, y=[, yaw=]} points (at most max, evenly picked).
----@return string
-function tycho.viz.poses(points, t, frame_id, max) end
----CRC-32 of a grid's size, place and cells.
----@return integer
-function tycho.viz.digest(grid) end
----@return string
-function tycho.viz.base64(s) end
----Numbers (a list, or a scan's ranges) as base64 of little-endian float32 ("f32") or float64
----("f64"): exact, for recorded samples a replay reads back.
----@param values number[]|tycho.scan
----@param kind "f32"|"f64"
----@return string
-function tycho.viz.pack(values, kind) end
----The numbers tycho.viz.pack wrote (raises on text that is not base64 of that width).
----@param kind "f32"|"f64"
----@return number[]
-function tycho.viz.unpack(text, kind) end
----JSON of a Lua value (1..n tables are arrays, {} is [], others objects with string keys).
----@return string
-function tycho.viz.json(value) end
----foxglove.PointCloud JSON (float32 x, y, z) of a flat list x1, y1, z1, x2, ... (at most max
----points, evenly picked; default 100000).
----@param xyz number[]
----@param max? integer
----@return string
-function tycho.viz.points(xyz, t, frame_id, max) end
 
 -- l_watch.c -------------------------------------------------------------------
 ---@class tycho.watch

@@ -84,6 +84,11 @@ void tycho_grid_stats_compute(const tycho_grid *g, tycho_grid_stats *s);
 bool tycho_grid_known_box(const tycho_grid *g, int box[4]);
 /* The same over a row-major block of cells (a copy of a grid's). */
 bool tycho_cells_known_box(const uint8_t *cells, int width, int height, int box[4]);
+/* A hash of what a viewer is shown of the grid (tycho/cells_hash.h): the
+ * box round its known cells, the cells in it, its place and resolution.
+ * Equal for a grid unchanged since; a live viewer is sent a map again only
+ * when it differs (a recording hashes the box as it copies it). */
+uint64_t tycho_grid_fingerprint(const tycho_grid *g);
 
 /* Grows the grid (cells keep their world place; new cells unknown) so that the
  * world point lies at least `margin` cells inside. Growth happens in chunks so

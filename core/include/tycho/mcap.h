@@ -63,13 +63,19 @@ void *tycho_mcap_reserve(tycho_mcap_writer *w, size_t len, tycho_err *err);
 /* memcpy into a reservation: a large copy goes past the caller's caches
  * (x86-64: non-temporal stores; only the writer's thread reads it). */
 void tycho_mcap_copy(void *dst, const void *src, size_t n);
-/* Small pieces gathered 4 KB at a time before they are copied into a
- * reservation (a scene's hundreds of 190-byte primitives): set dst and n = 0,
- * stage the pieces, flush at the end. */
+/* Pieces gathered 4 KB at a time in the caller's caches before they are
+ * copied into a reservation past them (a scene's hundreds of 190-byte
+ * primitives, a grid's rows): set dst and n = 0 (seen and ctx too, or
+ * NULL), stage the pieces, flush at the end. The stage is filled to the
+ * byte before it is copied, and seen (when set) is shown each 4 KB first,
+ * there in the caches (a grid's rows are hashed on the way). */
+enum { TYCHO_MCAP_STAGE_BYTES = 4096 };
 typedef struct {
     uint8_t *dst;
     size_t n;
-    uint8_t buf[4096];
+    void (*seen)(void *ctx, const void *p, size_t n);
+    void *ctx;
+    _Alignas(16) uint8_t buf[TYCHO_MCAP_STAGE_BYTES];
 } tycho_mcap_staged;
 void tycho_mcap_stage(tycho_mcap_staged *st, const void *p, size_t n);
 void tycho_mcap_stage_flush(tycho_mcap_staged *st);
