@@ -74,13 +74,15 @@ void tycho_text_f0(tycho_text *b, double v)
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 u128;
 
-/* v = m * 2^q exactly, m < 2^53 (v finite, not zero) */
+/* |v| = m * 2^q exactly, 2^52 <= m < 2^53 (v finite, normal): read from
+ * the double's bits (frexp and ldexp were a tenth of a recording's
+ * encoding) */
 static void split_double(double v, uint64_t *m, int *q)
 {
-    int ex;
-    double f = frexp(fabs(v), &ex); /* [0.5, 1) */
-    *m = (uint64_t)ldexp(f, 53);
-    *q = ex - 53;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    *m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+    *q = (int)(bits >> 52 & 0x7ff) - 1075;
 }
 
 /* round(m * 2^q * 10^k), ties to even, exactly (0 <= k <= 21: 5^k < 2^49,
@@ -117,10 +119,12 @@ static size_t g_by_hand(char *out, double v, int precision)
     uint64_t low = 1, high = 10; /* 10^(precision - 1), 10^precision */
     for (int i = 1; i < precision; i++) low *= 10, high *= 10;
     /* the decimal exponent e of v rounded to precision digits: a guess from
-     * log10, moved until round(v * 10^(precision - 1 - e)) has precision digits */
-    int e = (int)floor(log10(a));
+     * the binary one (log10 |v| is in [(q + 52) lg 2, (q + 53) lg 2): the
+     * guess is floor(log10 |v|) or one less), moved until
+     * round(v * 10^(precision - 1 - e)) has precision digits */
+    int e = (int)floor((q + 52) * 0.30102999566398119521);
     uint64_t r = 0;
-    for (int tries = 0; tries < 4; tries++) {
+    for (int tries = 0; tries < 5; tries++) {
         int k = precision - 1 - e;
         if (k < 0 || k > 21) return 0;
         r = scaled_round(m, q, k);
