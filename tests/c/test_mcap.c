@@ -209,6 +209,36 @@ static void empty_recording(void)
     remove(path);
 }
 
+/* Abort removes a file not finished, and leaves one whose close was
+ * started (the thread finishes it first): a recording is never lost half
+ * way, nor left half written. */
+static void aborted(void)
+{
+    char path[512], part[530];
+    snprintf(path, sizeof path, "%s/tycho_test_mcap_abort_%d.mcap", P_tmpdir, (int)getpid());
+    snprintf(part, sizeof part, "%s.part", path);
+    tycho_mcap_options o;
+    tycho_mcap_options_defaults(&o);
+    o.threaded = 1;
+    for (int started = 0; started < 2; started++) {
+        tycho_err err = {0};
+        tycho_mcap_writer *w = tycho_mcap_open(path, &o, NULL, &err);
+        if (!CHECKED(w != NULL, err.msg)) return;
+        CHECK(tycho_mcap_add_schema(w, "test.K", "jsonschema", "{}", 2, &err) == 1);
+        CHECK(tycho_mcap_add_channel(w, 1, "/a", "json", &err) == 1);
+        CHECK(tycho_mcap_write(w, 1, 5, 5, "{}", 2, &err) == TYCHO_OK);
+        if (started) tycho_mcap_close_start(w);
+        tycho_mcap_abort(w);
+        tycho_mcap_info info;
+        int read = tycho_mcap_read(path, &info, NULL, NULL, &err) == TYCHO_OK;
+        CHECK_MSG(read == started, "close started %d: the file %s", started,
+                  read ? "is there" : "is not");
+        if (started) CHECK(info.messages == 1);
+        CHECK(access(part, F_OK) != 0);
+        remove(path);
+    }
+}
+
 static void misuse(void)
 {
     tycho_err err = {0};
@@ -390,6 +420,7 @@ int main(void)
     full_disk(0);
     full_disk(1);
     empty_recording();
+    aborted();
     misuse();
     return check_summary("test_mcap");
 }

@@ -94,7 +94,10 @@ tycho_status tycho_mcap_close(tycho_mcap_writer *w, tycho_err *err);
  * while) as the caller goes on. Nothing may be written after it; close
  * then waits for the thread and reports. Unthreaded: does nothing. */
 void tycho_mcap_close_start(tycho_mcap_writer *w);
-/* Frees w and removes the .part file without finishing it. */
+/* Frees w and removes the .part file without finishing it. After
+ * tycho_mcap_close_start the file is being finished already: abort waits
+ * for the thread, and the finished file stays (a recording whose close
+ * was started is never lost half way). */
 void tycho_mcap_abort(tycho_mcap_writer *w);
 
 /* --- reading --------------------------------------------------------------- */
