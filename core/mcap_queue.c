@@ -181,8 +181,14 @@ static void *run(void *arg)
         }
     }
     q->busy = 0;
+    /* nothing more comes: the spare blocks are freed here, beside the
+     * caller (a dozen unmappings were 0.4 to 0.7 ms of its close) */
+    block *spare = q->spare;
+    q->spare = NULL;
+    q->nspare = 0;
     pthread_cond_broadcast(&q->room);
     pthread_mutex_unlock(&q->mu);
+    free_blocks(spare);
     tycho_text_free(&scratch);
     return NULL;
 }
