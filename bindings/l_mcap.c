@@ -31,11 +31,8 @@
 #define MCAP_WRITER_MT "tycho.mcap_writer"
 
 /* the last grid written on a channel, to write a grid only when it
- * changed: its size, place and a hash of its cells (cells_hash) */
+ * changed: its fingerprint (tycho_grid_box_hash_start: box, place, cells) */
 typedef struct {
-    int width, height;
-    double resolution;
-    tycho_pose2 origin;
     uint64_t hash;
     int written; /* 0: nothing written yet on this channel */
 } last_grid;
@@ -301,15 +298,16 @@ static void hash_piece(void *ctx, const void *p, size_t n) { tycho_cells_hash_ad
 
 /* The grid's box copied into out row by row and hashed on the way, the
  * cells read once: gathered 4 KB at a time in the caller's caches, hashed
- * there and copied past them. The hash starts from the box's size, so a
- * box of other rows or another width hashes otherwise. */
+ * there and copied past them. The hash is the grid's fingerprint (its box's
+ * size, place and resolution first), so a box moved or resized hashes
+ * otherwise. */
 static uint64_t copy_hashed(const tycho_grid *g, const int box[4], uint8_t *out)
 {
     int w = tycho_grid_width(g);
     int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
     const uint8_t *cells = tycho_grid_cells_const(g);
     tycho_cells_hash ch;
-    tycho_cells_hash_init(&ch, (uint64_t)bw << 32 | (uint32_t)bh);
+    tycho_grid_box_hash_start(g, box, &ch);
     tycho_mcap_staged st;
     st.dst = out;
     st.n = 0;
@@ -342,18 +340,14 @@ static int l_grid(lua_State *L)
      * once, not compared with a copy kept and then copied again */
     uint64_t hash = copy_hashed(g, box, (uint8_t *)(m + 1));
     last_grid *last = last_of(b, channel);
-    if (last && last->written && last->hash == hash && last->width == head.width &&
-        last->height == head.height && last->resolution == head.resolution &&
-        last->origin.x == head.origin.x && last->origin.y == head.origin.y &&
-        last->origin.yaw == head.origin.yaw) {
+    if (last && last->written && last->hash == hash) {
         lua_pushboolean(L, 0); /* nothing written */
         return 1;
     }
     *m = head;
     set_head(&m->h, t, frame);
     tycho_status st = tycho_mcap_commit(b->w, channel, ns, encode_grid, sizeof *m + n, &rerr);
-    if (st == TYCHO_OK && last)
-        *last = (last_grid){head.width, head.height, head.resolution, head.origin, hash, 1};
+    if (st == TYCHO_OK && last) *last = (last_grid){hash, 1};
     return write_result(L, st, &rerr);
 }
 

@@ -326,17 +326,23 @@ bool tycho_grid_known_box(const tycho_grid *g, int box[4])
     return tycho_cells_known_box(g->cost, g->width, g->height, box);
 }
 
+void tycho_grid_box_hash_start(const tycho_grid *g, const int box[4], tycho_cells_hash *ch)
+{
+    int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
+    tycho_cells_hash_init(ch, (uint64_t)bw << 32 | (uint32_t)bh);
+    double place[6] = {g->origin.x, g->origin.y, g->origin.yaw, g->resolution, box[0], box[1]};
+    tycho_cells_hash_add(ch, place, sizeof place);
+}
+
 uint64_t tycho_grid_fingerprint(const tycho_grid *g)
 {
     int box[4] = {0, 0, 0, 0}; /* nothing known: the cell (0, 0), as a viewer is sent */
     tycho_grid_known_box(g, box);
-    int bw = box[2] - box[0] + 1, bh = box[3] - box[1] + 1;
     tycho_cells_hash ch;
-    tycho_cells_hash_init(&ch, (uint64_t)bw << 32 | (uint32_t)bh);
-    double place[6] = {g->origin.x, g->origin.y, g->origin.yaw, g->resolution, box[0], box[1]};
-    tycho_cells_hash_add(&ch, place, sizeof place);
+    tycho_grid_box_hash_start(g, box, &ch);
     for (int y = box[1]; y <= box[3]; y++)
-        tycho_cells_hash_add(&ch, g->cost + (size_t)y * g->width + box[0], (size_t)bw);
+        tycho_cells_hash_add(&ch, g->cost + (size_t)y * g->width + box[0],
+                             (size_t)(box[2] - box[0] + 1));
     return tycho_cells_hash_end(&ch);
 }
 

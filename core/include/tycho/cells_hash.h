@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
+typedef struct tycho_cells_hash {
     uint64_t h[8];
     uint64_t words;     /* whole words hashed so far */
     uint8_t partial[8]; /* the bytes of a word not whole yet */

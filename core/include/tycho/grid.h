@@ -87,8 +87,13 @@ bool tycho_cells_known_box(const uint8_t *cells, int width, int height, int box[
 /* A hash of what a viewer is shown of the grid (tycho/cells_hash.h): the
  * box round its known cells, the cells in it, its place and resolution.
  * Equal for a grid unchanged since; a live viewer is sent a map again only
- * when it differs (a recording hashes the box as it copies it). */
+ * when it differs. */
 uint64_t tycho_grid_fingerprint(const tycho_grid *g);
+/* The fingerprint's start for a box of g (box = {cx0, cy0, cx1, cy1}): its
+ * size, place and resolution hashed; the box's rows, in order, are to be
+ * added (a recording adds them as it copies them). */
+struct tycho_cells_hash;
+void tycho_grid_box_hash_start(const tycho_grid *g, const int box[4], struct tycho_cells_hash *ch);
 
 /* Grows the grid (cells keep their world place; new cells unknown) so that the
  * world point lies at least `margin` cells inside. Growth happens in chunks so
