@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mcap_internal.h"
 
@@ -102,6 +104,29 @@ static int write_block(mcap_queue *q, const block *b, tycho_text *scratch, tycho
     return 0;
 }
 
+/* Every page of [p, p + n) made present and writable. One madvise asks the
+ * kernel to fill them all at once (Linux 5.14 and later); a page at a time
+ * by writing (a fault each) otherwise. Written a page at a time, the 512
+ * pages of the spare blocks took this project's VM about 6 ms, and in one
+ * run in three the robot's loop, starting the mission beside it, stalled
+ * some 4 ms (its schemas going in took 5.9 ms instead of 1.7). */
+static void prefault(uint8_t *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    long page = sysconf(_SC_PAGESIZE);
+    if (page > 0) {
+        uintptr_t mask = (uintptr_t)page - 1;
+        uintptr_t from = ((uintptr_t)p + mask) & ~mask, to = ((uintptr_t)p + n) & ~mask;
+        if (to > from && madvise((void *)from, to - from, MADV_POPULATE_WRITE) == 0) {
+            memset(p, 0, from - (uintptr_t)p); /* the partial pages at the ends */
+            memset((void *)to, 0, (uintptr_t)p + n - to);
+            return;
+        }
+    }
+#endif
+    memset(p, 0, n);
+}
+
 /* The blocks the caller will fill first, made and written once here: a
  * page's first write is a page fault, and on this project's VM a fault
  * cost 11 to 15 us; a mission's first blocks were some 300 of them on the
@@ -111,7 +136,7 @@ static void make_spares(mcap_queue *q)
     for (int i = 0; i < FREE_BLOCKS_KEPT; i++) {
         block *b = malloc(sizeof *b + BLOCK_BYTES);
         if (!b) return;
-        memset(b->data, 0, BLOCK_BYTES);
+        prefault(b->data, BLOCK_BYTES);
         b->len = 0;
         b->cap = BLOCK_BYTES;
         pthread_mutex_lock(&q->mu);
