@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tycho/text.h"
+
 #define MCAP_MAGIC "\x89MCAP0\r\n"
 #define MCAP_MAGIC_LEN 8
 
@@ -28,27 +30,11 @@ enum {
     MCAP_OP_DATA_END = 0x0F
 };
 
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-    int oom; /* an allocation failed: the content is incomplete */
-} mcap_buf;
+/* The records are built in the text buffer of core/text.c: the encoders
+ * write a message's JSON straight into the chunk it goes in. */
+typedef tycho_text mcap_buf;
 
-static inline int mcap_reserve(mcap_buf *b, size_t more)
-{
-    if (b->oom) return 0;
-    if (b->len + more <= b->cap) return 1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more) cap *= 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return 0;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 1;
-}
+static inline int mcap_reserve(mcap_buf *b, size_t more) { return tycho_text_reserve(b, more); }
 
 static inline void mcap_put(mcap_buf *b, const void *data, size_t n)
 {
@@ -127,9 +113,10 @@ uint64_t mcap_queue_waits(const mcap_queue *q);
 
 tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
                             uint64_t publish_time, const void *data, size_t len, tycho_err *err);
-/* Encodes into the writer's scratch text and writes the result (if any). */
+/* Encodes the message straight into the open chunk and writes it (when the
+ * encoder has one). */
 tycho_status mcap_encode_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
                              tycho_mcap_encode_fn encode, const void *payload, size_t len,
-                             tycho_text *scratch, tycho_err *err);
+                             tycho_err *err);
 
 #endif

@@ -89,14 +89,13 @@ static void free_blocks(block *b)
 }
 
 /* Writes a block's jobs; 0, or -1 with err when a write failed. */
-static int write_block(mcap_queue *q, const block *b, tycho_text *scratch, tycho_err *err)
+static int write_block(mcap_queue *q, const block *b, tycho_err *err)
 {
     for (size_t at = 0; at < b->len;) {
         const job_head *j = (const job_head *)(b->data + at);
         const uint8_t *payload = (const uint8_t *)(j + 1);
         tycho_status st =
-            j->encode ? mcap_encode_now(q->w, j->channel, j->time, j->encode, payload, j->len,
-                                        scratch, err)
+            j->encode ? mcap_encode_now(q->w, j->channel, j->time, j->encode, payload, j->len, err)
                       : mcap_write_now(q->w, j->channel, j->time, j->time, payload, j->len, err);
         if (st != TYCHO_OK) return -1;
         at += sizeof *j + aligned8(j->len);
@@ -157,7 +156,6 @@ static void make_spares(mcap_queue *q)
 static void *run(void *arg)
 {
     mcap_queue *q = arg;
-    tycho_text scratch = {0};
     make_spares(q);
     pthread_mutex_lock(&q->mu);
     for (;;) {
@@ -176,7 +174,7 @@ static void *run(void *arg)
 
         tycho_err err = {0};
         /* after a failure the file is lost: blocks are only taken back */
-        int now_failed = !failed && write_block(q, b, &scratch, &err) != 0;
+        int now_failed = !failed && write_block(q, b, &err) != 0;
 
         pthread_mutex_lock(&q->mu);
         if (now_failed && !q->failed) {
@@ -214,7 +212,6 @@ static void *run(void *arg)
     pthread_cond_broadcast(&q->room);
     pthread_mutex_unlock(&q->mu);
     free_blocks(spare);
-    tycho_text_free(&scratch);
     return NULL;
 }
 

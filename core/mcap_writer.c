@@ -46,13 +46,12 @@ struct tycho_mcap_writer {
     chunk_index *chunks;
     size_t nchunks, chunks_cap;
     uint64_t messages, first_time, last_time;
-    int failed;         /* a write failed: close reports it */
-    ZSTD_CCtx *zctx;    /* kept from chunk to chunk: a new context per chunk costs its tables */
-    mcap_queue *queue;  /* threaded: the thread that writes */
-    int closing;        /* tycho_mcap_close_start was called: the thread finishes the file */
-    uint64_t synced;    /* bytes handed to the disk's writeback (start_writeback) */
-    tycho_text encoded; /* not threaded: a message encoded on the spot */
-    mcap_buf payload;   /* not threaded: the reserved payload */
+    int failed;        /* a write failed: close reports it */
+    ZSTD_CCtx *zctx;   /* kept from chunk to chunk: a new context per chunk costs its tables */
+    mcap_queue *queue; /* threaded: the thread that writes */
+    int closing;       /* tycho_mcap_close_start was called: the thread finishes the file */
+    uint64_t synced;   /* bytes handed to the disk's writeback (start_writeback) */
+    mcap_buf payload;  /* not threaded: the reserved payload */
 };
 
 void tycho_mcap_options_defaults(tycho_mcap_options *o)
@@ -255,7 +254,7 @@ static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
     chunk_index *ci = &w->chunks[w->nchunks];
     memset(ci, 0, sizeof *ci);
 
-    const uint8_t *records = w->chunk.p;
+    const uint8_t *records = (const uint8_t *)w->chunk.p;
     size_t records_len = w->chunk.len;
     const char *compression = "";
     if (w->opt.compress) {
@@ -270,12 +269,13 @@ static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
         if (ZSTD_isError(n))
             return tycho_fail(err, TYCHO_EIO, "mcap: zstd: %s", ZSTD_getErrorName(n));
         if (n < w->chunk.len) { /* incompressible data stays as it is */
-            records = w->compressed.p;
+            records = (const uint8_t *)w->compressed.p;
             records_len = n;
             compression = "zstd";
         }
     }
-    uint32_t crc = (uint32_t)crc32(crc32(0, Z_NULL, 0), w->chunk.p, (uInt)w->chunk.len);
+    uint32_t crc =
+        (uint32_t)crc32(crc32(0, Z_NULL, 0), (const Bytef *)w->chunk.p, (uInt)w->chunk.len);
 
     /* a chunk of schemas and channels only has no message times */
     if (w->nentries == 0) w->chunk_start = w->chunk_end = 0;
@@ -386,26 +386,29 @@ tycho_status tycho_mcap_commit(tycho_mcap_writer *w, uint16_t channel_id, uint64
     if (check_channel(w, channel_id, err) != TYCHO_OK) return TYCHO_EINVAL;
     if (w->queue) return mcap_queue_commit(w->queue, channel_id, log_time, encode, len, err);
     if (!encode) return mcap_write_now(w, channel_id, log_time, log_time, w->payload.p, len, err);
-    return mcap_encode_now(w, channel_id, log_time, encode, w->payload.p, len, &w->encoded, err);
+    return mcap_encode_now(w, channel_id, log_time, encode, w->payload.p, len, err);
 }
 
-tycho_status mcap_encode_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
-                             tycho_mcap_encode_fn encode, const void *payload, size_t len,
-                             tycho_text *scratch, tycho_err *err)
+/* A message record begun in the open chunk (its length filled in by
+ * end_message); returns where it starts. */
+static size_t begin_message(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                            uint64_t publish_time)
 {
-    scratch->len = 0;
-    if (!encode(payload, len, scratch)) return TYCHO_OK;
-    if (scratch->oom) {
-        w->failed = 1;
-        return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory encoding a message");
-    }
-    return mcap_write_now(w, channel_id, log_time, log_time, scratch->p, scratch->len, err);
+    size_t at = mcap_begin_record(&w->chunk, MCAP_OP_MESSAGE);
+    mcap_put_u16(&w->chunk, channel_id);
+    mcap_put_u32(&w->chunk, (uint32_t)w->channel_counts[channel_id - 1]); /* sequence */
+    mcap_put_u64(&w->chunk, log_time);
+    mcap_put_u64(&w->chunk, publish_time);
+    return at;
 }
 
-tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
-                            uint64_t publish_time, const void *data, size_t len, tycho_err *err)
+/* The message begun at `at` ends where the chunk does: its length, its
+ * index entry, the times and counts; a full chunk is written. */
+static tycho_status end_message(tycho_mcap_writer *w, size_t at, uint16_t channel_id,
+                                uint64_t log_time, tycho_err *err)
 {
-    if (w->failed) return tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part);
+    mcap_end_record(&w->chunk, at);
+    if (w->chunk.oom) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
     if (w->nentries == w->entries_cap) {
         size_t cap = w->entries_cap ? w->entries_cap * 2 : 1024;
         index_entry *e = realloc(w->entries, cap * sizeof *e);
@@ -414,16 +417,7 @@ tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t 
         w->entries_cap = cap;
     }
     int has_messages = w->nentries > 0;
-    w->entries[w->nentries++] = (index_entry){channel_id, log_time, w->chunk.len};
-    size_t at = mcap_begin_record(&w->chunk, MCAP_OP_MESSAGE);
-    mcap_put_u16(&w->chunk, channel_id);
-    mcap_put_u32(&w->chunk, (uint32_t)w->channel_counts[channel_id - 1]); /* sequence */
-    mcap_put_u64(&w->chunk, log_time);
-    mcap_put_u64(&w->chunk, publish_time);
-    mcap_put(&w->chunk, data, len);
-    mcap_end_record(&w->chunk, at);
-    if (w->chunk.oom) return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
-
+    w->entries[w->nentries++] = (index_entry){channel_id, log_time, at};
     if (!has_messages || log_time < w->chunk_start) w->chunk_start = log_time;
     if (!has_messages || log_time > w->chunk_end) w->chunk_end = log_time;
     if (w->messages == 0 || log_time < w->first_time) w->first_time = log_time;
@@ -432,6 +426,36 @@ tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t 
     w->channel_counts[channel_id - 1]++;
     if (w->chunk.len >= w->opt.chunk_size) return flush_chunk(w, err);
     return TYCHO_OK;
+}
+
+/* The encoder writes the message straight into the chunk, behind its
+ * record's head (the file's bytes are the same as encoding it elsewhere
+ * and copying it in: 37 MB of JSON a small-maze mission went through a
+ * scratch buffer first). Nothing to write: the head is taken back. */
+tycho_status mcap_encode_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                             tycho_mcap_encode_fn encode, const void *payload, size_t len,
+                             tycho_err *err)
+{
+    if (w->failed) return tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part);
+    size_t at = begin_message(w, channel_id, log_time, log_time);
+    if (!encode(payload, len, &w->chunk)) {
+        w->chunk.len = at;
+        return TYCHO_OK;
+    }
+    if (w->chunk.oom) {
+        w->failed = 1;
+        return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory encoding a message");
+    }
+    return end_message(w, at, channel_id, log_time, err);
+}
+
+tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
+                            uint64_t publish_time, const void *data, size_t len, tycho_err *err)
+{
+    if (w->failed) return tycho_fail(err, TYCHO_EIO, "%s: an earlier write failed", w->part);
+    size_t at = begin_message(w, channel_id, log_time, publish_time);
+    mcap_put(&w->chunk, data, len);
+    return end_message(w, at, channel_id, log_time, err);
 }
 
 uint64_t tycho_mcap_bytes(tycho_mcap_writer *w)
@@ -527,7 +551,7 @@ static void build_summary(tycho_mcap_writer *w, mcap_buf *s, uint64_t summary_st
     mcap_put_u64(s, summary_start);
     mcap_put_u64(s, offsets_start);
     if (s->oom) return;
-    uint32_t crc = (uint32_t)crc32(crc32(0, Z_NULL, 0), s->p, (uInt)s->len);
+    uint32_t crc = (uint32_t)crc32(crc32(0, Z_NULL, 0), (const Bytef *)s->p, (uInt)s->len);
     mcap_put_u32(s, crc);
     mcap_put(s, MCAP_MAGIC, MCAP_MAGIC_LEN);
 }
@@ -550,7 +574,6 @@ static void release_buffers(tycho_mcap_writer *w)
     w->nentries = w->entries_cap = 0;
     free(w->channel_counts);
     w->channel_counts = NULL;
-    tycho_text_free(&w->encoded);
     ZSTD_freeCCtx(w->zctx);
     w->zctx = NULL;
 }

@@ -47,7 +47,9 @@ tycho_status tycho_mcap_write(tycho_mcap_writer *w, uint16_t channel_id, uint64_
                               uint64_t publish_time, const void *data, size_t len, tycho_err *err);
 /* Bytes written to the file so far (chunks are written when full). */
 /* A message encoded later: encode(payload, len, out) appends the message
- * to out and returns 1, or returns 0 when there is nothing to write. On a
+ * to out and returns 1, or returns 0 when there is nothing to write (what
+ * it appended is then dropped). out is the open chunk: it holds the
+ * records before this one, so the encoder writes after out->len only. On a
  * threaded writer it runs on the writer's thread from a copy of the
  * payload (so it must touch nothing else that the caller may change);
  * otherwise at once. */
