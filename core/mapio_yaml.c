@@ -3,6 +3,7 @@
  * with "file:line: what is wrong" messages. */
 #include "image_internal.h"
 #include "tycho/mapio.h"
+#include "yaml_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -262,22 +263,9 @@ tycho_status tycho_map_parse_yaml_mem(const char *text, size_t len, const char *
     tycho_map_meta m;
     tycho_map_meta_defaults(&m);
     yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser))
-        return tycho_fail(err, TYCHO_ENOMEM, "%s: cannot create a YAML parser", name);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        tycho_status st;
-        if (parser.error == YAML_MEMORY_ERROR)
-            st = tycho_fail(err, TYCHO_ENOMEM, "%s: out of memory parsing YAML", name);
-        else
-            st = tycho_fail(err, TYCHO_EPARSE, "%s:%d: YAML error: %s%s%s", name,
-                            (int)parser.problem_mark.line + 1,
-                            parser.problem ? parser.problem : "malformed input",
-                            parser.context ? " " : "", parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        return st;
-    }
+    tycho_status loaded = tycho_yaml_load(&parser, text, len, name, &doc, err);
+    if (loaded != TYCHO_OK) return loaded;
     ctx c = {&doc, name, err};
     tycho_status st = parse_doc(&c, &m);
     yaml_document_delete(&doc);

@@ -1,6 +1,9 @@
 /* YAML document -> leaves with key paths and lines (see yaml_leaves.h). The
- * libyaml document API builds the tree; this file walks it, checking keys. */
+ * libyaml document API builds the tree; this file walks it, checking keys.
+ * Loading the document, with its syntax errors at file:line, is shared with
+ * the map reader (yaml_internal.h). */
 #include "tycho/yaml_leaves.h"
+#include "yaml_internal.h"
 
 #include <string.h>
 #include <yaml.h>
@@ -71,28 +74,34 @@ static tycho_status visit(walk *w, const yaml_node_t *n, int depth)
     return TYCHO_OK;
 }
 
+tycho_status tycho_yaml_load(yaml_parser_t *parser, const char *text, size_t len, const char *name,
+                             yaml_document_t *doc, tycho_err *err)
+{
+    if (!yaml_parser_initialize(parser))
+        return tycho_fail(err, TYCHO_ENOMEM, "%s: cannot create a YAML parser", name);
+    yaml_parser_set_input_string(parser, (const unsigned char *)text, len);
+    if (yaml_parser_load(parser, doc)) return TYCHO_OK;
+    tycho_status st;
+    if (parser->error == YAML_MEMORY_ERROR)
+        st = tycho_fail(err, TYCHO_ENOMEM, "%s: out of memory parsing YAML", name);
+    else
+        st = tycho_fail(err, TYCHO_EPARSE, "%s:%d: YAML error: %s%s%s", name,
+                        (int)parser->problem_mark.line + 1,
+                        parser->problem ? parser->problem : "malformed input",
+                        parser->context ? " " : "", parser->context ? parser->context : "");
+    yaml_parser_delete(parser);
+    return st;
+}
+
 tycho_status tycho_yaml_leaves(const char *text, size_t len, const char *name,
                                tycho_yaml_leaf_fn fn, void *ud, tycho_err *err)
 {
     if (!name) name = "<memory>";
     if (!text || !fn) return tycho_fail(err, TYCHO_EINVAL, "%s: no text or no callback", name);
     yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser))
-        return tycho_fail(err, TYCHO_ENOMEM, "%s: cannot create a YAML parser", name);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        tycho_status st;
-        if (parser.error == YAML_MEMORY_ERROR)
-            st = tycho_fail(err, TYCHO_ENOMEM, "%s: out of memory parsing YAML", name);
-        else
-            st = tycho_fail(err, TYCHO_EPARSE, "%s:%d: YAML error: %s%s%s", name,
-                            (int)parser.problem_mark.line + 1,
-                            parser.problem ? parser.problem : "malformed input",
-                            parser.context ? " " : "", parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        return st;
-    }
+    tycho_status loaded = tycho_yaml_load(&parser, text, len, name, &doc, err);
+    if (loaded != TYCHO_OK) return loaded;
     tycho_status st = TYCHO_OK;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root) {
