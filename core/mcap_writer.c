@@ -117,6 +117,17 @@ tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *o
         tycho_mcap_abort(w);
         return NULL;
     }
+    /* The chunk's buffer at its full size from the start (and a message
+     * more), not grown as it fills. Grown on a threaded writer's thread, it
+     * was a block of the caller's thread's heap (the schemas go in first),
+     * and glibc kept that heap locked while its realloc copied it: the
+     * robot's loop, asking for memory meanwhile, waited 1 to 4 ms at a
+     * mission's start. */
+    if (!mcap_reserve(&w->chunk, w->opt.chunk_size + ((size_t)64 << 10))) {
+        tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
+        tycho_mcap_abort(w);
+        return NULL;
+    }
     if (w->opt.threaded && !(w->queue = mcap_queue_start(w, w->opt.queue_limit, err))) {
         tycho_mcap_abort(w);
         return NULL;
