@@ -264,7 +264,7 @@ tycho_status tycho_map_parse_yaml_mem(const char *text, size_t len, const char *
     tycho_map_meta_defaults(&m);
     yaml_parser_t parser;
     yaml_document_t doc;
-    tycho_status loaded = tycho_yaml_load(&parser, text, len, name, &doc, err);
+    tycho_status loaded = load_yaml_document(&parser, text, len, name, &doc, err);
     if (loaded != TYCHO_OK) return loaded;
     ctx c = {&doc, name, err};
     tycho_status st = parse_doc(&c, &m);

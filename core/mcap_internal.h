@@ -30,18 +30,12 @@ enum {
     MCAP_OP_DATA_END = 0x0F
 };
 
-/* The records are built in the text buffer of core/text.c: the encoders
- * write a message's JSON straight into the chunk it goes in. */
+/* The records are built in the text buffer of core/text.c (grown as
+ * needed, oom set when it could not be): the encoders write a message's
+ * JSON straight into the chunk it goes in. */
 typedef tycho_text mcap_buf;
 
-static inline int mcap_reserve(mcap_buf *b, size_t more) { return tycho_text_reserve(b, more); }
-
-static inline void mcap_put(mcap_buf *b, const void *data, size_t n)
-{
-    if (n == 0 || !mcap_reserve(b, n)) return;
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
+static inline void mcap_put(mcap_buf *b, const void *data, size_t n) { tycho_text_put(b, data, n); }
 
 static inline void mcap_put_le(mcap_buf *b, uint64_t v, int bytes)
 {

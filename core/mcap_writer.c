@@ -123,7 +123,7 @@ tycho_mcap_writer *tycho_mcap_open(const char *path, const tycho_mcap_options *o
      * and glibc kept that heap locked while its realloc copied it: the
      * robot's loop, asking for memory meanwhile, waited 1 to 4 ms at a
      * mission's start. */
-    if (!mcap_reserve(&w->chunk, w->opt.chunk_size + ((size_t)64 << 10))) {
+    if (!tycho_text_reserve(&w->chunk, w->opt.chunk_size + ((size_t)64 << 10))) {
         tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
         tycho_mcap_abort(w);
         return NULL;
@@ -271,7 +271,7 @@ static tycho_status flush_chunk(tycho_mcap_writer *w, tycho_err *err)
     if (w->opt.compress) {
         size_t bound = ZSTD_compressBound(w->chunk.len);
         w->compressed.len = 0;
-        if (!mcap_reserve(&w->compressed, bound))
+        if (!tycho_text_reserve(&w->compressed, bound))
             return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory");
         if (!w->zctx && !(w->zctx = ZSTD_createCCtx()))
             return tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory for zstd");
@@ -383,7 +383,7 @@ void *tycho_mcap_reserve(tycho_mcap_writer *w, size_t len, tycho_err *err)
     }
     if (w->queue) return mcap_queue_reserve(w->queue, len, err);
     w->payload.len = 0;
-    if (!mcap_reserve(&w->payload, len ? len : 1)) {
+    if (!tycho_text_reserve(&w->payload, len ? len : 1)) {
         w->payload.oom = 0; /* the next may be smaller */
         tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory for a message");
         return NULL;

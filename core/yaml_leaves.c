@@ -74,8 +74,8 @@ static tycho_status visit(walk *w, const yaml_node_t *n, int depth)
     return TYCHO_OK;
 }
 
-tycho_status tycho_yaml_load(yaml_parser_t *parser, const char *text, size_t len, const char *name,
-                             yaml_document_t *doc, tycho_err *err)
+tycho_status load_yaml_document(yaml_parser_t *parser, const char *text, size_t len,
+                                const char *name, yaml_document_t *doc, tycho_err *err)
 {
     if (!yaml_parser_initialize(parser))
         return tycho_fail(err, TYCHO_ENOMEM, "%s: cannot create a YAML parser", name);
@@ -100,7 +100,7 @@ tycho_status tycho_yaml_leaves(const char *text, size_t len, const char *name,
     if (!text || !fn) return tycho_fail(err, TYCHO_EINVAL, "%s: no text or no callback", name);
     yaml_parser_t parser;
     yaml_document_t doc;
-    tycho_status loaded = tycho_yaml_load(&parser, text, len, name, &doc, err);
+    tycho_status loaded = load_yaml_document(&parser, text, len, name, &doc, err);
     if (loaded != TYCHO_OK) return loaded;
     tycho_status st = TYCHO_OK;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
