@@ -3,19 +3,13 @@
  * AMG8833 frame decode <= 2 us. */
 #include "result.h"
 
+#include "clock.h"
 #include "tycho/devproto.h"
 #include "tycho/lidarproto.h"
 #include <math.h>
 
 #include <stdio.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(void)
 {
@@ -24,13 +18,13 @@ int main(void)
     float out[64];
     volatile float sink = 0;
     const int N = 2000000;
-    double t0 = now();
+    double t0 = bench_now();
     for (int k = 0; k < N; k++) {
         raw[0] = (uint8_t)k;
         tycho_amg8833_frame(raw, out);
         sink += out[k & 63];
     }
-    double us = (now() - t0) / N * 1e6;
+    double us = (bench_now() - t0) / N * 1e6;
     printf("amg8833 frame decode (64 pixels): %.3f us/frame over %d frames (target <= 2 us) %s\n",
            us, N, us <= 2 ? "PASS" : "FAIL");
     bench_result("devproto.amg8833_us", us, "us/frame", "<=", 2,
@@ -44,7 +38,7 @@ int main(void)
     tycho_dxl_packet pk;
     const int M = 200000;
     int got_n = 0;
-    t0 = now();
+    t0 = bench_now();
     for (int k = 0; k < M; k++) {
         size_t off = 0;
         while (off < n) {
@@ -53,7 +47,7 @@ int main(void)
             got_n += got;
         }
     }
-    double pus = (now() - t0) / M * 1e6;
+    double pus = (bench_now() - t0) / M * 1e6;
     printf("dynamixel 2.0 parse (%zu-byte status packet, CRC checked): %.3f us/packet, %d parsed\n",
            n, pus, got_n);
     /* a full LDS-01 revolution (60 packets, 2520 bytes) as it comes off the
@@ -67,7 +61,7 @@ int main(void)
     static tycho_lds01_scan scan;
     const int R = 20000;
     int revs = 0;
-    t0 = now();
+    t0 = bench_now();
     for (int k = 0; k < R; k++) {
         size_t off = 0;
         while (off < sizeof rev) {
@@ -79,7 +73,7 @@ int main(void)
             }
         }
     }
-    double rus = (now() - t0) / R * 1e6;
+    double rus = (bench_now() - t0) / R * 1e6;
     printf("lds-01 revolution parse (60 packets, 2520 bytes, checksums checked): %.2f "
            "us/revolution, %d revolutions "
            "(target <= 20 us) %s\n",

@@ -7,6 +7,7 @@
  * Target (issue 6): median <= 1 s, every goal set solved. */
 #include "result.h"
 
+#include "clock.h"
 #include "tycho/fleet_io.h"
 #include "tycho/graph.h"
 #include "tycho/inflation.h"
@@ -20,13 +21,6 @@
 #include <time.h>
 
 #define NR 32
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void data_path(char *buf, size_t n, const char *rel)
 {
@@ -85,9 +79,9 @@ static bool plan_sets(tycho_mapf *m, const double *sxy, const char *label, const
         }
         for (int i = 0; i < NR; i++) gxy[2 * i] = goals[i].x, gxy[2 * i + 1] = goals[i].y;
         free(goals);
-        double t = now();
+        double t = bench_now();
         st = tycho_mapf_plan(m, NR, sxy, gxy, &err);
-        times[sets] = now() - t;
+        times[sets] = bench_now() - t;
         if (st != TYCHO_OK) {
             printf("plan %s: FAILED after %.3f s: %s\n", rel, times[sets], err.msg);
             failures++;
@@ -160,7 +154,7 @@ int main(void)
     const char *labels[3] = {"grid, 4-connected, 1 m", "grid, 8-connected, 1 m",
                              "sparse skeleton graph, 1 m spacing"};
     for (int kind = 0; kind < 3; kind++) {
-        double t0 = now();
+        double t0 = bench_now();
         tycho_graph *graph = kind < 2 ? tycho_graph_grid(cost, 1.0, kind ? 8 : 4, &err)
                                       : tycho_graph_sparse(cost, 1.0, &err);
         tycho_mapf *m = graph ? tycho_mapf_new_graph(graph, NULL, &err) : NULL;
@@ -169,7 +163,7 @@ int main(void)
             return 1;
         }
         printf("fleet graph (%s): %d vertices, %d edges, built in %.1f ms\n", labels[kind],
-               tycho_mapf_vertex_count(m), tycho_mapf_graph(m)->E / 2, (now() - t0) * 1e3);
+               tycho_mapf_vertex_count(m), tycho_mapf_graph(m)->E / 2, (bench_now() - t0) * 1e3);
         static const char *keys[3] = {"grid4", "grid8", "sparse"};
         pass = plan_sets(m, sxy, labels[kind], keys[kind]) && pass;
         tycho_mapf_free(m);

@@ -6,6 +6,7 @@
  * The budgets are this machine's share of a 50 Hz control tick, not
  * reference numbers: fusion runs 2 cameras x 10 Hz, the follower and pitch
  * detector every tick, k-means once per mission phase. */
+#include "clock.h"
 #include "result.h"
 #include "tycho/diffdrive.h"
 #include "tycho/follower.h"
@@ -22,13 +23,6 @@
 #include <time.h>
 
 int luaopen_tycho(lua_State *L);
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void report(const char *key, const char *what, double value, const char *unit,
                    const char *cond, double target)
@@ -67,13 +61,13 @@ static void bench_fusion(void)
     const int n = 200000;
     for (int i = 0; i < 1000; i++)
         tycho_fusion_locate((tycho_pose2){0, 0, 0}, &scan, &cam, frame, &p, &r, NULL);
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < n; i++) {
         tycho_pose2 pose = {i * 1e-6, 0, 0.001 * (i % 100)};
         tycho_fusion_locate(pose, &scan, &cam, frame, &p, &r, NULL);
         sink += r.x;
     }
-    double us = (now() - t0) / n * 1e6;
+    double us = (bench_now() - t0) / n * 1e6;
     char cond[128];
     snprintf(cond, sizeof cond, "per call, 360 beams + 8x8 frame, narrow, mean over %d calls", n);
     report("locate_us", "fusion locate", us, "us", cond, 10);
@@ -109,14 +103,14 @@ static void bench_follower(void)
         tycho_follower_reset(f);
         tycho_pose2 pose = {0, 0.02, 0};
         tycho_follow_cmd cmd;
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < 20000; i++) {
             tycho_follower_step(f, pose, 0.02, 1.0, &cmd, NULL);
             if (cmd.status == TYCHO_FOLLOW_ARRIVED) break;
             pose = tycho_unicycle_step(pose, cmd.v, cmd.w, 0.02);
             steps++;
         }
-        t_total += now() - t0; /* includes the kinematic step, a few ns */
+        t_total += bench_now() - t0; /* includes the kinematic step, a few ns */
     }
     char cond[160];
     snprintf(cond, sizeof cond, "per step, %d-point 25 m path, closed loop at 50 Hz, %ld steps", n,
@@ -128,12 +122,12 @@ static void bench_follower(void)
     tycho_grid *g = tycho_grid_new(400, 400, 0.05, o, 0, NULL);
     tycho_path_block b;
     const int m = 200000;
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < m; i++) {
         tycho_path_check_blocked(g, path + 2 * (i % 400), 100, 1.8, 254, false, &b, NULL);
         sink += b.distance;
     }
-    report("path_blocked_us", "path_blocked", (now() - t0) / m * 1e6, "us",
+    report("path_blocked_us", "path_blocked", (bench_now() - t0) / m * 1e6, "us",
            "per check, 1.8 m lookahead (36 path segments) over a free 400x400 grid at 0.05 m", 5);
     tycho_grid_free(g);
     tycho_follower_free(f);
@@ -163,13 +157,13 @@ static void bench_follower_lua(void)
                        "  end\n"
                        "end\n"
                        "return n\n";
-    double t0 = now();
+    double t0 = bench_now();
     if (luaL_dostring(L, code) != 0) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         lua_close(L);
         return;
     }
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     long n = (long)lua_tointeger(L, -1);
     char cond[160];
     snprintf(cond, sizeof cond,
@@ -184,23 +178,23 @@ static void bench_pitch(void)
     tycho_pitch *d = tycho_pitch_new(NULL, NULL);
     tycho_pitch_state st;
     const int n = 2000000;
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < n; i++) {
         tycho_pitch_push(d, i * 0.02, 0.01 * sin(i * 0.1), &st, NULL);
         sink += st.short_avg;
     }
-    report("pitch_push_50hz_ns", "pitch push", (now() - t0) / n * 1e9, "ns",
+    report("pitch_push_50hz_ns", "pitch push", (bench_now() - t0) / n * 1e9, "ns",
            "per sample at 50 Hz, 0.5 s window (25 samples)", 500);
     tycho_pitch_free(d);
     tycho_pitch_params p;
     tycho_pitch_defaults(&p);
     d = tycho_pitch_new(&p, NULL);
-    t0 = now();
+    t0 = bench_now();
     for (int i = 0; i < n; i++) {
         tycho_pitch_push(d, i * 0.001, 0.01 * sin(i * 0.1), &st, NULL);
         sink += st.short_avg;
     }
-    report("pitch_push_1khz_ns", "pitch push", (now() - t0) / n * 1e9, "ns",
+    report("pitch_push_1khz_ns", "pitch push", (bench_now() - t0) / n * 1e9, "ns",
            "per sample at 1 kHz, window capped at capacity 256", 2000);
     tycho_pitch_free(d);
 }
@@ -220,16 +214,16 @@ static void bench_kmeans(void)
     }
     tycho_kmeans *km = tycho_kmeans_new(NULL);
     const int reps = 200;
-    double t0 = now();
+    double t0 = bench_now();
     for (int r = 0; r < reps; r++) tycho_kmeans_fit(km, xy, 600, 6, NULL, NULL);
-    report("kmeans_fit_ms", "kmeans fit", (now() - t0) / reps * 1e3, "ms",
+    report("kmeans_fit_ms", "kmeans fit", (bench_now() - t0) / reps * 1e3, "ms",
            "600 points, k = 6, n_init 4", 5);
-    t0 = now();
+    t0 = bench_now();
     for (int r = 0; r < reps; r++) tycho_kmeans_fit_auto(km, xy, 600, 10, 0.5, NULL, NULL);
     char cond[96];
     snprintf(cond, sizeof cond, "600 points, k_max 10, radius 0.5 m (chose k = %d)",
              tycho_kmeans_k(km));
-    report("kmeans_auto_ms", "kmeans fit_auto", (now() - t0) / reps * 1e3, "ms", cond, 20);
+    report("kmeans_auto_ms", "kmeans fit_auto", (bench_now() - t0) / reps * 1e3, "ms", cond, 20);
     tycho_kmeans_free(km);
 }
 

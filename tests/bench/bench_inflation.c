@@ -2,6 +2,7 @@
  * indoor-like obstacle layout: rooms with 2-cell walls and doors, furniture
  * blocks and scattered clutter. Target: <= 20 ms per full inflation. */
 #include "check.h"
+#include "clock.h"
 #include "result.h"
 #include "tycho/edt.h"
 #include "tycho/image.h"
@@ -12,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint32_t rng = 12345;
 static uint32_t rnd(void)
@@ -81,9 +75,9 @@ int main(void)
     }
     double best = 1e9, total = 0;
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         tycho_inflate_cells(ws, src, dst, w, h, 0.05, &p, NULL);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         total += t;
         if (t < best) best = t;
     }
@@ -101,9 +95,9 @@ int main(void)
     total = 0;
     for (int r = 0; r < runs; r++) {
         memcpy(dst, src, (size_t)w * h);
-        double t0 = now();
+        double t0 = bench_now();
         tycho_inflate_cells(ws, dst, dst, w, h, 0.05, &p, NULL);
-        total += now() - t0;
+        total += bench_now() - t0;
     }
     printf("inflate in place, same grid: %.2f ms mean over %d runs\n", total / runs * 1e3, runs);
 
@@ -122,9 +116,9 @@ int main(void)
             tycho_inflate(ws, crop, out, &p, NULL);
             total = 0;
             for (int r = 0; r < runs; r++) {
-                double t0 = now();
+                double t0 = bench_now();
                 tycho_inflate(ws, crop, out, &p, NULL);
-                total += now() - t0;
+                total += bench_now() - t0;
             }
             tycho_grid_stats st;
             tycho_grid_stats_compute(crop, &st);
@@ -148,9 +142,9 @@ int main(void)
     tycho_edt_compute(e, src, w, h, sites, 0, out, NULL);
     total = 0;
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         tycho_edt_compute(e, src, w, h, sites, 0, out, NULL);
-        total += now() - t0;
+        total += bench_now() - t0;
     }
     printf("exact EDT %dx%d, unbounded: %.2f ms mean over %d runs\n", w, h, total / runs * 1e3,
            runs);

@@ -1,6 +1,7 @@
 /* 3D LiDAR benchmark (issue 7): a 16-line, 1800-column sweep cast against a
  * 400 x 400 height field at 0.1 m (rolling ground of +-0.3 m and 200 boxes),
  * the sensor 0.5 m above the middle. Target: <= 10 ms per sweep. */
+#include "clock.h"
 #include "result.h"
 #include "tycho/lidar3d.h"
 
@@ -8,13 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(void)
 {
@@ -39,9 +33,9 @@ int main(void)
     int n = 0, reps = 20;
     double best = INFINITY, sum = 0;
     for (int k = 0; k < reps; k++) {
-        double t0 = now();
+        double t0 = bench_now();
         n = tycho_lidar3d_sweep(&m, f, robot, mount, &self, r, pts, 16 * 1800);
-        double ms = (now() - t0) * 1e3;
+        double ms = (bench_now() - t0) * 1e3;
         sum += ms;
         if (ms < best) best = ms;
     }

@@ -1,5 +1,6 @@
 /* Cost of calling a cheap tycho primitive from Lua (grid:get), net of the
  * loop itself. Target: <= 100 ns per call on Lua 5.4. */
+#include "clock.h"
 #include "result.h"
 #include <lauxlib.h>
 #include <lua.h>
@@ -9,13 +10,6 @@
 
 int luaopen_tycho(lua_State *L);
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static double run(lua_State *L, const char *code, long n)
 {
     if (luaL_loadstring(L, code) != LUA_OK) {
@@ -23,12 +17,12 @@ static double run(lua_State *L, const char *code, long n)
         return -1;
     }
     lua_pushinteger(L, n);
-    double t0 = now();
+    double t0 = bench_now();
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         return -1;
     }
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 int main(void)

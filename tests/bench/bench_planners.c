@@ -9,6 +9,7 @@
  * 3) and the best mean is kept, which filters noise from other processes on
  * a shared machine. Data: TYCHO_TEST_DATA, default tests/data in the
  * repository (TYCHO_SOURCE_DIR, else the working directory). */
+#include "clock.h"
 #include "result.h"
 #include "tycho/movingai.h"
 #include "tycho/planner.h"
@@ -18,13 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct {
     const char *map;
@@ -98,7 +92,7 @@ static double run_algo(tycho_planner *pl, const char *name, tycho_plan_algorithm
     double best = INFINITY;
     int inner = 1;
     for (int r = -1; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         double sink = 0;
         for (int k = 0; k < inner; k++) {
             for (size_t i = 0; i < sc->count; i++) {
@@ -115,7 +109,7 @@ static double run_algo(tycho_planner *pl, const char *name, tycho_plan_algorithm
                 }
             }
         }
-        double dt = (now() - t0) / inner;
+        double dt = (bench_now() - t0) / inner;
         if (sink == 12345.678) puts(""); /* keeps the loop observable */
         if (r < 0) {
             if (dt >= 0.02) {
@@ -205,20 +199,20 @@ int main(void)
         tycho_path path;
         tycho_path_init(&path);
         const tycho_movingai_query *q0 = &sc.items[sc.count - 1];
-        double t0 = now();
+        double t0 = bench_now();
         int k = 0;
         do {
             tycho_planner_prepare(pl, g, &o, &err);
             k++;
-        } while (now() - t0 < 0.05);
-        double prep = (now() - t0) / k;
-        t0 = now();
+        } while (bench_now() - t0 < 0.05);
+        double prep = (bench_now() - t0) / k;
+        t0 = bench_now();
         k = 0;
         do {
             tycho_planner_plan(pl, g, q0->start, q0->goal, &o, &path, &err);
             k++;
-        } while (now() - t0 < 0.05);
-        double oneshot = (now() - t0) / k;
+        } while (bench_now() - t0 < 0.05);
+        double oneshot = (bench_now() - t0) / k;
         printf("prepare %-20s %9.1f us per snapshot (%dx%d); one-shot JPS plan incl. "
                "snapshot and bit maps %.1f us (longest scenario)\n",
                shortname, prep * 1e6, tycho_grid_width(g), tycho_grid_height(g), oneshot * 1e6);

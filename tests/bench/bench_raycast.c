@@ -10,6 +10,7 @@
  *    0.05 m, ranges cast against a 400x400 crop of the same map from random
  *    free poses. Target <= 50 us/scan. */
 #include "check.h"
+#include "clock.h"
 #include "result.h"
 #include "tycho/image.h"
 #include "tycho/mapio.h"
@@ -19,22 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this process, printed beside the wall time: the machine
- * is shared, and the difference shows how much waiting for it there was. */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint64_t rng = 0x853c49e6748fea9bull;
 static double rnd01(void)
@@ -83,25 +68,25 @@ static void bench_rays(tycho_grid *g)
         y[i] = rnd01() * h * res;
         a[i] = (rnd01() * 2 - 1) * M_PI;
     }
-    double t0 = now();
+    double t0 = bench_now();
     tycho_raymap *m = tycho_raymap_new(g, NULL, NULL);
-    double t_build = now() - t0;
+    double t_build = bench_now() - t0;
 
     double sink = 0;
     for (int i = 0; i < warm; i++) sink += tycho_raymap_cast(m, x[i], y[i], a[i], max_range);
     double t_one = INFINITY, c_one = INFINITY, t_many = INFINITY, c_many = INFINITY;
     for (int pass = 0; pass < PASSES; pass++) {
-        t0 = now();
-        double c0 = cpu_now();
+        t0 = bench_now();
+        double c0 = bench_cpu_now();
         for (int i = 0; i < n; i++) r_one[i] = tycho_raymap_cast(m, x[i], y[i], a[i], max_range);
-        double t = now() - t0, c = cpu_now() - c0;
+        double t = bench_now() - t0, c = bench_cpu_now() - c0;
         t_one = t < t_one ? t : t_one;
         c_one = c < c_one ? c : c_one;
-        t0 = now();
-        c0 = cpu_now();
+        t0 = bench_now();
+        c0 = bench_cpu_now();
         tycho_raymap_cast_many(m, n, x, y, a, max_range, r_many);
-        t = now() - t0;
-        c = cpu_now() - c0;
+        t = bench_now() - t0;
+        c = bench_cpu_now() - c0;
         t_many = t < t_many ? t : t_many;
         c_many = c < c_many ? c : c_many;
     }
@@ -136,12 +121,12 @@ static void bench_rays(tycho_grid *g)
     const int np = n / 4;
     for (int i = 0; i < warm / 4; i++) sink += tycho_raycast(g, x[i], y[i], a[i], max_range, NULL);
     long mismatch = 0;
-    t0 = now();
+    t0 = bench_now();
     for (int i = 0; i < np; i++) {
         double r = tycho_raycast(g, x[i], y[i], a[i], max_range, NULL);
         mismatch += !(r == r_one[i]);
     }
-    double t_plain = now() - t0;
+    double t_plain = bench_now() - t0;
     printf("raycast basement, plain exact traversal (no precomputation): %.1f ns/ray mean over %d "
            "rays; ray map vs traversal mismatches: %ld of %d (every ray compared)\n",
            t_plain / np * 1e9, np, mismatch, np);
@@ -227,9 +212,9 @@ static void bench_insert(void)
         p = next_pose(truth, p, W);
         poses[k] = p;
         tycho_scan_init(&sc[k], 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, NULL);
-        double t0 = now();
+        double t0 = bench_now();
         tycho_raymap_scan(m, p, &sc[k]);
-        t_cast += now() - t0;
+        t_cast += bench_now() - t0;
         for (int i = 0; i < 360; i++)
             if (isfinite(sc[k].ranges[i])) {
                 range_sum += sc[k].ranges[i];
@@ -244,12 +229,12 @@ static void bench_insert(void)
     double t = INFINITY, c = INFINITY;
     for (int pass = 0; pass < PASSES; pass++) {
         size_t pass_upd = 0;
-        double t0 = now(), c0 = cpu_now();
+        double t0 = bench_now(), c0 = bench_cpu_now();
         for (int k = 0; k < scans; k++) {
             tycho_scan_insert(ws, g, poses[k], &sc[k], NULL, &upd, NULL);
             pass_upd += upd;
         }
-        double tp = (now() - t0) / scans * 1e6, cp = (cpu_now() - c0) / scans * 1e6;
+        double tp = (bench_now() - t0) / scans * 1e6, cp = (bench_cpu_now() - c0) / scans * 1e6;
         if (tp < t) {
             t = tp;
             upd_total = pass_upd;
@@ -268,10 +253,10 @@ static void bench_insert(void)
                  "`bench_raycast`: 360-beam log-odds insertion, 400×400 (CPU time)");
     bench_result("raycast.scan_cast_us", t_cast / scans * 1e6, "us/scan", NULL, 0,
                  "`bench_raycast`: 360-beam scan cast on the ray map (`tycho_raymap_scan`)");
-    double t0 = now();
+    double t0 = bench_now();
     for (int k = 0; k < 500; k++) tycho_scan_cast(truth, poses[k], &sc[k], NULL);
     printf("scan cast 360 beams (plain traversal): %.1f us/scan mean over 500 scans\n",
-           (now() - t0) / 500 * 1e6);
+           (bench_now() - t0) / 500 * 1e6);
 
     for (int k = 0; k < scans; k++) tycho_scan_free(&sc[k]);
     free(sc);

@@ -6,6 +6,7 @@
  * time of a match (target <= 1 ms a 360-beam scan, one core), the field
  * rebuild, and the error against the true pose. */
 #include "check.h"
+#include "clock.h"
 #include "result.h"
 #include "tycho/diffdrive.h"
 #include "tycho/image.h"
@@ -18,13 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double rnd01(void)
@@ -106,9 +100,9 @@ int main(void)
     }
 
     tycho_matcher *m = tycho_matcher_new();
-    double t0 = now();
+    double t0 = bench_now();
     for (int k = 0; k < 20; k++) tycho_matcher_set_map(m, g, 200, 0.05, NULL);
-    double t_field = (now() - t0) / 20;
+    double t_field = (bench_now() - t0) / 20;
     tycho_match_params mp;
     tycho_match_params_defaults(&mp);
     double *ms = malloc(N * sizeof *ms), err_sum = 0, err_max = 0, yaw_max = 0;
@@ -118,9 +112,9 @@ int main(void)
                              poses[k].y + 0.08 * (2 * rnd01() - 1),
                              poses[k].yaw + 3 * M_PI / 180 * (2 * rnd01() - 1)};
         tycho_match_result r;
-        double t = now();
+        double t = bench_now();
         tycho_matcher_match(m, &sc[k], guess, &mp, &r, NULL);
-        ms[k] = (now() - t) * 1e3;
+        ms[k] = (bench_now() - t) * 1e3;
         if (r.ok) ok++;
         if (r.degenerate) degenerate++;
         if (r.ok && !r.degenerate) {

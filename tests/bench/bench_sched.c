@@ -11,25 +11,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "tycho/sched.h"
 
 int luaopen_tycho(lua_State *L);
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this process: shows how much of the wall figure is the load
- * other users put on the machine. */
-static double cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int count_fn(void *ctx, tycho_task_id id, double t)
 {
@@ -53,10 +38,10 @@ static void bench_core(void)
     tycho_run_opts o;
     tycho_run_opts_defaults(&o);
     o.max_steps = 2000000;
-    double t0 = now(), c0 = cpu();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     long long steps = 0;
     tycho_sched_run(s, &o, &steps);
-    double dt = now() - t0, dc = cpu() - c0;
+    double dt = bench_now() - t0, dc = bench_cpu_now() - c0;
     double ns = dt / (double)steps * 1e9;
     printf("sched core: %.1f ns/dispatch mean over %lld dispatches of %d periodic C tasks "
            "(cpu %.1f ns) (target <= 200 ns) %s\n",
@@ -73,14 +58,14 @@ static double last_cpu_ns;
  * leaves cpu ns per unit in last_cpu_ns. */
 static double run_lua(lua_State *L, const char *code)
 {
-    double c0 = cpu();
+    double c0 = bench_cpu_now();
     if (luaL_loadstring(L, code) != 0 || lua_pcall(L, 0, 2, 0) != 0) {
         fprintf(stderr, "bench_sched: %s\n", lua_tostring(L, -1));
         exit(1);
     }
     double secs = lua_tonumber(L, -2), units = lua_tonumber(L, -1);
     lua_pop(L, 2);
-    last_cpu_ns = units > 0 ? (cpu() - c0) / units * 1e9 : 0;
+    last_cpu_ns = units > 0 ? (bench_cpu_now() - c0) / units * 1e9 : 0;
     return units > 0 ? secs / units * 1e9 : 0;
 }
 

@@ -3,6 +3,7 @@
  * from C and through the Lua binding, on the mission-size maze
  * (maps/maze_small.yaml) and a large map (the warehouse in tests/data, 40 x 40 m). */
 #include "check.h"
+#include "clock.h"
 #include "result.h"
 #include "tycho/mapio.h"
 #include "tycho/sim.h"
@@ -15,13 +16,6 @@
 #include <time.h>
 
 int luaopen_tycho(lua_State *L);
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static tycho_pose2 free_pose(const tycho_sim *s, tycho_rng *rng)
 {
@@ -78,9 +72,9 @@ static void bench_sensors(const char *name, const char *yaml)
     c.start = start;
     c.sources = src;
     c.n_sources = 5;
-    double t0 = now();
+    double t0 = bench_now();
     tycho_sim *s = tycho_sim_new(g, &c, &err);
-    double t_new = now() - t0;
+    double t_new = bench_now() - t0;
     if (!s) {
         printf("sim %s: %s\n", name, err.msg);
         tycho_grid_free(g);
@@ -95,18 +89,18 @@ static void bench_sensors(const char *name, const char *yaml)
     double res = tycho_grid_resolution(g);
     float ranges[360], temps[64];
     double sink = 0;
-    t0 = now();
+    t0 = bench_now();
     for (int i = 0; i < N; i++) {
         tycho_sim_lidar_cast(rm, poses[i], &c.lidar, &rng, ranges);
         sink += ranges[i % 360];
     }
-    double scan_us = (now() - t0) / N * 1e6;
-    t0 = now();
+    double scan_us = (bench_now() - t0) / N * 1e6;
+    t0 = bench_now();
     for (int i = 0; i < N; i++) {
         tycho_sim_thermal_render(rm, res, poses[i], &c.cameras[0], src, 5, 22.0, &rng, temps);
         sink += temps[i % 64];
     }
-    double cam_us = (now() - t0) / N * 1e6;
+    double cam_us = (bench_now() - t0) / N * 1e6;
     printf("sim %s (%dx%d @ %.3f m): sim_new %.1f ms (grid copy + ray map)\n", name,
            tycho_grid_width(g), tycho_grid_height(g), res, t_new * 1e3);
     printf("sim %s: lidar scan 360 beams, range 3.5 m, noise 0.01: %.1f us/scan mean over %d "
@@ -157,7 +151,7 @@ static void bench_mission_c(const char *yaml)
     const double sim_s = 600, dt = 0.05;
     double turn = 0;
     int scans = 0;
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < (int)(sim_s / dt); i++) {
         tycho_sim_scan sc;
         if (tycho_sim_take_scan(s, &sc)) {
@@ -172,7 +166,7 @@ static void bench_mission_c(const char *yaml)
         tycho_sim_set_cmd(s, turn != 0 ? 0.0 : 0.2, turn);
         tycho_sim_step(s, dt, NULL);
     }
-    double wall = now() - t0;
+    double wall = bench_now() - t0;
     tycho_pose2 p = tycho_sim_pose(s);
     bench_result("sim.mission_c_x", sim_s / wall, "x_real_time", ">=", 100,
                  "`bench_sim`: simulator stepped from C, maze_small, all sensors");
@@ -218,13 +212,13 @@ static void bench_mission_lua(const char *world)
         return;
     }
     lua_pushstring(L, world);
-    double t0 = now();
+    double t0 = bench_now();
     if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
         printf("sim lua: %s\n", lua_tostring(L, -1));
         lua_close(L);
         return;
     }
-    double wall = now() - t0;
+    double wall = bench_now() - t0;
     printf("sim mission from Lua (%s, %s, step 50 ms, scan+thermal+imu each step): 600 sim s in "
            "%.3f wall s = %.0fx real time (target >= 100x) %s  [%d scans]\n",
            "tests/data/worlds/basic.lua", LUA_VERSION_NUM >= 502 ? LUA_VERSION : "LuaJIT", wall,

@@ -2,6 +2,7 @@
  * scattered boxes the robot cannot climb), traversability with a 0.3 m
  * barrier, and terrain A* corner to corner. Target (issue 7): terrain A* on
  * a 500 x 500 grid <= 20 ms. */
+#include "clock.h"
 #include "result.h"
 #include "tycho/terrain.h"
 
@@ -9,13 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(void)
 {
@@ -50,9 +44,9 @@ int main(void)
     tycho_trav_params tp;
     tycho_trav_defaults(&tp);
     tp.barrier = 0.3;
-    double t0 = now();
+    double t0 = bench_now();
     tycho_terrain_traversability(t, &tp, &err);
-    double trav_ms = (now() - t0) * 1e3;
+    double trav_ms = (bench_now() - t0) * 1e3;
     tycho_path path;
     tycho_path_init(&path);
     tycho_terrain_plan_opts po;
@@ -61,12 +55,12 @@ int main(void)
     double best = INFINITY, cost = 0;
     int n = 0;
     for (int rep = 0; rep < 5; rep++) {
-        t0 = now();
+        t0 = bench_now();
         tycho_status st =
             tycho_terrain_plan(t, (tycho_cell){5, 5}, (tycho_cell){N - 6, N - 6}, &po, &path, NULL);
         n = st == TYCHO_OK ? (int)path.count : 0;
         cost = path.cost;
-        double ms = (now() - t0) * 1e3;
+        double ms = (bench_now() - t0) * 1e3;
         if (ms < best) best = ms;
     }
     printf("terrain traversability 500x500 (step, slope, 0.3 m barrier): %.1f ms\n", trav_ms);

@@ -15,12 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static inline double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "clock.h"
 
 typedef struct {
     int exit_code; /* 128 when killed by a signal */

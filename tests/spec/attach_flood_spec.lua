@@ -13,7 +13,8 @@ os.execute("mkdir -p '" .. TMP .. "'")
 local TOKEN = "0123456789abcdef0123"
 local FLOOD = tonumber(os.getenv("TYCHO_FLOOD") or "2000")
 
-local function sleep(s) tycho.net.wait({}, s) end
+local client = require "helpers.attach_client"
+local sleep, read_until = client.sleep, client.read_until
 
 local function write_token(path)
   local f = assert(io.open(path, "w"))
@@ -39,20 +40,6 @@ local function stop(rt)
   return text, ok, how, code
 end
 
-local function read_until(c, want, timeout)
-  local got, deadline = {}, tycho.clock.monotonic() + (timeout or 5)
-  while tycho.clock.monotonic() < deadline do
-    tycho.net.wait({ c:fd() }, 0.05)
-    local frames, err = c:recv()
-    if not frames then got.closed = err return nil, got end
-    for _, f in ipairs(frames) do
-      got[#got + 1] = f
-      if f[1] == want then return f[2], got end
-    end
-  end
-  return nil, got
-end
-
 -- a client with the token; retries while the server is busy or starting
 local function good_client(port, tries)
   for _ = 1, tries or 100 do
@@ -68,12 +55,10 @@ local function good_client(port, tries)
   error("the good client could not attach")
 end
 
+-- a line's output, and every frame read
 local function eval(c, line)
-  c:send("E", line)
-  local _, got = read_until(c, "P", 5)
-  local out = {}
-  for _, f in ipairs(got) do if f[1] == "O" then out[#out + 1] = f[2] end end
-  return table.concat(out, "\n"), got
+  local text, _, got = client.eval(c, line, 5)
+  return text, got
 end
 
 local function rss_kb(pid)

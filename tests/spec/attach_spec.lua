@@ -9,7 +9,8 @@ local TMP = os.tmpname()
 os.remove(TMP)
 os.execute("mkdir -p '" .. TMP .. "'")
 
-local function sleep(s) tycho.net.wait({}, s) end
+local client = require "helpers.attach_client"
+local sleep, connect_unix, read_until = client.sleep, client.connect_unix, client.read_until
 
 -- a background runtime; its stdin stays open until stop()
 local function start(args, name)
@@ -26,36 +27,10 @@ local function stop(rt)
   return text
 end
 
-local function connect_unix(path)
-  for _ = 1, 100 do
-    local c = tycho.net.connect_unix(path)
-    if c then return c end
-    sleep(0.05)
-  end
-  error("no runtime listening on " .. path)
-end
-
--- frames until one of type `want` (returns it and everything read)
-local function read_until(c, want, timeout)
-  local got, deadline = {}, tycho.clock.monotonic() + (timeout or 5)
-  while tycho.clock.monotonic() < deadline do
-    tycho.net.wait({ c:fd() }, 0.1)
-    local frames, err = c:recv()
-    if not frames then got.closed = err return nil, got end
-    for _, f in ipairs(frames) do
-      got[#got + 1] = f
-      if f[1] == want then return f[2], got end
-    end
-  end
-  return nil, got
-end
-
+-- a line's output, and every frame read
 local function eval(c, line)
-  c:send("E", line)
-  local _, got = read_until(c, "P")
-  local out = {}
-  for _, f in ipairs(got) do if f[1] == "O" then out[#out + 1] = f[2] end end
-  return table.concat(out, "\n"), got
+  local text, _, got = client.eval(c, line)
+  return text, got
 end
 
 describe("attach over the Unix socket", function()

@@ -14,7 +14,8 @@ local TMP = os.tmpname()
 os.remove(TMP)
 os.execute("mkdir -p '" .. TMP .. "'")
 
-local function sleep(s) tycho.net.wait({}, s) end
+local client = require "helpers.attach_client"
+local sleep, read_until = client.sleep, client.read_until
 
 local function read(path)
   local f = io.open(path)
@@ -24,35 +25,12 @@ local function read(path)
   return t
 end
 
-local function connect(path)
-  for _ = 1, 200 do
-    local c = tycho.net.connect_unix(path)
-    if c then return c end
-    sleep(0.05)
-  end
-  error("no runtime listening on " .. path)
-end
+local function connect(path) return client.connect_unix(path, 200) end
 
-local function read_until(c, want, timeout)
-  local got, deadline = {}, tycho.clock.monotonic() + (timeout or 10)
-  while tycho.clock.monotonic() < deadline do
-    tycho.net.wait({ c:fd() }, 0.05)
-    local frames, err = c:recv()
-    if not frames then got.closed = err return nil, got end
-    for _, f in ipairs(frames) do
-      got[#got + 1] = f
-      if f[1] == want then return f[2], got end
-    end
-  end
-  return nil, got
-end
-
+-- a line's output, and true when the next prompt came
 local function eval(c, line, timeout)
-  c:send("E", line)
-  local p, got = read_until(c, "P", timeout)
-  local out = {}
-  for _, f in ipairs(got) do if f[1] == "O" then out[#out + 1] = f[2] end end
-  return table.concat(out, "\n"), p ~= nil
+  local text, ok = client.eval(c, line, timeout)
+  return text, ok
 end
 
 -- `tycho run/repl ARGS` in the background, its pid, and the rc at the end
