@@ -55,19 +55,27 @@ function M.run(args, opts)
   return M.shell(M.quote(M.EXE) .. " " .. args, opts)
 end
 
--- Starts the executable without waiting for it (its output discarded);
--- returns a handle whose :wait() blocks until it has ended.
+-- Starts the executable without waiting for it; returns a handle whose
+-- :wait() blocks until it has ended and returns its exit code and output
+-- (kept in a file meanwhile: a run that writes much never blocks on a pipe).
 function M.start(args)
   if type(args) == "table" then
     local q = {}
     for i, a in ipairs(args) do q[i] = M.quote(a) end
     args = table.concat(q, " ")
   end
-  local p = assert(io.popen(("cd %s && %s %s > /dev/null 2>&1"):format(M.quote(M.SRC), M.quote(M.EXE), args), "r"))
+  local log = os.tmpname()
+  local p = assert(io.popen(("cd %s && { %s %s > %s 2>&1; echo \"rc=$?\"; }"):format(M.quote(M.SRC), M.quote(M.EXE),
+    args, M.quote(log)), "r"))
   return {
     wait = function()
-      p:read("*a")
+      local rc = tonumber(p:read("*a"):match("rc=(%d+)"))
       p:close()
+      local f = io.open(log)
+      local output = f and f:read("*a") or ""
+      if f then f:close() end
+      os.remove(log)
+      return rc, output
     end,
   }
 end
