@@ -8,6 +8,7 @@
  * the render time and the memory held. The Raspberry Pi 4 budget: a scan
  * every 200 ms (5 Hz LDS-01), a 50 ms control tick. */
 #include "check.h"
+#include "clock.h"
 #include "result.h"
 #include "slam_world.h"
 #include "tycho/raycast.h"
@@ -18,12 +19,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return bench_now() * 1e3; }
 
 static int cmp_double(const void *a, const void *b)
 {
