@@ -13,6 +13,7 @@
 --     and feeding the channels at 20 Hz;
 --   * the run loop: as fast as it goes, at wall-clock pace (--realtime, on
 --     the robot), or with the console beside it (:pause, :step N, :resume);
+--     --paused starts it paused, so a console attaches before anything moves;
 --   * the exit code (0 done, 1 failed, 2 bad usage; a signal's own code).
 --
 -- A mission gives hooks (only `name`, `options`, `start` and `finish` are
@@ -52,6 +53,13 @@ local MissionGuard = require "mission_guard"
 
 local M = {}
 
+--- The runner's own options (after the mission's, before the session's).
+M.OPTIONS = {
+  { name = "paused", type = "boolean",
+    doc = "start paused: nothing moves until :resume (or :step N) from the console (--repl) or `tycho attach`"
+      .. " (turns the attach socket on)" },
+}
+
 local KNOWN = { name = true, usage_line = true, epilog = true, options = true, params = true, defaults = true,
                 check = true, out = true, clock = true, start = true, done = true, time_limit = true, run = true,
                 finish = true, argv = true, socket_default = true, pace = true }
@@ -72,12 +80,13 @@ end
 --- The command line: opt, spec, or nil and the exit code.
 local function parse(def)
   if def.params then
-    return params_cli.parse_mission { prog = def.name, usage_line = def.usage_line, options = def.options,
+    return params_cli.parse_mission { prog = def.name, usage_line = def.usage_line,
+                                      options = cli.options(def.options, M.OPTIONS),
                                       params = def.params, argv = def.argv or arg, defaults = def.defaults,
                                       epilog = def.epilog }
   end
   local spec = cli.spec { prog = def.name, usage_line = def.usage_line, epilog = def.epilog,
-                          options = cli.options(def.options, Session.OPTIONS) }
+                          options = cli.options(def.options, M.OPTIONS, Session.OPTIONS) }
   local opt, usage_err = spec:parse(def.argv or arg)
   if not opt then return nil, cli.usage_error(spec, usage_err) end
   if opt.help then io.write(spec:usage()) return nil, 0 end
@@ -122,7 +131,7 @@ local function default_run(m, def)
     local pace = def.pace and def.pace(opt) or nil
     while not guard:stop_requested() do
       if m.steps > 0 then step()
-      elseif m.paused then session.wait(0.1)
+      elseif m.paused and not done() then session.wait(0.1) -- (:stop while paused ends the run)
       else
         reason = sched:run { until_fn = function() return done() or m.paused or guard:stop_requested() end,
                              until_time = limit, realtime = pace, wait = (opt.realtime or pace) and session.wait or nil }
@@ -157,6 +166,10 @@ function M.run(def)
   if not opt then return spec end -- the exit code
   local m = setmetatable({ def = def, opt = opt, spec = spec, guard = guard, params = def.params,
                            paused = false, steps = 0 }, Handle)
+  if opt.paused and opt.socket == false and not opt.listen and not opt.repl then
+    return m:usage_error("--paused with --no-socket: nothing could resume the mission (drop --no-socket, "
+      .. "or add --repl or --listen)")
+  end
   if def.check then
     local problem = def.check(opt)
     if problem then return m:usage_error(problem) end
@@ -196,6 +209,7 @@ function M.run(def)
   -- file, live view and recording
   local socket_default = def.socket_default
   if socket_default == nil then socket_default = (opt.repl or opt.realtime) and true or false end
+  if opt.paused then socket_default = true end -- a paused mission waits for a console
   local ok, s = pcall(Session.new, { opt = opt, env = m.env or setmetatable({ tycho = tycho }, { __index = _G }),
                                      host = m.host or {}, log = m.log, console = opt.repl,
                                      socket_default = socket_default, name = def.name })
@@ -229,6 +243,15 @@ function M.run(def)
     m.sched:every(0.1, function() s:service() end, "attach")
   end
 
+  if opt.paused then
+    m.host.pause()
+    local how = {}
+    if s.console then how[#how + 1] = "type :resume here" end
+    if s.server and s.server.path then how[#how + 1] = ("`tycho attach %s -e :resume`"):format(s.server.path) end
+    if s.server and s.server.port then how[#how + 1] = ("`tycho attach --tcp` to port %d"):format(s.server.port) end
+    s:print(("paused before the first step: resume with %s%s"):format(table.concat(how, " or "),
+      m.host.step and " (:step N runs N tasks)" or ""))
+  end
   local reason = (def.run or default_run)(m, def)
   -- the recording syncs to the disk while the outputs are written
   s:end_recording()

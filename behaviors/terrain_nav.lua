@@ -143,6 +143,16 @@ local function run(m)
   end)
 
   wall0 = tycho.clock.monotonic()
+  local pace0 = wall0 -- the wall clock's time at sim time 0, moved on by pauses
+  -- :pause (or --paused, before the first step): wait, serving the console
+  -- and clients; the pace starts again from the resume (not a dash to
+  -- catch up with the wall clock)
+  local function wait_while_paused()
+    if not live.paused then return end
+    local paused_at = tycho.clock.monotonic()
+    repeat session.wait(0.1) until not live.paused or live.stop or session:quitting() or guard:stop_requested()
+    pace0 = pace0 + (tycho.clock.monotonic() - paused_at)
+  end
   local ticks = 0
   local run_opts = { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
     on_sweep = function(r, map, _, points)
@@ -159,19 +169,20 @@ local function run(m)
         feeder.trail = r.trajectory
         feeder.rc:tick()
       end
+      wait_while_paused()
       if paced then
         -- wait for the wall clock (serving the console and clients meanwhile)
         repeat
-          local ahead = clock:now() / speed - (tycho.clock.monotonic() - wall0)
-          if live.paused then ahead = 0.1 end
+          local ahead = clock:now() / speed - (tycho.clock.monotonic() - pace0)
           if ahead > 0 then session.wait(math.min(ahead, 0.1)) end
-        until (ahead <= 0 and not live.paused) or live.stop or session:quitting() or guard:stop_requested()
+        until ahead <= 0 or live.paused or live.stop or session:quitting() or guard:stop_requested()
       elseif (session.server or session.viz) and ticks % 10 == 0 then
         session:service()
       end
       if live.stop or session:quitting() or guard:stop_requested() then return "stop" end
       tasks.yield()
     end }
+  wait_while_paused()
   runner:spawn("terrain_nav", function() res = mission.run(w, run_opts) end)
   sched:run { until_fn = function() return res ~= nil or task_error ~= nil end }
   runner:close()

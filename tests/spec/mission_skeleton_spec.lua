@@ -57,7 +57,7 @@ describe("the mission skeleton", function()
     local code, out = exe.run { "run", script, "--help" }
     assert.are.equal(0, code, out)
     for _, o in ipairs { "--fail", "--label S", "--set NAME=VALUE", "--params", "--params-file F", "--socket PATH",
-                         "--record FILE.mcap", "--viz" } do
+                         "--record FILE.mcap", "--viz", "--paused" } do
       assert.matches(o, out, 1, true)
     end
     code, out = exe.run { "run", script, "--params" }
@@ -70,6 +70,7 @@ describe("the mission skeleton", function()
       { { "--bogus" }, "unknown option '--bogus'" },
       { { "--set", "count=0" }, "count" },
       { { "--label=bad" }, "--label bad is refused" },
+      { { "--paused", "--no-socket" }, "--paused with --no-socket: nothing could resume the mission" },
     } do
       local args = { "run", script }
       for _, a in ipairs(case[1]) do args[#args + 1] = a end
@@ -114,6 +115,46 @@ describe("the mission skeleton", function()
     f:close()
     assert.matches("stepped 3 task%(s%)", text)
     assert.matches("counted %d+ by t = ", text)
+  end)
+
+  it("starts paused with --paused: nothing runs, even unpaced, until a console resumes it", function()
+    local tycho = require "tycho"
+    local sock = dir .. "/p.sock"
+    -- unpaced, the five ticks take no time at all: only the pause holds them
+    local p = io.popen(("exec %s run %s --paused --socket=%s > %s 2>&1"):format(
+      exe.quote(exe.EXE), exe.quote(script), exe.quote(sock), exe.quote(dir .. "/paused.txt")), "w")
+    local closed = false
+    finally(function() -- a failed assertion leaves no paused mission behind
+      if not closed then exe.run { "attach", sock, "-e", ":stop" } p:close() end
+    end)
+    local up = false
+    for _ = 1, 200 do
+      local c = tycho.net.connect_unix(sock)
+      if c then c:close() up = true break end
+      tycho.net.wait({}, 0.05)
+    end
+    assert.is_true(up, "the mission did not open its socket")
+    local function ev(code)
+      local status, out = exe.run { "attach", sock, "-e", code }
+      assert.are.equal(0, status, out)
+      return out
+    end
+    assert.are.equal(0, tonumber(ev("ticks()")))
+    tycho.net.wait({}, 0.3)
+    assert.are.equal(0, tonumber(ev("ticks()"))) -- still nothing
+    -- two tasks run: the counter's, and (unpaced) the runner's serving of
+    -- the attach clients, which may come first
+    ev(":step 2")
+    local stepped = tonumber(ev("ticks()"))
+    assert.is_true(stepped == 1 or stepped == 2, tostring(stepped))
+    assert.matches("running", ev(":resume"), 1, true)
+    p:close()
+    closed = true
+    local f = assert(io.open(dir .. "/paused.txt"))
+    local text = f:read("*a")
+    f:close()
+    assert.matches("paused before the first step: resume with `tycho attach " .. sock .. " -e :resume`", text, 1, true)
+    assert.matches("counted 5 by t = 0.4 (until_fn)", text, 1, true)
   end)
 
   it("refuses a definition with an unknown field or without its hooks, when it is loaded", function()

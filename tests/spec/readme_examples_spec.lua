@@ -8,7 +8,7 @@
 --            in README order (later examples read what earlier ones wrote),
 --            and must exit 0;
 --   check    `build/tycho ...` that waits for a person, a robot or a long
---            campaign (--repl, --realtime, --robot, attach, repl, --watch,
+--            campaign (--repl, --realtime, --paused, --robot, attach, repl, --watch,
 --            --viz, a 200-world campaign): the same command line with --help
 --            appended must exit 0, so every option it names exists and parses;
 --   elsewhere  commands other tests and CI run (scripts/test.sh is CI itself;
@@ -45,7 +45,7 @@ local ELSEWHERE = {
 
 -- `build/tycho` commands that do not end by themselves or need a person,
 -- a robot, or minutes: only their command line is checked (with --help)
-local CHECK_ONLY = { "%-%-repl", "%-%-realtime", "%-%-robot", "%-%-watch", "%-%-viz", "^build/tycho attach",
+local CHECK_ONLY = { "%-%-repl", "%-%-realtime", "%-%-paused", "%-%-robot", "%-%-watch", "%-%-viz", "^build/tycho attach",
                      "^build/tycho repl%s", "%-%-generate 200" }
 
 local function read(path)

@@ -118,15 +118,15 @@ describe("terrain mission #e2e #slow", function()
                            "clearance_weight=500" }
     assert.matches("clearance_weight: 500 is out of range 0..100", text)
     assert.are.equal(2, code)
-    -- paced at 3x real time (about 20 s of wall time: at 10x the 6 s it
-    -- ran were missed twice by the attach tries on a fresh CI machine,
-    -- where the node tests install their clients beside it), attachable:
-    -- tune slope_coef while it drives
+    -- started paused (--paused): the console is reached before the robot
+    -- moves, however slow the machine (a run paced at 10x ended before the
+    -- attach tries reached it twice on a fresh CI machine); tune slope_coef
+    -- and resume, unpaced
     local out, sock = os.tmpname(), os.tmpname()
     os.remove(out)
     os.remove(sock)
-    local proc = exe.start { "run", "behaviors/terrain_nav.lua", "--world", "maps/terrain_flat.lua", "--realtime",
-                             "--speed", "3", "--socket", sock, "--out", out, "--quiet", "--set", "margin=0.5" }
+    local proc = exe.start { "run", "behaviors/terrain_nav.lua", "--world", "maps/terrain_flat.lua", "--paused",
+                             "--socket", sock, "--out", out, "--quiet", "--set", "margin=0.5" }
     -- the socket appears once the world is loaded: seconds under ASan, over
     -- a minute once on a machine running other builds beside it; wait by
     -- the clock, not by a count of tries
@@ -134,7 +134,8 @@ describe("terrain mission #e2e #slow", function()
     local tries, seen = 0, {} -- every different answer attach gave, for the failure message
     local deadline = os.time() + 300
     repeat
-      code, attached = exe.run { "attach", sock, "-e", ":set slope_coef=0.3", "-e", "P.slope_coef", "-e", "P.barrier" }
+      code, attached = exe.run { "attach", sock, "-e", "clock:now() == 0 and bot == nil", "-e", ":set slope_coef=0.3",
+                                 "-e", "P.slope_coef", "-e", "P.barrier", "-e", ":resume" }
       tries = tries + 1
       if code == 0 then break end
       local answer = ("exit %s: %s"):format(tostring(code), attached)
@@ -145,6 +146,7 @@ describe("terrain mission #e2e #slow", function()
     -- a console never reached: say why, with what the mission printed
     assert(code == 0, ("tycho attach never reached the mission's console in %d tries (%s); the mission exited %s:\n%s")
       :format(tries, table.concat(seen, "; "), tostring(rc), output))
+    assert.matches("^true\n", attached)       -- paused: no step taken before the console came
     assert.matches("slope_coef = 0.3", attached)
     assert.matches("\n0%.35\n", attached)  -- barrier from the world's params
     local s = assert(exe.read_json(out .. "/summary.json"))
