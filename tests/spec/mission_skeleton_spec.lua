@@ -81,52 +81,14 @@ describe("the mission skeleton", function()
     end
   end)
 
-  it("pauses, steps and resumes a running mission from `tycho attach`", function()
+  -- The counting mission started with these options and its socket, its
+  -- output going to dir/LOG; returns the process (close() waits for it), a
+  -- one-shot console (code -> what it printed) and the output once it ended.
+  local function start_attached(options, name)
     local tycho = require "tycho"
-    local sock = dir .. "/c.sock"
-    local p = io.popen(("exec %s run %s --set count=1000 --realtime --socket=%s > %s 2>&1"):format(
-      exe.quote(exe.EXE), exe.quote(script), exe.quote(sock), exe.quote(dir .. "/run.txt")), "w")
-    local up = false
-    for _ = 1, 100 do
-      local c = tycho.net.connect_unix(sock)
-      if c then c:close() up = true break end
-      tycho.net.wait({}, 0.05)
-    end
-    assert.is_true(up, "the mission did not open its socket")
-    local function ev(code)
-      local status, out = exe.run { "attach", sock, "-e", code }
-      assert.are.equal(0, status, out)
-      return out
-    end
-    assert.matches("paused", ev(":pause"), 1, true)
-    local a = tonumber(ev("ticks()"))
-    tycho.net.wait({}, 0.4)
-    local b = tonumber(ev("ticks()"))
-    assert.are.equal(a, b) -- nothing runs while paused
-    ev(":step 3")
-    assert.are.equal(b + 3, tonumber(ev("ticks()"))) -- three runs of the one task
-    ev(":resume")
-    tycho.net.wait({}, 0.5)
-    assert.is_true(tonumber(ev("ticks()")) > b + 3)
-    ev(":stop")
-    p:close()
-    local f = assert(io.open(dir .. "/run.txt"))
-    local text = f:read("*a")
-    f:close()
-    assert.matches("stepped 3 task%(s%)", text)
-    assert.matches("counted %d+ by t = ", text)
-  end)
-
-  it("starts paused with --paused: nothing runs, even unpaced, until a console resumes it", function()
-    local tycho = require "tycho"
-    local sock = dir .. "/p.sock"
-    -- unpaced, the five ticks take no time at all: only the pause holds them
-    local p = io.popen(("exec %s run %s --paused --socket=%s > %s 2>&1"):format(
-      exe.quote(exe.EXE), exe.quote(script), exe.quote(sock), exe.quote(dir .. "/paused.txt")), "w")
-    local closed = false
-    finally(function() -- a failed assertion leaves no paused mission behind
-      if not closed then exe.run { "attach", sock, "-e", ":stop" } p:close() end
-    end)
+    local sock, log = dir .. "/" .. name .. ".sock", dir .. "/" .. name .. ".txt"
+    local p = io.popen(("exec %s run %s %s --socket=%s > %s 2>&1"):format(
+      exe.quote(exe.EXE), exe.quote(script), options, exe.quote(sock), exe.quote(log)), "w")
     local up = false
     for _ = 1, 200 do
       local c = tycho.net.connect_unix(sock)
@@ -139,8 +101,43 @@ describe("the mission skeleton", function()
       assert.are.equal(0, status, out)
       return out
     end
+    local function output()
+      local f = assert(io.open(log))
+      local text = f:read("*a")
+      f:close()
+      return text
+    end
+    return p, ev, output, sock
+  end
+
+  it("pauses, steps and resumes a running mission from `tycho attach`", function()
+    local p, ev, output = start_attached("--set count=1000 --realtime", "run")
+    assert.matches("paused", ev(":pause"), 1, true)
+    local a = tonumber(ev("ticks()"))
+    require("tycho").net.wait({}, 0.4)
+    local b = tonumber(ev("ticks()"))
+    assert.are.equal(a, b) -- nothing runs while paused
+    ev(":step 3")
+    assert.are.equal(b + 3, tonumber(ev("ticks()"))) -- three runs of the one task
+    ev(":resume")
+    require("tycho").net.wait({}, 0.5)
+    assert.is_true(tonumber(ev("ticks()")) > b + 3)
+    ev(":stop")
+    p:close()
+    local text = output()
+    assert.matches("stepped 3 task%(s%)", text)
+    assert.matches("counted %d+ by t = ", text)
+  end)
+
+  it("starts paused with --paused: nothing runs, even unpaced, until a console resumes it", function()
+    -- unpaced, the five ticks take no time at all: only the pause holds them
+    local p, ev, output, sock = start_attached("--paused", "paused")
+    local closed = false
+    finally(function() -- a failed assertion leaves no paused mission behind
+      if not closed then exe.run { "attach", sock, "-e", ":stop" } p:close() end
+    end)
     assert.are.equal(0, tonumber(ev("ticks()")))
-    tycho.net.wait({}, 0.3)
+    require("tycho").net.wait({}, 0.3)
     assert.are.equal(0, tonumber(ev("ticks()"))) -- still nothing
     -- two tasks run: the counter's, and (unpaced) the runner's serving of
     -- the attach clients, which may come first
@@ -150,9 +147,7 @@ describe("the mission skeleton", function()
     assert.matches("running", ev(":resume"), 1, true)
     p:close()
     closed = true
-    local f = assert(io.open(dir .. "/paused.txt"))
-    local text = f:read("*a")
-    f:close()
+    local text = output()
     assert.matches("paused before the first step: resume with `tycho attach " .. sock .. " -e :resume`", text, 1, true)
     assert.matches("counted 5 by t = 0.4 (until_fn)", text, 1, true)
   end)
