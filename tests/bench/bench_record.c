@@ -85,7 +85,9 @@ int main(void)
     char *root = bench_tmpdir(tmp, "bench_record");
     if (!root) return 1;
 
-    enum { REPS = 21 }; /* a shared machine: the median of 21 pairs (its 95 % interval the 6th to the 16th) */
+    enum {
+        REPS = 21
+    }; /* a shared machine: the median of 21 pairs (its 95 % interval the 6th to the 16th) */
     double cpu[2][REPS], wall[2][REPS];
     char *summaries[2] = {NULL, NULL};
     long long bytes = 0;
@@ -148,8 +150,9 @@ int main(void)
     double overhead = median(ratio, REPS);
     double ci_lo, ci_hi;
     int k = median_interval(ratio, REPS, &ci_lo, &ci_hi);
-    printf("record: the median's 95 %% interval (pairs %d and %d of %d, sorted): %+.1f to %+.1f %%\n",
-           k > 0 ? k : 1, k > 0 ? REPS + 1 - k : REPS, REPS, ci_lo, ci_hi);
+    printf(
+        "record: the median's 95 %% interval (pairs %d and %d of %d, sorted): %+.1f to %+.1f %%\n",
+        k > 0 ? k : 1, k > 0 ? REPS + 1 - k : REPS, REPS, ci_lo, ci_hi);
     double wall0 = median(wall[0], REPS), wall1 = median(wall[1], REPS);
     double cpu_overhead = cpu0 > 0 ? (cpu1 / cpu0 - 1) * 100 : 0;
     double mb = (double)bytes / 1e6, mb300 = sim_s > 0 ? mb * 300 / sim_s : 0;
