@@ -11,6 +11,7 @@
  *    free poses. Target <= 50 us/scan. */
 #include "check.h"
 #include "clock.h"
+#include "drive.h"
 #include "result.h"
 #include "tycho/image.h"
 #include "tycho/mapio.h"
@@ -22,13 +23,7 @@
 #include <time.h>
 
 static uint64_t rng = 0x853c49e6748fea9bull;
-static double rnd01(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (rng >> 11) * (1.0 / 9007199254740992.0);
-}
+static double rnd01(void) { return drive_rnd01(&rng); }
 
 static tycho_grid *load_map(const char *rel)
 {
@@ -152,29 +147,6 @@ static void bench_rays(tycho_grid *g)
     free(r_many);
 }
 
-/* A robot driving through the crop: 5 cm per scan (a 10 Hz scanner at
- * 0.5 m/s), turning at random when something is within 0.3 m ahead, kept
- * range_max + 1 cells from the grid's edge. */
-static tycho_pose2 next_pose(const tycho_grid *truth, tycho_pose2 p, int W)
-{
-    for (;;) {
-        bool ok = true;
-        for (double d = 0; d <= 0.3 && ok; d += 0.05) {
-            int cx, cy;
-            tycho_grid_world_to_cell(truth, p.x + (0.05 + d) * cos(p.yaw),
-                                     p.y + (0.05 + d) * sin(p.yaw), &cx, &cy);
-            ok = tycho_grid_get(truth, cx, cy) == 0 && cx >= 75 && cy >= 75 && cx < W - 75 &&
-                 cy < W - 75;
-        }
-        if (ok) break;
-        p.yaw = (rnd01() * 2 - 1) * M_PI;
-    }
-    p.x += 0.05 * cos(p.yaw);
-    p.y += 0.05 * sin(p.yaw);
-    p.yaw += (rnd01() - 0.5) * 0.1;
-    return p;
-}
-
 static void bench_insert(void)
 {
     /* free_thresh 0.196 as in most map_server YAML files: the image's grey
@@ -200,16 +172,9 @@ static void bench_insert(void)
     tycho_pose2 *poses = malloc(scans * sizeof *poses);
     double range_sum = 0, t_cast = 0;
     long finite = 0;
-    tycho_pose2 p;
-    int cx, cy;
-    do {
-        p.x = o.x + (75 + rnd01() * (W - 150)) * 0.05;
-        p.y = o.y + (75 + rnd01() * (W - 150)) * 0.05;
-        p.yaw = 0;
-        tycho_grid_world_to_cell(truth, p.x, p.y, &cx, &cy);
-    } while (tycho_grid_get(truth, cx, cy) != 0);
+    tycho_pose2 p = drive_start(truth, W, &rng);
     for (int k = 0; k < scans; k++) {
-        p = next_pose(truth, p, W);
+        p = drive_next(truth, p, W, &rng);
         poses[k] = p;
         tycho_scan_init(&sc[k], 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, NULL);
         double t0 = bench_now();

@@ -7,6 +7,7 @@
  * rebuild, and the error against the true pose. */
 #include "check.h"
 #include "clock.h"
+#include "drive.h"
 #include "result.h"
 #include "tycho/diffdrive.h"
 #include "tycho/image.h"
@@ -21,13 +22,7 @@
 #include <time.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static double rnd01(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (rng >> 11) * (1.0 / 9007199254740992.0);
-}
+static double rnd01(void) { return drive_rnd01(&rng); }
 
 static double gauss(void)
 {
@@ -68,29 +63,9 @@ int main(void)
     enum { N = 1500 };
     tycho_pose2 *poses = malloc(N * sizeof *poses);
     tycho_scan *sc = malloc(N * sizeof *sc);
-    tycho_pose2 p;
-    int cx, cy;
-    do {
-        p.x = o.x + (75 + rnd01() * (W - 150)) * 0.05;
-        p.y = o.y + (75 + rnd01() * (W - 150)) * 0.05;
-        p.yaw = 0;
-        tycho_grid_world_to_cell(truth, p.x, p.y, &cx, &cy);
-    } while (tycho_grid_get(truth, cx, cy) != 0);
+    tycho_pose2 p = drive_start(truth, W, &rng);
     for (int k = 0; k < N; k++) {
-        for (;;) { /* 5 cm a scan, turning when something is near ahead */
-            bool ok = true;
-            for (double d = 0; d <= 0.3 && ok; d += 0.05) {
-                tycho_grid_world_to_cell(truth, p.x + (0.05 + d) * cos(p.yaw),
-                                         p.y + (0.05 + d) * sin(p.yaw), &cx, &cy);
-                ok = tycho_grid_get(truth, cx, cy) == 0 && cx >= 75 && cy >= 75 && cx < W - 75 &&
-                     cy < W - 75;
-            }
-            if (ok) break;
-            p.yaw = (rnd01() * 2 - 1) * M_PI;
-        }
-        p.x += 0.05 * cos(p.yaw);
-        p.y += 0.05 * sin(p.yaw);
-        p.yaw += (rnd01() - 0.5) * 0.1;
+        p = drive_next(truth, p, W, &rng); /* 5 cm a scan */
         poses[k] = p;
         tycho_scan_init(&sc[k], 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, NULL);
         tycho_raymap_scan(rays, p, &sc[k]);
