@@ -81,14 +81,15 @@ describe("the mission skeleton", function()
     end
   end)
 
-  -- The counting mission started with these options and its socket, its
-  -- output going to dir/LOG; returns the process (close() waits for it), a
-  -- one-shot console (code -> what it printed) and the output once it ended.
+  -- The counting mission started with these options and a socket named
+  -- NAME.sock; returns the process (wait() -> exit code, output), a one-shot
+  -- console (code -> what it printed) and the socket's path.
   local function start_attached(options, name)
     local tycho = require "tycho"
-    local sock, log = dir .. "/" .. name .. ".sock", dir .. "/" .. name .. ".txt"
-    local p = io.popen(("exec %s run %s %s --socket=%s > %s 2>&1"):format(
-      exe.quote(exe.EXE), exe.quote(script), options, exe.quote(sock), exe.quote(log)), "w")
+    local sock = dir .. "/" .. name .. ".sock"
+    local args = { "run", script, "--socket=" .. sock }
+    for _, o in ipairs(options) do args[#args + 1] = o end
+    local p = exe.start(args)
     local up = false
     for _ = 1, 200 do
       local c = tycho.net.connect_unix(sock)
@@ -101,17 +102,11 @@ describe("the mission skeleton", function()
       assert.are.equal(0, status, out)
       return out
     end
-    local function output()
-      local f = assert(io.open(log))
-      local text = f:read("*a")
-      f:close()
-      return text
-    end
-    return p, ev, output, sock
+    return p, ev, sock
   end
 
   it("pauses, steps and resumes a running mission from `tycho attach`", function()
-    local p, ev, output = start_attached("--set count=1000 --realtime", "run")
+    local p, ev = start_attached({ "--set", "count=1000", "--realtime" }, "run")
     assert.matches("paused", ev(":pause"), 1, true)
     local a = tonumber(ev("ticks()"))
     require("tycho").net.wait({}, 0.4)
@@ -123,18 +118,17 @@ describe("the mission skeleton", function()
     require("tycho").net.wait({}, 0.5)
     assert.is_true(tonumber(ev("ticks()")) > b + 3)
     ev(":stop")
-    p:close()
-    local text = output()
+    local _, text = p:wait()
     assert.matches("stepped 3 task%(s%)", text)
     assert.matches("counted %d+ by t = ", text)
   end)
 
   it("starts paused with --paused: nothing runs, even unpaced, until a console resumes it", function()
     -- unpaced, the five ticks take no time at all: only the pause holds them
-    local p, ev, output, sock = start_attached("--paused", "paused")
+    local p, ev, sock = start_attached({ "--paused" }, "paused")
     local closed = false
     finally(function() -- a failed assertion leaves no paused mission behind
-      if not closed then exe.run { "attach", sock, "-e", ":stop" } p:close() end
+      if not closed then exe.run { "attach", sock, "-e", ":stop" } p:wait() end
     end)
     assert.are.equal(0, tonumber(ev("ticks()")))
     require("tycho").net.wait({}, 0.3)
@@ -145,9 +139,9 @@ describe("the mission skeleton", function()
     local stepped = tonumber(ev("ticks()"))
     assert.is_true(stepped == 1 or stepped == 2, tostring(stepped))
     assert.matches("running", ev(":resume"), 1, true)
-    p:close()
+    local rc, text = p:wait()
     closed = true
-    local text = output()
+    assert.are.equal(0, rc, text)
     assert.matches("paused before the first step: resume with `tycho attach " .. sock .. " -e :resume`", text, 1, true)
     assert.matches("counted 5 by t = 0.4 (until_fn)", text, 1, true)
   end)
