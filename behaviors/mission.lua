@@ -37,7 +37,8 @@
 --     done = function(m) return finished end,
 --     time_limit = function(m) return seconds end,
 --     pace = function(opt) return speed end,  -- simulated s per wall s (default: --realtime's 1, or none)
---     run = function(m) return reason end,  -- instead of the runner's loop (terrain_nav)
+--     run = function(m) return reason end,  -- instead of the runner's loop (terrain_nav; --paused
+--                                   -- then needs the mission's own m.host.pause)
 --     finish = function(m, reason) return 0 or 1 end,  -- outputs, summary lines
 --   }
 --
@@ -203,6 +204,9 @@ function M.run(def)
       m.steps = m.steps + n -- run by the loop, outside the scheduler
     end
     m.host = host
+  end
+  if opt.paused and not (m.host and m.host.pause) then -- its own run loop, and no pause of its own
+    return m:usage_error("--paused: this mission cannot be paused (its console has no :pause)")
   end
 
   -- the runtime around the mission: console (--repl), attach socket, log

@@ -146,6 +146,20 @@ describe("the mission skeleton", function()
     assert.matches("counted 5 by t = 0.4 (until_fn)", text, 1, true)
   end)
 
+  it("refuses --paused for a mission with its own loop and no :pause", function()
+    local own = dir .. "/own_loop.lua"
+    exe.write(own, [[
+return require("mission").run { name = "own", options = {}, start = function() end,
+  run = function() return "done" end, finish = function() print("finished") return 0 end }
+]])
+    local code, out = exe.run { "run", own, "--paused" }
+    assert.are.equal(2, code, out)
+    assert.matches("--paused: this mission cannot be paused (its console has no :pause)", out, 1, true)
+    assert.is_nil(out:find("finished"), out)
+    code, out = exe.run { "run", own }
+    assert.are.equal(0, code, out)
+  end)
+
   it("refuses a definition with an unknown field or without its hooks, when it is loaded", function()
     local Mission = require "mission"
     assert.has_error(function() Mission.run { name = "x", options = {}, start = print, finish = print, strat = print } end,
