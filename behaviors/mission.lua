@@ -43,7 +43,7 @@
 --   }
 --
 -- m (the mission's handle) carries opt, spec, guard, clock, sched, log,
--- now(), wall0 (tycho.clock.monotonic() at the start), session, and the
+-- now(), wall0 (tycho.clock.monotonic() at the start, moved on by pauses), session, and the
 -- console's pause/step state.
 local tycho = require "tycho"
 local cli = require "cli"
@@ -197,8 +197,15 @@ function M.run(def)
   if not def.run then
     -- the console's :pause, :resume and :step N drive the runner's own loop
     local host = m.host or {}
-    host.pause = host.pause or function() m.paused = true end
-    host.resume = host.resume or function() m.paused = false end
+    host.pause = host.pause or function()
+      if not m.paused then m.paused_at = tycho.clock.monotonic() end
+      m.paused = true
+    end
+    host.resume = host.resume or function()
+      -- the wall time a summary reports (from m.wall0) is the time the mission ran
+      if m.paused and m.paused_at then m.wall0 = m.wall0 + (tycho.clock.monotonic() - m.paused_at) end
+      m.paused, m.paused_at = false, nil
+    end
     host.step = host.step or function(n)
       if not m.paused then return m.session:print(":step works while paused") end
       m.steps = m.steps + n -- run by the loop, outside the scheduler

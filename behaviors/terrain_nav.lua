@@ -142,8 +142,9 @@ local function run(m)
     log:error("task %s failed: %s", name, msg)
   end)
 
+  -- the wall clock's time at sim time 0, moved on by pauses: the pace and
+  -- the summary's wall time leave them out
   wall0 = tycho.clock.monotonic()
-  local pace0 = wall0 -- the wall clock's time at sim time 0, moved on by pauses
   -- :pause (or --paused, before the first step): wait, serving the console
   -- and clients; the pace starts again from the resume (not a dash to
   -- catch up with the wall clock)
@@ -151,7 +152,7 @@ local function run(m)
     if not live.paused then return end
     local paused_at = tycho.clock.monotonic()
     repeat session.wait(0.1) until not live.paused or live.stop or session:quitting() or guard:stop_requested()
-    pace0 = pace0 + (tycho.clock.monotonic() - paused_at)
+    wall0 = wall0 + (tycho.clock.monotonic() - paused_at)
   end
   local ticks = 0
   local run_opts = { kind = kind, mode = opt.mode, log = log, timeout = opt.timeout, params = P,
@@ -173,7 +174,7 @@ local function run(m)
       if paced then
         -- wait for the wall clock (serving the console and clients meanwhile)
         repeat
-          local ahead = clock:now() / speed - (tycho.clock.monotonic() - pace0)
+          local ahead = clock:now() / speed - (tycho.clock.monotonic() - wall0)
           if ahead > 0 then session.wait(math.min(ahead, 0.1)) end
         until ahead <= 0 or live.paused or live.stop or session:quitting() or guard:stop_requested()
       elseif (session.server or session.viz) and ticks % 10 == 0 then
