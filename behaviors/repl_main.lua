@@ -1,4 +1,4 @@
---- `tycho repl [--world W] [--seed N] [--history PATH] [session options]`:
+--- `tycho repl [--world W] [--seed N] [--history PATH] [--paused] [session options]`:
 -- the runtime with an interactive console. With a world, the simulator runs
 -- in real time beside the console (the robot is `robot`, the simulator
 -- `sim`); drive it by hand (`robot.drive(0.1, 0)`), plan on its map, load
@@ -15,6 +15,8 @@ local spec = cli.spec { prog = "tycho repl", command = "tycho repl", usage_line 
     { name = "robot", type = "string", metavar = "PATH", doc = "open the robot's devices from a robot config (robots/*.lua)" },
     { name = "seed", type = "integer", metavar = "N", doc = "simulator seed (default: the world's)" },
     { name = "history", type = "string", metavar = "PATH", doc = "console history file (default ~/.tycho_history)" },
+    { name = "paused", type = "boolean",
+      doc = "start with the simulator (or the device polling) paused, until :resume (or :step N)" },
   }, Session.OPTIONS),
   epilog = "Type :help in the console; :quit or Ctrl-D leaves." }
 local opt, usage_err = spec:parse(arg)
@@ -29,7 +31,7 @@ local log = logmod.new { clock = clock, level = os.getenv("TYCHO_LOG") or "info"
 local env = setmetatable({ tycho = tycho, sched = sched, clock = clock, log = log,
                            fsm = require "fsm", tasks = require "tasks", params = require "params" },
                          { __index = _G })
-local paused = false
+local paused = opt.paused or false
 local exit_code -- os.exit(n) typed at a console: leave as :quit does, with n
 local host = {
   exit = function(code) exit_code = code end,
@@ -79,6 +81,7 @@ if session.channels and env.robot then
 end
 session:print(("tycho %s (%s) — :help for commands, :quit to leave%s"):format(tycho.version, tycho.lua,
   opt.world and (", simulating " .. opt.world) or opt.robot and (", robot " .. opt.robot) or ""))
+if paused and env.robot then session:print("paused: :resume starts the robot's clock, :step N steps it") end
 sched:on_error(function(name, msg) log:error("task %s failed: %s", name, msg) end)
 -- SIGTERM / SIGINT: leave as :quit does (safe stop, socket removed), exit 128 + N
 tycho.sys.catch_signals()

@@ -199,3 +199,21 @@ describe("attach over TCP", function()
     assert.matches("dropped: oversized frame", log)
   end)
 end)
+
+describe("tycho repl --paused", function()
+  it("holds the simulator until a console resumes it", function()
+    local sock = TMP .. "/paused.sock"
+    local rt = start("--world maps/maze_small.lua --paused --socket '" .. sock .. "'", "paused")
+    local c = connect_unix(sock)
+    read_until(c, "P")
+    sleep(0.5)
+    assert.are.equal("true", eval(c, "sim.time == 0")) -- half a second on: not a step taken
+    eval(c, ":step 3")
+    assert.are.equal("true", eval(c, "math.abs(sim.time - 0.15) < 1e-9")) -- three 50 ms steps
+    eval(c, ":resume")
+    sleep(0.5)
+    assert.are.equal("true", eval(c, "sim.time > 0.3"))
+    c:close()
+    assert.matches("paused: :resume starts the robot's clock", stop(rt))
+  end)
+end)
