@@ -4,6 +4,8 @@
 -- usage errors as exit 2, the scheduler run to `done` or the time limit, and
 -- its exit code from `finish`; a definition with a typo is refused at once.
 local exe = require "helpers.exe"
+local client = require "helpers.attach_client"
+local sleep = client.sleep
 
 -- a counting mission: a task ticks at 10 Hz until `count` ticks (a
 -- parameter), finish prints what it saw and fails when told to
@@ -86,18 +88,11 @@ describe("the mission skeleton", function()
   -- NAME.sock; returns the process (wait() -> exit code, output), a one-shot
   -- console (code -> what it printed) and the socket's path.
   local function start_attached(options, name)
-    local tycho = require "tycho"
     local sock = dir .. "/" .. name .. ".sock"
     local args = { "run", script, "--socket=" .. sock }
     for _, o in ipairs(options) do args[#args + 1] = o end
     local p = exe.start(args)
-    local up = false
-    for _ = 1, 200 do
-      local c = tycho.net.connect_unix(sock)
-      if c then c:close() up = true break end
-      tycho.net.wait({}, 0.05)
-    end
-    assert.is_true(up, "the mission did not open its socket")
+    client.connect_unix(sock, 200):close() -- up within 10 s, or an error
     local function ev(code)
       local status, out = exe.run { "attach", sock, "-e", code }
       assert.are.equal(0, status, out)
@@ -110,13 +105,13 @@ describe("the mission skeleton", function()
     local p, ev = start_attached({ "--set", "count=1000", "--realtime" }, "run")
     assert.matches("paused", ev(":pause"), 1, true)
     local a = tonumber(ev("ticks()"))
-    require("tycho").net.wait({}, 0.4)
+    sleep(0.4)
     local b = tonumber(ev("ticks()"))
     assert.are.equal(a, b) -- nothing runs while paused
     ev(":step 3")
     assert.are.equal(b + 3, tonumber(ev("ticks()"))) -- three runs of the one task
     ev(":resume")
-    require("tycho").net.wait({}, 0.5)
+    sleep(0.5)
     assert.is_true(tonumber(ev("ticks()")) > b + 3)
     ev(":stop")
     local _, text = p:wait()
@@ -132,7 +127,7 @@ describe("the mission skeleton", function()
       if not closed then exe.run { "attach", sock, "-e", ":stop" } p:wait() end
     end)
     assert.are.equal(0, tonumber(ev("ticks()")))
-    require("tycho").net.wait({}, 1)
+    sleep(1)
     assert.are.equal(0, tonumber(ev("ticks()"))) -- still nothing
     -- two tasks run: the counter's, and (unpaced) the runner's serving of
     -- the attach clients, which may come first
