@@ -254,6 +254,8 @@ local function start(m)
                          machine = machine, mapping = mapping, nav = nav, log = log, clock = clock },
                        { __index = _G })
   m.state = function() return machine.state end
+  -- :pause stops the wheels of a hardware robot (see mission.lua)
+  if robot.kind == "hardware" then m.halt = function() robot.stop() end end
   -- --viz, --record: the robot's channels
   m:channels(function(channels)
     if tape then tape:attach(channels) end

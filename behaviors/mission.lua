@@ -33,6 +33,8 @@
 --                                   -- return nil to go on, or an exit code
 --     host = ..., env = ...,        -- set on m by start: what the console and attach see
 --                                   -- (the runner adds :pause, :resume, :step unless `run` is given)
+--     halt = function() end,        -- set on m by start for a robot that moves by itself (hardware):
+--                                   -- the runner's :pause calls it to stop the wheels at once
 --     feeder = ...,                 -- set by m:channels(fn) from start
 --     done = function(m) return finished end,
 --     time_limit = function(m) return seconds end,
@@ -200,6 +202,14 @@ function M.run(def)
     host.pause = host.pause or function()
       if not m.paused then m.paused_at = tycho.clock.monotonic() end
       m.paused = true
+      -- a hardware robot goes on with its last command while nothing runs:
+      -- stopped now, not when the base's command watchdog gives up on it
+      -- (0.5 s on a TurtleBot3: 11 cm at full speed); the next tick after
+      -- :resume or :step commands it again. A simulated robot stops with time.
+      if m.halt then
+        local ok, err = pcall(m.halt)
+        if not ok then m.log:error("pause: could not stop the robot: %s", tostring(err)) end
+      end
     end
     host.resume = host.resume or function()
       -- the wall time a summary reports (from m.wall0) is the time the mission ran

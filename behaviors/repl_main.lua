@@ -53,6 +53,9 @@ if opt.robot then
   if not ok then io.stderr:write("tycho repl: ", tostring(robot), "\n") return 1 end
   env.robot = robot
   host.safe_stop = robot.safe_stop
+  -- :pause stops the wheels at once (the polling it holds would otherwise
+  -- keep the last command going until the base's watchdog, 0.5 s)
+  host.pause = function() paused = true robot.stop() end
   -- the devices are polled at 20 Hz; a drive command from the console keeps
   -- the wheels turning only until the base's command watchdog (0.5 s)
   sched:every(0.05, function() if not paused then robot.step() end end, "devices")

@@ -86,8 +86,14 @@ static void *board(void *arg)
                 unsigned a = pk.params[0] | pk.params[1] << 8;
                 if (a + pk.n - 2 <= sizeof o->table) memcpy(o->table + a, pk.params + 2, pk.n - 2);
                 o->writes_seen++;
-                if (a == 150 && get_i32(o->table + 150) == 0 && get_i32(o->table + 170) == 0)
-                    o->zero_cmds++;
+                int32_t v = get_i32(o->table + 150), w = get_i32(o->table + 170);
+                if (a == 150 && v == 0 && w == 0) o->zero_cmds++;
+                if (a == 150 && o->cmd_log &&
+                    (!o->logged || v != o->logged_v || w != o->logged_w)) {
+                    fprintf(o->cmd_log, "%.4f %d %d\n", now_s(), (int)v, (int)w);
+                    fflush(o->cmd_log);
+                    o->logged = true, o->logged_v = v, o->logged_w = w;
+                }
             }
             uint8_t data[300];
             size_t dn = 0;

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
     int master;
@@ -17,6 +18,11 @@ typedef struct {
     bool stop, silent, garble;
     bool external; /* wheels and IMU set from outside (opencr_set_*), not integrated here */
     long writes_seen, zero_cmds;
+    /* when set: a line "seconds v w" (CLOCK_MONOTONIC; the raw centi-units)
+     * for every velocity command that differs from the one before */
+    FILE *cmd_log;
+    int32_t logged_v, logged_w;
+    bool logged;
     pthread_t thread;
 } opencr;
 

@@ -8,13 +8,13 @@ local exe = require "helpers.exe"
 local EXE = exe.EXE
 local function sleep(s) tycho.net.wait({}, s) end
 
--- starts a fake device program; returns its pty path and a handle whose
--- closing stops it
-local function fake(env)
+-- starts a fake device program (with an argument, if given); returns its
+-- pty path and a handle whose closing stops it
+local function fake(env, arg)
   local prog = os.getenv(env)
   if not prog then return nil end
   local out = os.tmpname()
-  local h = io.popen(("'%s' > '%s'"):format(prog, out), "w")
+  local h = io.popen(("'%s' %s > '%s'"):format(prog, arg and exe.quote(arg) or "", out), "w")
   for _ = 1, 100 do
     local f = io.open(out)
     local path = f and f:read("*l")
@@ -122,6 +122,113 @@ describe("robot_hw #slow", function()
     os.remove(out .. ".mcap")
     os.execute("rm -rf '" .. out .. "'")
     os.remove(cfg)
+  end)
+
+  -- the fake board's log of the velocities commanded: { {t, v, w}, ... }
+  -- (seconds on tycho.clock.monotonic's clock, cm/s and centi-rad/s)
+  local function commands(path)
+    local list = {}
+    for line in io.lines(path) do
+      local t, v, w = line:match("^(%S+) (%S+) (%S+)$")
+      list[#list + 1] = { tonumber(t), tonumber(v), tonumber(w) }
+    end
+    return list
+  end
+  -- the command the wheels had at time t (nil before the first)
+  local function command_at(list, t)
+    local at
+    for _, c in ipairs(list) do if c[1] <= t then at = c end end
+    return at
+  end
+
+  it("stops the wheels as soon as the mission is paused, and drives again on :resume", function()
+    if not base_port then return pending("fake devices not built") end
+    local log = os.tmpname()
+    local port, board = fake("TYCHO_FAKE_OPENCR", log)
+    local cfg = config(port, lidar_port)
+    local dir = exe.tmpdir()
+    local sock = dir .. ".sock"
+    local p = exe.start { "run", "behaviors/heat_seek.lua", "--robot", cfg, "--set", "localization=odometry",
+                          "--set", "mission_timeout=60", "--socket=" .. sock, "--out", dir, "--quiet" }
+    local ended = false
+    local function ev(code)
+      local status, out = exe.run { "attach", sock, "-e", code }
+      assert.are.equal(0, status, out)
+      return out
+    end
+    finally(function()
+      if not ended then exe.run { "attach", sock, "-e", ":stop" } p:wait() end
+      board:close()
+      os.remove(log)
+      os.remove(cfg)
+      exe.remove_tree(dir)
+    end)
+    require("helpers.attach_client").connect_unix(sock, 200):close()
+    -- the mission drives (its first sweep turns on the spot)
+    local moving
+    for _ = 1, 200 do
+      local now = command_at(commands(log), math.huge)
+      if now and (now[2] ~= 0 or now[3] ~= 0) then moving = true break end
+      sleep(0.05)
+    end
+    assert.is_true(moving, "the wheels never turned")
+    assert.matches("paused", ev(":pause"), 1, true)
+    local paused_at = tycho.clock.monotonic()
+    sleep(1.0)
+    -- stopped within a quarter of a second of the pause answering (the
+    -- base's watchdog alone took half a second), and still stopped
+    local list = commands(log)
+    local soon = command_at(list, paused_at + 0.25)
+    assert.are.same({ 0, 0 }, { soon[2], soon[3] })
+    for _, c in ipairs(list) do
+      assert.is_false(c[1] > paused_at + 0.25 and (c[2] ~= 0 or c[3] ~= 0), "the wheels turned while paused")
+    end
+    ev(":resume")
+    local resumed_at = tycho.clock.monotonic()
+    local again
+    for _ = 1, 100 do
+      for _, c in ipairs(commands(log)) do
+        if c[1] > resumed_at - 0.1 and (c[2] ~= 0 or c[3] ~= 0) then again = true end
+      end
+      if again then break end
+      sleep(0.05)
+    end
+    assert.is_true(again, "no drive command after :resume")
+    ev(":stop")
+    local rc, text = p:wait()
+    ended = true
+    assert.are.equal(1, rc, text) -- stopped from the console: not a completed mission
+  end)
+
+  it("stops the wheels when the console pauses tycho repl --robot", function()
+    if not base_port then return pending("fake devices not built") end
+    local log = os.tmpname()
+    local port, board = fake("TYCHO_FAKE_OPENCR", log)
+    local cfg = config(port, lidar_port)
+    local sock = os.tmpname() .. ".sock"
+    local h = io.popen(("'%s' repl --robot '%s' --socket '%s' --history /dev/null > /dev/null 2>&1"):format(EXE, cfg, sock), "w")
+    finally(function()
+      h:close() -- its standard input closes: the console quits
+      board:close()
+      os.remove(log)
+      os.remove(cfg)
+    end)
+    require("helpers.attach_client").connect_unix(sock, 200):close()
+    -- a drive from the console, paused a tenth of a second later: the
+    -- base's watchdog alone would have held it for half a second
+    local status, out = exe.run { "attach", sock, "-e", "robot.drive(0.1, 0)" }
+    assert.are.equal(0, status, out)
+    sleep(0.1)
+    status, out = exe.run { "attach", sock, "-e", ":pause" }
+    assert.are.equal(0, status, out)
+    local paused_at = tycho.clock.monotonic()
+    sleep(0.6)
+    local list = commands(log)
+    local drove = false
+    for _, c in ipairs(list) do if c[2] == 10 then drove = true end end
+    assert.is_true(drove, "the drive never reached the board")
+    local soon = command_at(list, paused_at + 0.15)
+    assert.are.same({ 0, 0 }, { soon[2], soon[3] })
   end)
 
   it("is the console's robot with tycho repl --robot", function()
