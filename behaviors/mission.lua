@@ -34,7 +34,8 @@
 --     host = ..., env = ...,        -- set on m by start: what the console and attach see
 --                                   -- (the runner adds :pause, :resume, :step unless `run` is given)
 --     halt = function() end,        -- set on m by start for a robot that moves by itself (hardware):
---                                   -- the runner's :pause calls it to stop the wheels at once
+--                                   -- the runner's :pause calls it to stop the wheels at once,
+--                                   -- and again after the tasks a :step N ran
 --     feeder = ...,                 -- set by m:channels(fn) from start
 --     done = function(m) return finished end,
 --     time_limit = function(m) return seconds end,
@@ -113,6 +114,16 @@ function Handle:channels(make)
   self.make_feeder = make
 end
 
+--- A hardware robot goes on with its last command while nothing runs:
+-- stopped now (m.halt, set by the mission), not when the base's command
+-- watchdog gives up on it (0.5 s on a TurtleBot3: 11 cm at full speed).
+-- A simulated robot stops with time and sets none.
+local function halt(m)
+  if not m.halt then return end
+  local ok, err = pcall(m.halt)
+  if not ok then m.log:error("pause: could not stop the robot: %s", tostring(err)) end
+end
+
 --- The runner's own loop: returns the scheduler's reason for stopping.
 local function default_run(m, def)
   local opt, sched, session, guard = m.opt, m.sched, m.session, m.guard
@@ -123,6 +134,7 @@ local function default_run(m, def)
     local n = m.steps
     m.steps = 0
     sched:run { max_steps = n, realtime = false }
+    halt(m) -- still paused: what the steps commanded stops again
     session:print(("stepped %d task(s); sim time %.2f s%s"):format(n, m:now(),
       m.state and (", state " .. tostring(m.state())) or ""))
   end
@@ -202,14 +214,7 @@ function M.run(def)
     host.pause = host.pause or function()
       if not m.paused then m.paused_at = tycho.clock.monotonic() end
       m.paused = true
-      -- a hardware robot goes on with its last command while nothing runs:
-      -- stopped now, not when the base's command watchdog gives up on it
-      -- (0.5 s on a TurtleBot3: 11 cm at full speed); the next tick after
-      -- :resume or :step commands it again. A simulated robot stops with time.
-      if m.halt then
-        local ok, err = pcall(m.halt)
-        if not ok then m.log:error("pause: could not stop the robot: %s", tostring(err)) end
-      end
+      halt(m) -- the next tick after :resume commands it again
     end
     host.resume = host.resume or function()
       -- the wall time a summary reports (from m.wall0) is the time the mission ran

@@ -15,7 +15,7 @@ local Mission = require "mission"
 local P = params.declare("counter", {
   { name = "count", type = "integer", default = 5, min = 1, max = 1000, doc = "ticks before done" },
 })
-local ticks, stopped = 0, false
+local ticks, stopped, halts = 0, false, 0
 return Mission.run {
   name = "counter", usage_line = "[options]", params = P,
   options = { { name = "fail", type = "boolean", doc = "finish with 1" },
@@ -24,8 +24,10 @@ return Mission.run {
   check = function(o) if o.label == "bad" then return "--label bad is refused" end end,
   start = function(m)
     m.sched:every(0.1, function() ticks = ticks + 1 end, "tick")
-    m.env = setmetatable({ ticks = function() return ticks end }, { __index = _G })
+    m.env = setmetatable({ ticks = function() return ticks end, halts = function() return halts end },
+                         { __index = _G })
     m.host = { safe_stop = function() stopped = true end }
+    m.halt = function() halts = halts + 1 end -- as a hardware robot's wheels are stopped
   end,
   done = function() return ticks >= P.count or stopped end,
   time_limit = function() return 100 end,
@@ -102,19 +104,27 @@ describe("the mission skeleton", function()
   end
 
   it("pauses, steps and resumes a running mission from `tycho attach`", function()
-    local p, ev = start_attached({ "--set", "count=1000", "--realtime" }, "run")
+    local p, ev, sock = start_attached({ "--set", "count=1000", "--realtime" }, "run")
+    local closed = false
+    finally(function() -- a failed assertion leaves no paused mission behind
+      if not closed then exe.run { "attach", sock, "-e", ":stop" } p:wait() end
+    end)
+    assert.are.equal(0, tonumber(ev("halts()")))
     assert.matches("paused", ev(":pause"), 1, true)
+    assert.are.equal(1, tonumber(ev("halts()"))) -- the mission's halt: a robot's wheels stop
     local a = tonumber(ev("ticks()"))
     sleep(0.4)
     local b = tonumber(ev("ticks()"))
     assert.are.equal(a, b) -- nothing runs while paused
     ev(":step 3")
     assert.are.equal(b + 3, tonumber(ev("ticks()"))) -- three runs of the one task
+    assert.are.equal(2, tonumber(ev("halts()"))) -- and what they commanded is stopped again
     ev(":resume")
     sleep(0.5)
     assert.is_true(tonumber(ev("ticks()")) > b + 3)
     ev(":stop")
     local _, text = p:wait()
+    closed = true
     assert.matches("stepped 3 task%(s%)", text)
     assert.matches("counted %d+ by t = ", text)
   end)
