@@ -23,6 +23,22 @@ typedef struct {
     long max_rss_kb;
 } bench_child;
 
+/* In a forked child: runs argv (argv[0] a path) in cwd (NULL: here) with
+ * stdout and stderr to /dev/null; never returns (exit 127 when it cannot). */
+static inline void bench_exec_quiet(char *const argv[], const char *cwd)
+{
+    if (cwd && chdir(cwd) != 0) _exit(127);
+    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
+    execv(argv[0], argv);
+    _exit(127);
+}
+
+/* A child's exit code from its wait status (128 when killed by a signal). */
+static inline int bench_exit_code(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
 /* Runs argv (argv[0] a path) in cwd (NULL: here) with stdout and stderr
  * to /dev/null. -1 when it could not be started or waited for. */
 static inline int bench_run_child(char *const argv[], const char *cwd, bench_child *r)
@@ -31,12 +47,7 @@ static inline int bench_run_child(char *const argv[], const char *cwd, bench_chi
     double t0 = bench_now();
     pid_t pid = fork();
     if (pid < 0) return -1;
-    if (pid == 0) {
-        if (cwd && chdir(cwd) != 0) _exit(127);
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
-        execv(argv[0], argv);
-        _exit(127);
-    }
+    if (pid == 0) bench_exec_quiet(argv, cwd);
     int status;
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) < 0) return -1;
@@ -44,7 +55,7 @@ static inline int bench_run_child(char *const argv[], const char *cwd, bench_chi
     r->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
     r->max_rss_kb = ru.ru_maxrss;
-    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    r->exit_code = bench_exit_code(status);
     return 0;
 }
 

@@ -17,11 +17,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "clock.h"
 
 typedef struct {
@@ -41,11 +41,8 @@ static inline int bench_turns_start(char *const argv[], const char *cwd, bench_t
     if (pid < 0) return -1;
     if (pid == 0) {
         setpgid(0, 0);
-        if (cwd && chdir(cwd) != 0) _exit(127);
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
         raise(SIGSTOP);
-        execv(argv[0], argv);
-        _exit(127);
+        bench_exec_quiet(argv, cwd);
     }
     setpgid(pid, pid); /* both sides: whichever runs first */
     int status;
@@ -53,6 +50,14 @@ static inline int bench_turns_start(char *const argv[], const char *cwd, bench_t
     r->pid = pid;
     r->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     return r->pidfd < 0 ? -1 : 0;
+}
+
+/* r ended with this wait status. */
+static inline void bench_turns_ended(bench_turns *r, int status)
+{
+    r->exited = 1;
+    r->exit_code = bench_exit_code(status);
+    close(r->pidfd);
 }
 
 /* One turn of at most slice_s: runs r until the slice is over (then stops
@@ -69,20 +74,14 @@ static inline int bench_turns_run(bench_turns *r, double slice_s)
     if (n > 0) { /* it ended */
         r->active_s += bench_now() - t0;
         if (waitpid(r->pid, &status, 0) != r->pid) return -1;
-        r->exited = 1;
-        r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-        close(r->pidfd);
+        bench_turns_ended(r, status);
         return 0;
     }
     kill(-r->pid, SIGSTOP);
     r->active_s += bench_now() - t0;
     /* stopped (or ended meanwhile) before the other one's turn */
     if (waitpid(r->pid, &status, WUNTRACED) != r->pid) return -1;
-    if (!WIFSTOPPED(status)) {
-        r->exited = 1;
-        r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-        close(r->pidfd);
-    }
+    if (!WIFSTOPPED(status)) bench_turns_ended(r, status);
     return 0;
 }
 

@@ -134,6 +134,19 @@ describe("robot_hw #slow", function()
     end
     return list
   end
+  -- a board of its own that logs the velocities it is sent, and a config
+  -- with it: port, config path, log path, and a function that stops the
+  -- board and removes both files
+  local function logged_board()
+    local log = os.tmpname()
+    local port, board = fake("TYCHO_FAKE_OPENCR", log)
+    local cfg = config(port, lidar_port)
+    return cfg, log, function()
+      board:close()
+      os.remove(log)
+      os.remove(cfg)
+    end
+  end
   -- the command the wheels had at time t (nil before the first)
   local function command_at(list, t)
     local at
@@ -143,9 +156,7 @@ describe("robot_hw #slow", function()
 
   it("stops the wheels as soon as the mission is paused, and drives again on :resume", function()
     if not base_port then return pending("fake devices not built") end
-    local log = os.tmpname()
-    local port, board = fake("TYCHO_FAKE_OPENCR", log)
-    local cfg = config(port, lidar_port)
+    local cfg, log, remove_board = logged_board()
     local dir = exe.tmpdir()
     local sock = dir .. ".sock"
     local p = exe.start { "run", "behaviors/heat_seek.lua", "--robot", cfg, "--set", "localization=odometry",
@@ -158,9 +169,7 @@ describe("robot_hw #slow", function()
     end
     finally(function()
       if not ended then exe.run { "attach", sock, "-e", ":stop" } p:wait() end
-      board:close()
-      os.remove(log)
-      os.remove(cfg)
+      remove_board()
       exe.remove_tree(dir)
     end)
     require("helpers.attach_client").connect_unix(sock, 200):close()
@@ -202,16 +211,12 @@ describe("robot_hw #slow", function()
 
   it("stops the wheels when the console pauses tycho repl --robot", function()
     if not base_port then return pending("fake devices not built") end
-    local log = os.tmpname()
-    local port, board = fake("TYCHO_FAKE_OPENCR", log)
-    local cfg = config(port, lidar_port)
+    local cfg, log, remove_board = logged_board()
     local sock = os.tmpname() .. ".sock"
     local h = io.popen(("'%s' repl --robot '%s' --socket '%s' --history /dev/null > /dev/null 2>&1"):format(EXE, cfg, sock), "w")
     finally(function()
       h:close() -- its standard input closes: the console quits
-      board:close()
-      os.remove(log)
-      os.remove(cfg)
+      remove_board()
     end)
     require("helpers.attach_client").connect_unix(sock, 200):close()
     -- a drive from the console, paused a tenth of a second later: the
