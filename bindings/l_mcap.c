@@ -56,7 +56,33 @@ typedef struct tycho_l_writer {
     size_t ngrids;
     kept_template *templates; /* KEPT_TEMPLATES of them, freed once the file is closed */
     size_t ntemplates;
+    /* a C caller's messages held back (tycho_l_writer_hold): written by
+     * held(held_ctx) before anything else goes into the file */
+    void (*held)(void *ctx);
+    void *held_ctx;
 } lwriter;
+
+/* What a C caller held back goes in first, so the file has every message
+ * in the order it was given. */
+static void settle(lwriter *b)
+{
+    void (*held)(void *ctx) = b->held;
+    if (!held) return;
+    b->held = NULL; /* its own writes must not settle again */
+    held(b->held_ctx);
+}
+
+void tycho_l_writer_hold(tycho_l_writer *b, void (*flush)(void *ctx), void *ctx)
+{
+    if (b->held && (b->held != flush || b->held_ctx != ctx)) settle(b);
+    b->held = flush;
+    b->held_ctx = ctx;
+}
+
+void tycho_l_writer_unhold(tycho_l_writer *b, const void *ctx)
+{
+    if (b->held_ctx == ctx) b->held = NULL;
+}
 
 /* What the writer holds besides its file, freed once the file is closed
  * (its thread has encoded every message). */
@@ -91,7 +117,9 @@ static const char *kept_text(lwriter *b, const tycho_l_template *tp)
 /* self of a writer method (registered by tycho_l_newclass: the fast check) */
 static lwriter *check_writer(lua_State *L)
 {
-    return TYCHO_L_CHECKSELF(L, lwriter, w, MCAP_WRITER_MT, "recording already closed");
+    lwriter *b = TYCHO_L_CHECKSELF(L, lwriter, w, MCAP_WRITER_MT, "recording already closed");
+    settle(b);
+    return b;
 }
 
 static const tycho_opt_field open_fields[] = {TYCHO_OPT_INT_IN("chunk_size", 1024, 1 << 28),
@@ -460,8 +488,9 @@ static int l_image(lua_State *L)
 
 /* a C caller's message at t in frame (NULL: none): refused when the writer
  * is closed, t is not a time or the frame id is too long */
-static tycho_status c_caller_ok(const lwriter *b, double t, const char *frame, tycho_err *err)
+static tycho_status c_caller_ok(lwriter *b, double t, const char *frame, tycho_err *err)
 {
+    settle(b);
     if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
     if (!(isfinite(t) && t >= 0 && t < 4e9))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
@@ -700,6 +729,7 @@ static int l_close_start(lua_State *L)
 static int l_close(lua_State *L)
 {
     lwriter *b = luaL_checkudata(L, 1, MCAP_WRITER_MT);
+    if (b->w) settle(b);
     tycho_mcap_writer *w = b->w ? b->w : b->closing;
     if (!w) {
         lua_pushboolean(L, 1);
@@ -721,6 +751,7 @@ static int l_close(lua_State *L)
 static int l_gc(lua_State *L)
 {
     lwriter *b = luaL_checkudata(L, 1, MCAP_WRITER_MT);
+    if (b->w) settle(b);
     tycho_mcap_writer *w = b->w ? b->w : b->closing;
     if (w) tycho_mcap_close(w, NULL);
     b->w = b->closing = NULL;

@@ -23,6 +23,7 @@ static int push_sim(lua_State *L, pctx *c, const tycho_grid *truth, tycho_grid *
     box->s = NULL;
     box->tap = NULL;
     box->view = NULL;
+    box->log = NULL;
     box->cmd_v = box->cmd_w = 0;
     tycho_odom_history_init(&box->odom);
     memcpy(box->paths, world, lw + 1);
@@ -575,6 +576,7 @@ static int l_gc(lua_State *L)
     lsim *b = luaL_checkudata(L, 1, SIM_MT);
     tycho_l_sim_untap(L, b);
     tycho_l_sim_untap_frames(L, b);
+    tycho_l_sim_log_free(b);
     tycho_sim_free(b->s);
     b->s = NULL;
     return 0;

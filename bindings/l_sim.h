@@ -17,6 +17,7 @@ typedef struct {
 
 typedef struct sim_tap sim_tap;
 typedef struct sim_view sim_view;
+typedef struct sim_log sim_log;
 
 /* A simulator hook on a recording's writer (l_sim_hook.c), what the tap
  * of raw samples and the viewer's frames share. */
@@ -28,6 +29,11 @@ typedef struct {
     long long messages;
     bool failed; /* the first failure (in err) stops the hook */
     tycho_err err;
+    /* a write failed (write_err, into err when it is the first failure):
+     * the messages still held are dropped. A failure when a sample came
+     * (the clock closed) takes no more but writes those taken before it. */
+    bool write_failed;
+    tycho_err write_err;
 } tycho_l_sim_hook;
 /* The writer (argument 2) and the clock (argument 3) into h, and the table
  * that keeps them alive pushed: the templates go into it, then _keep. */
@@ -43,7 +49,7 @@ void tycho_l_sim_hook_keep(lua_State *L, tycho_l_sim_hook *h);
 void tycho_l_sim_hook_release(lua_State *L, tycho_l_sim_hook *h);
 /* The clock's time, or false once the hook stopped (a failure, the clock closed). */
 bool tycho_l_sim_hook_time(tycho_l_sim_hook *h, double *t);
-/* Counts a message written, or stops the hook (err already set by the writer). */
+/* Counts a message written, or stops the hook (write_err set by the writer). */
 void tycho_l_sim_hook_wrote(tycho_l_sim_hook *h, tycho_status st);
 /* Pushes messages written, error (nil when none): 2. */
 int tycho_l_sim_hook_push_result(lua_State *L, const tycho_l_sim_hook *h);
@@ -54,6 +60,7 @@ typedef struct {
     double cmd_v, cmd_w;     /* the last command as given to set_cmd */
     sim_tap *tap;            /* recording the raw samples (l_sim_tap.c), or NULL */
     sim_view *view;          /* recording the viewer's frames (l_sim_view.c), or NULL */
+    sim_log *log;            /* their messages until they are written (l_sim_log.c), or NULL */
     char *map_path;          /* into paths[], "" for tycho.sim.new */
     char paths[];            /* world path \0 map path \0 */
 } lsim;
@@ -82,6 +89,40 @@ void tycho_l_sim_view_step(lsim *b);
 void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f);
 void tycho_l_sim_view_scan(lsim *b, const tycho_sim_scan *sc);
 void tycho_l_sim_view_register(lua_State *L);
+
+/* The samples of the tap and the viewer's frames, kept until they are
+ * written (l_sim_log.c): an entry is what one of their messages needs. */
+enum {
+    SIM_LOG_ODOM, /* the tap's (l_sim_tap.c) */
+    SIM_LOG_SCAN,
+    SIM_LOG_THERMAL,
+    SIM_LOG_FRAMES, /* the viewer's (l_sim_view.c) */
+    SIM_LOG_IMAGE,
+    SIM_LOG_LASERSCAN
+};
+typedef struct {
+    uint8_t kind;   /* SIM_LOG_* */
+    uint8_t camera; /* thermal: 1 or 2 */
+    uint32_t bytes; /* the entry's, its floats included (8-aligned) */
+    uint32_t count; /* floats after it: ranges or pixels */
+    double t;       /* the clock's time when the sample came */
+    double numbers[9];
+} tycho_l_sim_entry;
+static inline const float *tycho_l_sim_entry_floats(const tycho_l_sim_entry *e)
+{
+    return (const float *)(e + 1);
+}
+/* Room for an entry of kind with count floats, for hook h (its writer is
+ * held back until the log is written); NULL when out of memory (h failed). */
+tycho_l_sim_entry *tycho_l_sim_log_add(lsim *b, tycho_l_sim_hook *h, int kind, double t,
+                                       size_t count);
+/* Writes what the log holds, in order (a tap stopping, the log full, the
+ * writer about to take another message). */
+void tycho_l_sim_log_flush(lsim *b);
+void tycho_l_sim_log_free(lsim *b);
+/* The message(s) of an entry, written (l_sim_tap.c, l_sim_view.c). */
+void tycho_l_sim_tap_write(lsim *b, const tycho_l_sim_entry *e);
+void tycho_l_sim_view_write(lsim *b, const tycho_l_sim_entry *e);
 
 /* Raises "file: message" (or a bad-argument error for tycho.sim.new). */
 int tycho_l_sim_error(pctx *c, const char *fmt, ...);

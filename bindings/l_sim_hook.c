@@ -76,8 +76,12 @@ bool tycho_l_sim_hook_time(tycho_l_sim_hook *h, double *t)
 
 void tycho_l_sim_hook_wrote(tycho_l_sim_hook *h, tycho_status st)
 {
-    if (st != TYCHO_OK) h->failed = true;
-    else h->messages++;
+    if (st == TYCHO_OK) {
+        h->messages++;
+        return;
+    }
+    if (!h->failed) h->err = h->write_err;
+    h->failed = h->write_failed = true;
 }
 
 int tycho_l_sim_hook_push_result(lua_State *L, const tycho_l_sim_hook *h)

@@ -289,6 +289,14 @@ tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t,
 /* Queues a scan's foxglove.LaserScan, as writer:scan does. */
 tycho_status tycho_l_writer_scan(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
                                  const tycho_scan *s, tycho_err *err);
+/* A C caller holding messages back to write them in one go (the
+ * simulator's samples, l_sim_log.c): flush(ctx) is called before anything
+ * else goes into the file (any method, any C caller's message, the close),
+ * so every message keeps its place; once called, the hold is over. A hold
+ * by another caller is settled first. unhold: ctx's hold is over without
+ * a call (ctx wrote its messages itself). */
+void tycho_l_writer_hold(tycho_l_writer *b, void (*flush)(void *ctx), void *ctx);
+void tycho_l_writer_unhold(tycho_l_writer *b, const void *ctx);
 
 /* The data loader behind tycho.load_data (l_sandbox.c). */
 typedef struct {
