@@ -252,6 +252,32 @@ static void *reserve(lwriter *b, size_t len, tycho_err *err)
     return p;
 }
 
+/* Where a C caller's message goes: the queue (batch NULL: the caller
+ * commits it once filled) or a batch of the caller's (tycho_l_writer_write_batch),
+ * complete once filled */
+typedef struct {
+    tycho_mcap_batch *batch;
+    uint16_t channel;
+    uint64_t ns;
+    tycho_mcap_encode_fn encode;
+} room_in;
+
+static void *room(lwriter *b, const room_in *in, size_t len, tycho_err *err)
+{
+    if (!in || !in->batch) return reserve(b, len, err);
+    void *p = tycho_mcap_batch_add(in->batch, in->channel, in->ns, in->encode, len);
+    if (!p) tycho_fail(err, TYCHO_ENOMEM, "mcap: out of memory gathering a message");
+    return p;
+}
+
+/* A copy into the queue goes past the caller's caches; into a batch (the
+ * caller's, used again and again) it stays in them */
+static void put(const room_in *in, void *dst, const void *src, size_t n)
+{
+    if (in && in->batch) memcpy(dst, src, n);
+    else tycho_mcap_copy(dst, src, n);
+}
+
 /* what a method whose reservation failed returns */
 static int reserve_failed(lua_State *L, const tycho_err *err)
 {
@@ -396,11 +422,11 @@ static int encode_scan(const void *p, size_t len, tycho_text *out)
 
 /* Queues a scan's LaserScan (frame checked by the caller); its reservation
  * is the job's size in *bytes, NULL with err when it cannot be made. */
-static scan_msg *queue_scan(lwriter *b, double t, const char *frame, const tycho_scan *s,
-                            size_t *bytes, tycho_err *err)
+static scan_msg *queue_scan(lwriter *b, const room_in *in, double t, const char *frame,
+                            const tycho_scan *s, size_t *bytes, tycho_err *err)
 {
     size_t n = (size_t)s->count * sizeof(float);
-    scan_msg *m = reserve(b, sizeof *m + n, err);
+    scan_msg *m = room(b, in, sizeof *m + n, err);
     if (!m) return NULL;
     set_head(&m->h, t, frame);
     m->count = s->count;
@@ -408,7 +434,7 @@ static scan_msg *queue_scan(lwriter *b, double t, const char *frame, const tycho
     m->angle_increment = s->angle_increment;
     m->range_min = s->range_min;
     m->range_max = s->range_max;
-    tycho_mcap_copy(m + 1, s->ranges, n);
+    put(in, m + 1, s->ranges, n);
     *bytes = sizeof *m + n;
     return m;
 }
@@ -423,7 +449,7 @@ static int l_scan(lua_State *L)
     const char *frame = tycho_l_check_frame_id(L, 5);
     size_t bytes;
     tycho_err rerr = {0};
-    if (!queue_scan(b, t, frame, s, &bytes, &rerr)) return reserve_failed(L, &rerr);
+    if (!queue_scan(b, NULL, t, frame, s, &bytes, &rerr)) return reserve_failed(L, &rerr);
     return commit(L, b, channel, ns, encode_scan, bytes);
 }
 
@@ -488,9 +514,10 @@ static int l_image(lua_State *L)
 
 /* a C caller's message at t in frame (NULL: none): refused when the writer
  * is closed, t is not a time or the frame id is too long */
-static tycho_status c_caller_ok(lwriter *b, double t, const char *frame, tycho_err *err)
+static tycho_status c_caller_ok(lwriter *b, const tycho_mcap_batch *batch, double t,
+                                const char *frame, tycho_err *err)
 {
-    settle(b);
+    if (!batch) settle(b); /* a batch is the holder's own: written when it settles */
     if (!b->w) return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
     if (!(isfinite(t) && t >= 0 && t < 4e9))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: time must be finite seconds >= 0");
@@ -501,19 +528,22 @@ static tycho_status c_caller_ok(lwriter *b, double t, const char *frame, tycho_e
 
 /* The colour-mapped image of a frame's values, as writer:image queues it,
  * for C callers holding them (the simulator's thermal frames, l_sim_view.c). */
-tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
-                                  const tycho_l_image *im, const float *values, tycho_err *err)
+tycho_status tycho_l_writer_image(tycho_l_writer *b, tycho_mcap_batch *batch, uint16_t channel,
+                                  double t, const char *frame, const tycho_l_image *im,
+                                  const float *values, tycho_err *err)
 {
-    if (c_caller_ok(b, t, frame, err) != TYCHO_OK) return err->code;
+    if (c_caller_ok(b, batch, t, frame, err) != TYCHO_OK) return err->code;
+    room_in in = {batch, channel, (uint64_t)llround(t * 1e9), encode_image};
     size_t n = (size_t)im->width * (size_t)im->height;
-    image_msg *m = reserve(b, sizeof *m + n * sizeof(float), err);
+    image_msg *m = room(b, &in, sizeof *m + n * sizeof(float), err);
     if (!m) return err->code;
     set_head(&m->h, t, frame);
     m->im = *im;
     m->f32 = 1;
-    tycho_mcap_copy(m + 1, values, n * sizeof(float));
-    return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_image,
-                             sizeof *m + n * sizeof(float), err);
+    put(&in, m + 1, values, n * sizeof(float));
+    if (batch) return TYCHO_OK;
+    return tycho_mcap_commit(b->w, channel, in.ns, encode_image, sizeof *m + n * sizeof(float),
+                             err);
 }
 
 typedef struct {
@@ -582,14 +612,15 @@ static int encode_format(const void *p, size_t len, tycho_text *out)
 /* Room for a template's message: its head, numbers and text filled in;
  * returns where its array_len values (each value_size bytes: a double, or
  * a C caller's float) go (bytes: the job's size), or NULL with err. */
-static void *reserve_format(lwriter *b, double t, const tycho_l_template *tp, const double *numbers,
-                            size_t array_len, size_t value_size, size_t *bytes, tycho_err *err)
+static void *reserve_format(lwriter *b, const room_in *in, double t, const tycho_l_template *tp,
+                            const double *numbers, size_t array_len, size_t value_size,
+                            size_t *bytes, tycho_err *err)
 {
     size_t nbytes = (size_t)tp->numbers * sizeof(double);
     const char *kept = kept_text(b, tp);
     size_t text_bytes = kept ? 0 : aligned8(tp->len);
     *bytes = sizeof(format_msg) + nbytes + text_bytes + array_len * value_size;
-    format_msg *m = reserve(b, *bytes, err);
+    format_msg *m = room(b, in, *bytes, err);
     if (!m) return NULL;
     *m = (format_msg){t,    (uint32_t)tp->numbers,      (uint32_t)tp->len, array_len,
                       kept, value_size == sizeof(float)};
@@ -609,7 +640,8 @@ static int l_format(lua_State *L)
     size_t array_len, bytes;
     const tycho_l_template *tp = tycho_l_check_template(L, 4, 5, numbers, &array_len);
     tycho_err rerr = {0};
-    double *array = reserve_format(b, t, tp, numbers, array_len, sizeof(double), &bytes, &rerr);
+    double *array =
+        reserve_format(b, NULL, t, tp, numbers, array_len, sizeof(double), &bytes, &rerr);
     if (!array) return reserve_failed(L, &rerr);
     if (tp->has_array) tycho_l_read_template_array(L, tp, 5, array);
     return commit(L, b, channel, ns, encode_format, bytes);
@@ -618,28 +650,44 @@ static int l_format(lua_State *L)
 /* The message a template makes of numbers and a float array (or none), for
  * C callers holding the inputs (the simulator's tap of raw samples,
  * l_sim_tap.c): queued as writer:format queues it. */
-tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
-                                   const tycho_l_template *tp, const double *numbers,
+tycho_status tycho_l_writer_format(tycho_l_writer *b, tycho_mcap_batch *batch, uint16_t channel,
+                                   double t, const tycho_l_template *tp, const double *numbers,
                                    const float *array, size_t array_len, tycho_err *err)
 {
-    if (c_caller_ok(b, t, NULL, err) != TYCHO_OK) return err->code;
+    if (c_caller_ok(b, batch, t, NULL, err) != TYCHO_OK) return err->code;
     if (!tp->has_array || !array) array_len = 0;
+    room_in in = {batch, channel, (uint64_t)llround(t * 1e9), encode_format};
     size_t bytes;
-    float *out = reserve_format(b, t, tp, numbers, array_len, sizeof(float), &bytes, err);
+    float *out = reserve_format(b, &in, t, tp, numbers, array_len, sizeof(float), &bytes, err);
     if (!out) return err->code;
-    if (array_len) tycho_mcap_copy(out, array, array_len * sizeof *out);
-    return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_format, bytes, err);
+    if (array_len) put(&in, out, array, array_len * sizeof *out);
+    if (batch) return TYCHO_OK;
+    return tycho_mcap_commit(b->w, channel, in.ns, encode_format, bytes, err);
 }
 
 /* A scan's LaserScan, as writer:scan queues it, for C callers holding the
  * scan (the simulator's, l_sim_view.c). */
-tycho_status tycho_l_writer_scan(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
-                                 const tycho_scan *s, tycho_err *err)
+tycho_status tycho_l_writer_scan(tycho_l_writer *b, tycho_mcap_batch *batch, uint16_t channel,
+                                 double t, const char *frame, const tycho_scan *s, tycho_err *err)
 {
-    if (c_caller_ok(b, t, frame, err) != TYCHO_OK) return err->code;
+    if (c_caller_ok(b, batch, t, frame, err) != TYCHO_OK) return err->code;
+    room_in in = {batch, channel, (uint64_t)llround(t * 1e9), encode_scan};
     size_t bytes;
-    if (!queue_scan(b, t, frame, s, &bytes, err)) return err->code;
-    return tycho_mcap_commit(b->w, channel, (uint64_t)llround(t * 1e9), encode_scan, bytes, err);
+    if (!queue_scan(b, &in, t, frame, s, &bytes, err)) return err->code;
+    if (batch) return TYCHO_OK;
+    return tycho_mcap_commit(b->w, channel, in.ns, encode_scan, bytes, err);
+}
+
+tycho_status tycho_l_writer_write_batch(tycho_l_writer *b, tycho_mcap_batch *batch, tycho_err *err)
+{
+    settle(b); /* another holder's messages first */
+    if (!b->w) {
+        batch->len = 0;
+        return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
+    }
+    tycho_status st = tycho_mcap_write_batch(b->w, batch, err);
+    batch->len = 0;
+    return st;
 }
 
 tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)

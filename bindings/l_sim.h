@@ -29,11 +29,7 @@ typedef struct {
     long long messages;
     bool failed; /* the first failure (in err) stops the hook */
     tycho_err err;
-    /* a write failed (write_err, into err when it is the first failure):
-     * the messages still held are dropped. A failure when a sample came
-     * (the clock closed) takes no more but writes those taken before it. */
-    bool write_failed;
-    tycho_err write_err;
+    tycho_err write_err; /* a write's error, into err when it is the first failure */
 } tycho_l_sim_hook;
 /* The writer (argument 2) and the clock (argument 3) into h, and the table
  * that keeps them alive pushed: the templates go into it, then _keep. */
@@ -90,39 +86,18 @@ void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f);
 void tycho_l_sim_view_scan(lsim *b, const tycho_sim_scan *sc);
 void tycho_l_sim_view_register(lua_State *L);
 
-/* The samples of the tap and the viewer's frames, kept until they are
- * written (l_sim_log.c): an entry is what one of their messages needs. */
-enum {
-    SIM_LOG_ODOM, /* the tap's (l_sim_tap.c) */
-    SIM_LOG_SCAN,
-    SIM_LOG_THERMAL,
-    SIM_LOG_FRAMES, /* the viewer's (l_sim_view.c) */
-    SIM_LOG_IMAGE,
-    SIM_LOG_LASERSCAN
-};
-typedef struct {
-    uint8_t kind;   /* SIM_LOG_* */
-    uint8_t camera; /* thermal: 1 or 2 */
-    uint32_t bytes; /* the entry's, its floats included (8-aligned) */
-    uint32_t count; /* floats after it: ranges or pixels */
-    double t;       /* the clock's time when the sample came */
-    double numbers[9];
-} tycho_l_sim_entry;
-static inline const float *tycho_l_sim_entry_floats(const tycho_l_sim_entry *e)
-{
-    return (const float *)(e + 1);
-}
-/* Room for an entry of kind with count floats, for hook h (its writer is
- * held back until the log is written); NULL when out of memory (h failed). */
-tycho_l_sim_entry *tycho_l_sim_log_add(lsim *b, tycho_l_sim_hook *h, int kind, double t,
-                                       size_t count);
-/* Writes what the log holds, in order (a tap stopping, the log full, the
- * writer about to take another message). */
+/* The messages of the tap and the viewer's frames, gathered in a batch
+ * of the simulator's own and queued in one go (l_sim_log.c). */
+enum { SIM_LOG_TAP, SIM_LOG_VIEW };
+/* The batch to add a message of hook h to (which: SIM_LOG_TAP or _VIEW),
+ * h's writer held back until it is queued; NULL when out of memory (h
+ * failed). Then tycho_l_sim_log_added with the add's status. */
+tycho_mcap_batch *tycho_l_sim_log_batch(lsim *b, tycho_l_sim_hook *h, int which);
+void tycho_l_sim_log_added(lsim *b, int which, tycho_status st, tycho_l_sim_hook *h);
+/* Queues the batch (a tap stopping, the batch full, the writer about to
+ * take another message); its messages are counted then. */
 void tycho_l_sim_log_flush(lsim *b);
 void tycho_l_sim_log_free(lsim *b);
-/* The message(s) of an entry, written (l_sim_tap.c, l_sim_view.c). */
-void tycho_l_sim_tap_write(lsim *b, const tycho_l_sim_entry *e);
-void tycho_l_sim_view_write(lsim *b, const tycho_l_sim_entry *e);
 
 /* Raises "file: message" (or a bad-argument error for tycho.sim.new). */
 int tycho_l_sim_error(pctx *c, const char *fmt, ...);

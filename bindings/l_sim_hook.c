@@ -81,7 +81,7 @@ void tycho_l_sim_hook_wrote(tycho_l_sim_hook *h, tycho_status st)
         return;
     }
     if (!h->failed) h->err = h->write_err;
-    h->failed = h->write_failed = true;
+    h->failed = true;
 }
 
 int tycho_l_sim_hook_push_result(lua_State *L, const tycho_l_sim_hook *h)

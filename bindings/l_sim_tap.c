@@ -10,14 +10,13 @@
  *   sim:untap() -> messages written, error (nil when none)
  *
  * Samples are logged at clock:now() (the mission's clock) and carry the
- * sim's own time, as the Lua tap does. They are kept in the simulator's
- * log (l_sim_log.c) and written from it in runs, in their order among the
- * recording's other messages. A failed write (a full disk) stops the tap;
- * the writer reports it again at close. */
+ * sim's own time, as the Lua tap does. Their messages go into the
+ * simulator's batch (l_sim_log.c), queued in one go and written in their
+ * order among the recording's other messages. A failed write (a full
+ * disk) stops the tap; the writer reports it again at close. */
 #include "l_sim.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 enum { TAP_ODOM, TAP_SCAN, TAP_THERMAL, TAP_KINDS };
 
@@ -36,32 +35,18 @@ struct sim_tap {
     uint16_t odom, scan, thermal[2];
 };
 
-/* The sample into the log (l_sim_log.c), written with the others later */
-static void tap_take(lsim *b, int kind, const double *numbers, const float *array, size_t n,
-                     int camera)
+/* The sample's message into the simulator's batch (l_sim_log.c) */
+static void tap_write(lsim *b, int kind, uint16_t channel, const double *numbers,
+                      const float *array, size_t n)
 {
     tycho_l_sim_hook *h = &b->tap->hook;
     double t;
     if (!tycho_l_sim_hook_time(h, &t)) return;
-    tycho_l_sim_entry *e = tycho_l_sim_log_add(b, h, SIM_LOG_ODOM + kind, t, n);
-    if (!e) return;
-    e->camera = (uint8_t)camera;
-    memcpy(e->numbers, numbers, (size_t)kinds[kind].numbers * sizeof *numbers);
-    if (n) memcpy(e + 1, array, n * sizeof *array);
-}
-
-void tycho_l_sim_tap_write(lsim *b, const tycho_l_sim_entry *e)
-{
-    sim_tap *tap = b->tap;
-    tycho_l_sim_hook *h = &tap->hook;
-    if (h->write_failed) return;
-    int kind = e->kind - SIM_LOG_ODOM;
-    uint16_t channel = kind == TAP_ODOM   ? tap->odom
-                       : kind == TAP_SCAN ? tap->scan
-                                          : tap->thermal[e->camera - 1];
-    tycho_l_sim_hook_wrote(h, tycho_l_writer_format(h->writer, channel, e->t, tap->templates[kind],
-                                                    e->numbers, tycho_l_sim_entry_floats(e),
-                                                    e->count, &h->write_err));
+    tycho_mcap_batch *batch = tycho_l_sim_log_batch(b, h, SIM_LOG_TAP);
+    if (!batch) return;
+    tycho_status st = tycho_l_writer_format(h->writer, batch, channel, t, b->tap->templates[kind],
+                                            numbers, array, n, &h->write_err);
+    tycho_l_sim_log_added(b, SIM_LOG_TAP, st, h);
 }
 
 void tycho_l_sim_tap_odom(lsim *b)
@@ -71,7 +56,7 @@ void tycho_l_sim_tap_odom(lsim *b)
     tycho_sim_imu_read(b->s, &imu);
     double v[9] = {tycho_sim_time(b->s), p.x,      p.y,     p.yaw, imu.pitch, imu.roll,
                    imu.yaw_rate,         b->cmd_v, b->cmd_w};
-    tap_take(b, TAP_ODOM, v, NULL, 0, 0);
+    tap_write(b, TAP_ODOM, b->tap->odom, v, NULL, 0);
 }
 
 /* the pose at a sample's stamp, as robot_sim.lua gives it with the sample */
@@ -88,7 +73,7 @@ void tycho_l_sim_tap_scan(lsim *b, const tycho_sim_scan *sc)
     tycho_pose2 p = pose_at(b, sc->stamp);
     double v[9] = {tycho_sim_time(b->s), sc->stamp,          p.x,          p.y,         p.yaw,
                    s->angle_min,         s->angle_increment, s->range_min, s->range_max};
-    tap_take(b, TAP_SCAN, v, s->ranges, (size_t)s->count, 0);
+    tap_write(b, TAP_SCAN, b->tap->scan, v, s->ranges, (size_t)s->count);
 }
 
 void tycho_l_sim_tap_thermal(lsim *b, int camera, const tycho_sim_frame *f)
@@ -96,13 +81,13 @@ void tycho_l_sim_tap_thermal(lsim *b, int camera, const tycho_sim_frame *f)
     if (camera < 1 || camera > 2) return; /* the recording has two cameras' topics */
     tycho_pose2 p = pose_at(b, f->stamp);
     double v[6] = {tycho_sim_time(b->s), f->stamp, p.x, p.y, p.yaw, (double)f->seq};
-    tap_take(b, TAP_THERMAL, v, f->temps, TYCHO_THERMAL_PIXELS, camera);
+    tap_write(b, TAP_THERMAL, b->tap->thermal[camera - 1], v, f->temps, TYCHO_THERMAL_PIXELS);
 }
 
 void tycho_l_sim_untap(lua_State *L, lsim *b)
 {
     if (!b->tap) return;
-    tycho_l_sim_log_flush(b); /* its samples still held */
+    tycho_l_sim_log_flush(b); /* its messages still held */
     tycho_l_sim_hook_release(L, &b->tap->hook);
     free(b->tap);
     b->tap = NULL;
@@ -115,7 +100,7 @@ int tycho_l_sim_untap_method(lua_State *L)
         lua_pushinteger(L, 0);
         return 1;
     }
-    tycho_l_sim_log_flush(b); /* counted once written */
+    tycho_l_sim_log_flush(b); /* counted once queued */
     int n = tycho_l_sim_hook_push_result(L, &b->tap->hook);
     tycho_l_sim_untap(L, b);
     return n;

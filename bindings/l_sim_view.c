@@ -26,15 +26,14 @@
  * last frames (or before them: the clock went back), the three go out
  * stamped with the clock's time, as the feeder's would at its tick. last:
  * the time of the last frames sent, handed over between the feeder and
- * the simulator so the 20 Hz go on without a gap or a double. What the
- * messages need is kept in the simulator's log (l_sim_log.c) and written
- * from it in runs, in their order among the recording's other messages.
- * A failed write stops them; the writer reports it again at close. */
+ * the simulator so the 20 Hz go on without a gap or a double. The
+ * messages go into the simulator's batch (l_sim_log.c), queued in one go
+ * and written in their order among the recording's other messages. A
+ * failed write stops them; the writer reports it again at close. */
 #include "l_sim.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { VIEW_TF, VIEW_IMU, VIEW_CMD, VIEW_KINDS };
 
@@ -68,78 +67,62 @@ static bool due(double t, double *last, double period)
     return true;
 }
 
-/* An entry for the log (l_sim_log.c), written with the others later */
-static tycho_l_sim_entry *view_take(lsim *b, int kind, double t, size_t count)
+/* The batch of the simulator's messages (l_sim_log.c) for one of the view's */
+static tycho_mcap_batch *view_batch(lsim *b)
 {
-    return tycho_l_sim_log_add(b, &b->view->hook, kind, t, count);
+    return tycho_l_sim_log_batch(b, &b->view->hook, SIM_LOG_VIEW);
 }
 
 void tycho_l_sim_view_thermal(lsim *b, int camera, const tycho_sim_frame *f)
 {
     sim_view *v = b->view;
+    tycho_l_sim_hook *h = &v->hook;
     double t;
-    if (camera < 1 || camera > v->cameras || !tycho_l_sim_hook_time(&v->hook, &t)) return;
+    if (camera < 1 || camera > v->cameras || !tycho_l_sim_hook_time(h, &t)) return;
     if (!due(t, &v->image_last[camera - 1], v->image_period)) return;
-    tycho_l_sim_entry *e = view_take(b, SIM_LOG_IMAGE, t, TYCHO_THERMAL_PIXELS);
-    if (!e) return;
-    e->camera = (uint8_t)camera;
-    memcpy(e + 1, f->temps, TYCHO_THERMAL_PIXELS * sizeof *f->temps);
+    static const char *const frame_ids[VIEW_CAMERAS] = {"camera_1", "camera_2"};
+    tycho_mcap_batch *batch = view_batch(b);
+    if (!batch) return;
+    tycho_l_sim_log_added(b, SIM_LOG_VIEW,
+                          tycho_l_writer_image(h->writer, batch, v->image_ids[camera - 1], t,
+                                               frame_ids[camera - 1], &v->image, f->temps,
+                                               &h->write_err),
+                          h);
 }
 
 void tycho_l_sim_view_scan(lsim *b, const tycho_sim_scan *sc)
 {
     sim_view *v = b->view;
+    tycho_l_sim_hook *h = &v->hook;
     double t;
-    if (!v->scan_id || !tycho_l_sim_hook_time(&v->hook, &t)) return;
+    if (!v->scan_id || !tycho_l_sim_hook_time(h, &t)) return;
     if (!due(t, &v->scan_last, v->scan_period)) return;
-    const tycho_scan *s = sc->scan;
-    tycho_l_sim_entry *e = view_take(b, SIM_LOG_LASERSCAN, t, (size_t)s->count);
-    if (!e) return;
-    double head[4] = {s->angle_min, s->angle_increment, s->range_min, s->range_max};
-    memcpy(e->numbers, head, sizeof head);
-    memcpy(e + 1, s->ranges, (size_t)s->count * sizeof *s->ranges);
+    tycho_mcap_batch *batch = view_batch(b);
+    if (!batch) return;
+    tycho_l_sim_log_added(
+        b, SIM_LOG_VIEW,
+        tycho_l_writer_scan(h->writer, batch, v->scan_id, t, "laser", sc->scan, &h->write_err), h);
 }
 
 void tycho_l_sim_view_step(lsim *b)
 {
     sim_view *v = b->view;
+    tycho_l_sim_hook *h = &v->hook;
     double t;
-    if (!tycho_l_sim_hook_time(&v->hook, &t) || !due(t, &v->last, v->period)) return;
+    if (!tycho_l_sim_hook_time(h, &t) || !due(t, &v->last, v->period)) return;
     tycho_pose2 p = tycho_sim_odom(b->s);
     tycho_sim_imu_sample imu;
     tycho_sim_imu_read(b->s, &imu);
-    tycho_l_sim_entry *e = view_take(b, SIM_LOG_FRAMES, t, 0);
-    if (!e) return;
-    /* the three messages' numbers one after another (kinds[]) */
-    double numbers[9] = {p.x,      p.y,          sin(p.yaw / 2), cos(p.yaw / 2), imu.pitch,
-                         imu.roll, imu.yaw_rate, b->cmd_v,       b->cmd_w};
-    memcpy(e->numbers, numbers, sizeof numbers);
-}
-
-void tycho_l_sim_view_write(lsim *b, const tycho_l_sim_entry *e)
-{
-    sim_view *v = b->view;
-    tycho_l_sim_hook *h = &v->hook;
-    static const char *const frame_ids[VIEW_CAMERAS] = {"camera_1", "camera_2"};
-    if (h->write_failed) return;
-    switch (e->kind) {
-    case SIM_LOG_FRAMES:
-        for (int k = 0, at = 0; k < VIEW_KINDS && !h->write_failed; at += kinds[k].numbers, k++)
-            tycho_l_sim_hook_wrote(h, tycho_l_writer_format(h->writer, v->ids[k], e->t,
-                                                            v->templates[k], e->numbers + at, NULL,
-                                                            0, &h->write_err));
-        break;
-    case SIM_LOG_IMAGE:
-        tycho_l_sim_hook_wrote(h, tycho_l_writer_image(h->writer, v->image_ids[e->camera - 1], e->t,
-                                                       frame_ids[e->camera - 1], &v->image,
-                                                       tycho_l_sim_entry_floats(e), &h->write_err));
-        break;
-    default: { /* SIM_LOG_LASERSCAN: the scan again, its ranges the entry's */
-        tycho_scan s = {(int)e->count, e->numbers[0], e->numbers[1],
-                        e->numbers[2], e->numbers[3], (float *)tycho_l_sim_entry_floats(e)};
-        tycho_l_sim_hook_wrote(
-            h, tycho_l_writer_scan(h->writer, v->scan_id, e->t, "laser", &s, &h->write_err));
-    }
+    double numbers[VIEW_KINDS][4] = {{p.x, p.y, sin(p.yaw / 2), cos(p.yaw / 2)},
+                                     {imu.pitch, imu.roll, imu.yaw_rate},
+                                     {b->cmd_v, b->cmd_w}};
+    for (int k = 0; k < VIEW_KINDS && !h->failed; k++) {
+        tycho_mcap_batch *batch = view_batch(b);
+        if (!batch) return;
+        tycho_l_sim_log_added(b, SIM_LOG_VIEW,
+                              tycho_l_writer_format(h->writer, batch, v->ids[k], t, v->templates[k],
+                                                    numbers[k], NULL, 0, &h->write_err),
+                              h);
     }
 }
 
@@ -159,7 +142,7 @@ int tycho_l_sim_untap_frames_method(lua_State *L)
         lua_pushinteger(L, 0);
         return 1;
     }
-    tycho_l_sim_log_flush(b); /* counted once written */
+    tycho_l_sim_log_flush(b); /* counted once queued */
     tycho_l_sim_hook_push_result(L, &b->view->hook);
     double last = b->view->last;
     if (isfinite(last)) lua_pushnumber(L, last);

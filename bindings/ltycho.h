@@ -7,6 +7,7 @@
 #include "compat.h"
 #include "tycho/grid.h"
 #include "tycho/lidar3d.h"
+#include "tycho/mcap.h"
 #include "tycho/scan.h"
 #include "tycho/terrain.h"
 #include "tycho/trail.h"
@@ -277,18 +278,22 @@ const tycho_l_template *tycho_l_totemplate(lua_State *L, int idx);
 typedef struct tycho_l_writer tycho_l_writer;
 tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx);
 /* Queues the message template tp makes of its numbers and a float array
- * (NULL: none), as writer:format does. The writer's error otherwise
- * (closed, the disk failed). */
-tycho_status tycho_l_writer_format(tycho_l_writer *b, uint16_t channel, double t,
-                                   const tycho_l_template *tp, const double *numbers,
+ * (NULL: none), as writer:format does; or, with a batch, adds it to the
+ * batch (tycho/mcap.h), queued by tycho_l_writer_write_batch. The writer's
+ * error otherwise (closed, the disk failed, out of memory). */
+tycho_status tycho_l_writer_format(tycho_l_writer *b, tycho_mcap_batch *batch, uint16_t channel,
+                                   double t, const tycho_l_template *tp, const double *numbers,
                                    const float *array, size_t array_len, tycho_err *err);
-/* Queues the colour-mapped image of values (width x height, lo..hi), as
- * writer:image does. */
-tycho_status tycho_l_writer_image(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
-                                  const tycho_l_image *im, const float *values, tycho_err *err);
-/* Queues a scan's foxglove.LaserScan, as writer:scan does. */
-tycho_status tycho_l_writer_scan(tycho_l_writer *b, uint16_t channel, double t, const char *frame,
-                                 const tycho_scan *s, tycho_err *err);
+/* The colour-mapped image of values (width x height, lo..hi), as
+ * writer:image does; batch as for tycho_l_writer_format. */
+tycho_status tycho_l_writer_image(tycho_l_writer *b, tycho_mcap_batch *batch, uint16_t channel,
+                                  double t, const char *frame, const tycho_l_image *im,
+                                  const float *values, tycho_err *err);
+/* A scan's foxglove.LaserScan, as writer:scan does; batch as above. */
+tycho_status tycho_l_writer_scan(tycho_l_writer *b, tycho_mcap_batch *batch, uint16_t channel,
+                                 double t, const char *frame, const tycho_scan *s, tycho_err *err);
+/* Queues a batch's messages as one job and empties it (its memory kept). */
+tycho_status tycho_l_writer_write_batch(tycho_l_writer *b, tycho_mcap_batch *batch, tycho_err *err);
 /* A C caller holding messages back to write them in one go (the
  * simulator's samples, l_sim_log.c): flush(ctx) is called before anything
  * else goes into the file (any method, any C caller's message, the close),

@@ -85,6 +85,19 @@ static inline uint64_t mcap_get_le(const uint8_t *p, int bytes)
  * mcap_encode_now for those encoded later), in the order they came. */
 #include "tycho/mcap.h"
 
+/* A job as the queue lays them end to end (and a batch, tycho_mcap_batch,
+ * lays its messages): this head, then len payload bytes, padded to 8. A
+ * job on channel 0 is a batch: its payload is jobs laid out the same way. */
+typedef struct {
+    tycho_mcap_encode_fn encode; /* NULL: the payload is the message */
+    uint64_t time;
+    uint64_t len; /* payload bytes after this head */
+    uint16_t channel;
+} mcap_job_head;
+static inline size_t mcap_aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
+/* Writes the jobs of p[0, len) in order (a batch's inside them too). */
+tycho_status mcap_write_jobs(tycho_mcap_writer *w, const uint8_t *p, size_t len, tycho_err *err);
+
 typedef struct mcap_queue mcap_queue;
 mcap_queue *mcap_queue_start(tycho_mcap_writer *w, size_t limit, tycho_err *err);
 /* Room for a job's payload of len bytes in the caller's block; the job

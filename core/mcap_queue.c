@@ -25,12 +25,7 @@
 #include <emmintrin.h>
 #endif
 
-typedef struct {
-    tycho_mcap_encode_fn encode; /* NULL: the payload is the message */
-    uint64_t time;
-    uint64_t len; /* payload bytes after this head */
-    uint16_t channel;
-} job_head;
+typedef mcap_job_head job_head;
 
 typedef struct block {
     struct block *next;
@@ -52,8 +47,6 @@ enum { BLOCK_BYTES = 256 << 10, FREE_BLOCKS_KEPT = 8, WAKE_BYTES = 4 * BLOCK_BYT
  * core, which had last read it. Larger copies (tycho_mcap_copy) go past
  * the caches already. */
 enum { STAGE_BYTES = TYCHO_MCAP_STAGE_BYTES, STAGED_JOB_MAX = 256 };
-
-static size_t aligned8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 struct mcap_queue {
     tycho_mcap_writer *w;
@@ -91,16 +84,7 @@ static void free_blocks(block *b)
 /* Writes a block's jobs; 0, or -1 with err when a write failed. */
 static int write_block(mcap_queue *q, const block *b, tycho_err *err)
 {
-    for (size_t at = 0; at < b->len;) {
-        const job_head *j = (const job_head *)(b->data + at);
-        const uint8_t *payload = (const uint8_t *)(j + 1);
-        tycho_status st =
-            j->encode ? mcap_encode_now(q->w, j->channel, j->time, j->encode, payload, j->len, err)
-                      : mcap_write_now(q->w, j->channel, j->time, j->time, payload, j->len, err);
-        if (st != TYCHO_OK) return -1;
-        at += sizeof *j + aligned8(j->len);
-    }
-    return 0;
+    return mcap_write_jobs(q->w, b->data, b->len, err) == TYCHO_OK ? 0 : -1;
 }
 
 /* Every page of [p, p + n) made present and writable. One madvise asks the
@@ -322,7 +306,7 @@ static block *open_block(mcap_queue *q, size_t need)
 
 void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
 {
-    size_t need = sizeof(job_head) + aligned8(len);
+    size_t need = sizeof(job_head) + mcap_aligned8(len);
     int small = need <= STAGED_JOB_MAX;
     if (!small || q->stage.n + need > STAGE_BYTES) flush_stage(q);
     q->in_stage = 0;
@@ -345,7 +329,7 @@ tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
                                tycho_mcap_encode_fn encode, size_t len, tycho_err *err)
 {
     block *b = q->open;
-    size_t need = sizeof(job_head) + aligned8(len);
+    size_t need = sizeof(job_head) + mcap_aligned8(len);
     int in_stage = q->in_stage;
     q->in_stage = 0;
     if (!b || b->len + q->stage.n + need > b->cap ||

@@ -469,6 +469,65 @@ tycho_status mcap_write_now(tycho_mcap_writer *w, uint16_t channel_id, uint64_t 
     return end_message(w, at, channel_id, log_time, err);
 }
 
+tycho_status mcap_write_jobs(tycho_mcap_writer *w, const uint8_t *p, size_t len, tycho_err *err)
+{
+    for (size_t at = 0; at < len;) {
+        const mcap_job_head *j = (const mcap_job_head *)(p + at);
+        const uint8_t *payload = (const uint8_t *)(j + 1);
+        tycho_status st =
+            j->channel == 0 ? mcap_write_jobs(w, payload, j->len, err)
+            : j->encode ? mcap_encode_now(w, j->channel, j->time, j->encode, payload, j->len, err)
+                        : mcap_write_now(w, j->channel, j->time, j->time, payload, j->len, err);
+        if (st != TYCHO_OK) return st;
+        at += sizeof *j + mcap_aligned8(j->len);
+    }
+    return TYCHO_OK;
+}
+
+void *tycho_mcap_batch_add(tycho_mcap_batch *b, uint16_t channel_id, uint64_t log_time,
+                           tycho_mcap_encode_fn encode, size_t len)
+{
+    size_t need = sizeof(mcap_job_head) + mcap_aligned8(len);
+    if (b->len + need > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + need) cap *= 2;
+        uint8_t *p = realloc(b->p, cap);
+        if (!p) return NULL;
+        b->p = p;
+        b->cap = cap;
+    }
+    mcap_job_head *j = (mcap_job_head *)(b->p + b->len);
+    *j = (mcap_job_head){encode, log_time, len, channel_id};
+    b->len += need;
+    return j + 1;
+}
+
+void tycho_mcap_batch_free(tycho_mcap_batch *b)
+{
+    free(b->p);
+    *b = (tycho_mcap_batch){0};
+}
+
+tycho_status tycho_mcap_write_batch(tycho_mcap_writer *w, tycho_mcap_batch *b, tycho_err *err)
+{
+    size_t len = b->len;
+    b->len = 0;
+    if (len == 0) return TYCHO_OK;
+    for (size_t at = 0; at < len;) { /* the channels checked here, as a commit checks them */
+        const mcap_job_head *j = (const mcap_job_head *)(b->p + at);
+        if (check_channel(w, j->channel, err) != TYCHO_OK) return TYCHO_EINVAL;
+        at += sizeof *j + mcap_aligned8(j->len);
+    }
+    if (!w->queue) {
+        if (w->closing) return tycho_fail(err, TYCHO_EINVAL, "mcap: the recording is closing");
+        return mcap_write_jobs(w, b->p, len, err);
+    }
+    void *p = tycho_mcap_reserve(w, len, err);
+    if (!p) return err ? err->code : TYCHO_EIO;
+    tycho_mcap_copy(p, b->p, len);
+    return mcap_queue_commit(w->queue, 0, 0, NULL, len, err);
+}
+
 uint64_t tycho_mcap_bytes(tycho_mcap_writer *w)
 {
     if (w->closing) return 0; /* the thread's until the close */

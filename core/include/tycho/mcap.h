@@ -83,6 +83,23 @@ void tycho_mcap_stage(tycho_mcap_staged *st, const void *p, size_t n);
 void tycho_mcap_stage_flush(tycho_mcap_staged *st);
 tycho_status tycho_mcap_commit(tycho_mcap_writer *w, uint16_t channel_id, uint64_t log_time,
                                tycho_mcap_encode_fn encode, size_t len, tycho_err *err);
+/* Messages gathered by the caller and queued together as one job: a
+ * simulator's samples of a dozen control steps (bindings/l_sim_log.c)
+ * cost the caller one reservation and one copy, and the writer's thread
+ * writes them one by one, in order, as if each had been committed.
+ * tycho_mcap_batch_add returns room for a message's payload (8-aligned;
+ * encode as for tycho_mcap_commit), NULL when out of memory; the room is
+ * valid until the next add. tycho_mcap_write_batch checks every channel
+ * (nothing is queued when one is unknown), queues the messages and empties
+ * the batch, which keeps its memory (tycho_mcap_batch_free). */
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} tycho_mcap_batch;
+void *tycho_mcap_batch_add(tycho_mcap_batch *b, uint16_t channel_id, uint64_t log_time,
+                           tycho_mcap_encode_fn encode, size_t len);
+tycho_status tycho_mcap_write_batch(tycho_mcap_writer *w, tycho_mcap_batch *b, tycho_err *err);
+void tycho_mcap_batch_free(tycho_mcap_batch *b);
 /* Bytes written to the file so far (a threaded writer finishes its queue
  * first). */
 uint64_t tycho_mcap_bytes(tycho_mcap_writer *w);
