@@ -8,11 +8,11 @@
  * The writer's thread writes its messages one by one, in order.
  *
  * Why: queued one at a time, the four to six messages of each control
- * step ran the queue's code cold every time, between the mission's own
- * steps (callgrind: some 0.8 million instruction-cache misses of a
- * small-maze mission), and each paid a reservation and a commit; a run of
- * a dozen steps costs one of each. The file is the same: the same
- * messages in the same order. */
+ * step each paid a reservation and a commit, in the queue's code run cold
+ * between the mission's own steps; the simulator's task spent some 70 M
+ * cycles of a small-maze mission on them (the processor's counter, against
+ * a plain run), now too few to measure. A batch of a dozen steps pays one
+ * of each. The file is the same: the same messages in the same order. */
 #include "l_sim.h"
 
 #include <stdlib.h>
