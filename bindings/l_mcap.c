@@ -680,14 +680,10 @@ tycho_status tycho_l_writer_scan(tycho_l_writer *b, tycho_mcap_batch *batch, uin
 
 tycho_status tycho_l_writer_write_batch(tycho_l_writer *b, tycho_mcap_batch *batch, tycho_err *err)
 {
-    settle(b); /* another holder's messages first */
-    if (!b->w) {
-        batch->len = 0;
-        return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
-    }
-    tycho_status st = tycho_mcap_write_batch(b->w, batch, err);
+    settle(b);                                                 /* another holder's messages first */
+    if (b->w) return tycho_mcap_write_batch(b->w, batch, err); /* which empties it */
     batch->len = 0;
-    return st;
+    return tycho_fail(err, TYCHO_EINVAL, "mcap: recording already closed");
 }
 
 tycho_l_writer *tycho_l_checkwriter(lua_State *L, int idx)

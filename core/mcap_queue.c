@@ -25,8 +25,6 @@
 #include <emmintrin.h>
 #endif
 
-typedef mcap_job_head job_head;
-
 typedef struct block {
     struct block *next;
     size_t len, cap;
@@ -306,7 +304,7 @@ static block *open_block(mcap_queue *q, size_t need)
 
 void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
 {
-    size_t need = sizeof(job_head) + mcap_aligned8(len);
+    size_t need = sizeof(mcap_job_head) + mcap_aligned8(len);
     int small = need <= STAGED_JOB_MAX;
     if (!small || q->stage.n + need > STAGE_BYTES) flush_stage(q);
     q->in_stage = 0;
@@ -321,25 +319,25 @@ void *mcap_queue_reserve(mcap_queue *q, size_t len, tycho_err *err)
         return NULL;
     }
     q->in_stage = small;
-    if (small) return q->stage.buf + q->stage.n + sizeof(job_head);
-    return b->data + b->len + sizeof(job_head);
+    if (small) return q->stage.buf + q->stage.n + sizeof(mcap_job_head);
+    return b->data + b->len + sizeof(mcap_job_head);
 }
 
 tycho_status mcap_queue_commit(mcap_queue *q, uint16_t channel, uint64_t time,
                                tycho_mcap_encode_fn encode, size_t len, tycho_err *err)
 {
     block *b = q->open;
-    size_t need = sizeof(job_head) + mcap_aligned8(len);
+    size_t need = sizeof(mcap_job_head) + mcap_aligned8(len);
     int in_stage = q->in_stage;
     q->in_stage = 0;
     if (!b || b->len + q->stage.n + need > b->cap ||
         (in_stage && (need > STAGED_JOB_MAX || q->stage.n + need > STAGE_BYTES)))
         return tycho_fail(err, TYCHO_EINVAL, "mcap: commit without a reservation");
     if (in_stage) {
-        *(job_head *)(q->stage.buf + q->stage.n) = (job_head){encode, time, len, channel};
+        *(mcap_job_head *)(q->stage.buf + q->stage.n) = (mcap_job_head){encode, time, len, channel};
         q->stage.n += need;
     } else {
-        *(job_head *)(b->data + b->len) = (job_head){encode, time, len, channel};
+        *(mcap_job_head *)(b->data + b->len) = (mcap_job_head){encode, time, len, channel};
         b->len += need;
     }
     if (b->len + q->stage.n >= BLOCK_BYTES) return hand_over(q, err);

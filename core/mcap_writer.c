@@ -518,10 +518,7 @@ tycho_status tycho_mcap_write_batch(tycho_mcap_writer *w, tycho_mcap_batch *b, t
         if (check_channel(w, j->channel, err) != TYCHO_OK) return TYCHO_EINVAL;
         at += sizeof *j + mcap_aligned8(j->len);
     }
-    if (!w->queue) {
-        if (w->closing) return tycho_fail(err, TYCHO_EINVAL, "mcap: the recording is closing");
-        return mcap_write_jobs(w, b->p, len, err);
-    }
+    if (!w->queue) return mcap_write_jobs(w, b->p, len, err); /* closing: check_channel said */
     void *p = tycho_mcap_reserve(w, len, err);
     if (!p) return err ? err->code : TYCHO_EIO;
     tycho_mcap_copy(p, b->p, len);

@@ -272,9 +272,10 @@ static int encode_k(const void *payload, size_t len, tycho_text *out)
  * and one larger than a block, a reservation given up now and then;
  * schemas and a channel added half way. Returns the file's bytes
  * (malloc'd) or NULL. */
-static unsigned char *write_mixed(const char *path, int threaded, size_t queue_limit, long *size,
-                                  uint64_t *waits)
+static unsigned char *write_mixed(const char *path, int threaded, size_t queue_limit, int batched,
+                                  long *size, uint64_t *waits)
 {
+    tycho_mcap_batch batch = {0};
     tycho_err err = {0};
     tycho_mcap_options opt;
     tycho_mcap_options_defaults(&opt);
@@ -289,6 +290,21 @@ static unsigned char *write_mixed(const char *path, int threaded, size_t queue_l
     for (size_t i = 0; i < sizeof big; i++) big[i] = (char)('a' + i % 26);
     for (int k = 0; k < 20000; k++) {
         uint64_t t = 1000 + 10 * (uint64_t)k;
+        /* batched: runs of 50 messages gathered and queued as one job, the
+         * batch queued before any message written otherwise */
+        int in_batch = batched && k >= 2000 && k < 6000 && (k / 50) % 2 == 1;
+        if (batch.len && (!in_batch || k % 50 == 0 || k % 97 == 5 || k % 101 == 7))
+            CHECKED(tycho_mcap_write_batch(w, &batch, &err) == TYCHO_OK, err.msg);
+        if (in_batch && k % 97 != 5 && k % 101 != 7) {
+            char buf[48];
+            int n = snprintf(buf, sizeof buf, "{\"k\":%d,\"pad\":\"%0*d\"}", k, k % 23, 0);
+            void *p = k % 3 == 0 ? tycho_mcap_batch_add(&batch, 1, t, NULL, (size_t)n)
+                                 : tycho_mcap_batch_add(&batch, 1, t, encode_k, sizeof k);
+            if (!CHECKED(p != NULL, "batch_add")) break;
+            if (k % 3 == 0) memcpy(p, buf, (size_t)n);
+            else memcpy(p, &k, sizeof k);
+            continue;
+        }
         if (k % 97 == 5) { /* a larger message between small ones: 200 B to 3.2 KB */
             size_t n = k == 5005 ? sizeof big : 200 + (size_t)(k * 37) % 3000;
             CHECKED(tycho_mcap_write(w, 1, t - 1, t - 1, big, n, &err) == TYCHO_OK, err.msg);
@@ -312,6 +328,12 @@ static unsigned char *write_mixed(const char *path, int threaded, size_t queue_l
         if (!CHECKED(st == TYCHO_OK, err.msg)) break;
     }
     CHECK(tycho_mcap_write(w, 9, 0, 0, "x", 1, &err) == TYCHO_EINVAL);
+    if (batched) { /* an unknown channel in a batch: nothing of it is queued */
+        CHECK(tycho_mcap_batch_add(&batch, 1, 1u << 30, NULL, 2) != NULL);
+        CHECK(tycho_mcap_batch_add(&batch, 9, 1u << 30, NULL, 2) != NULL);
+        CHECK(tycho_mcap_write_batch(w, &batch, &err) == TYCHO_EINVAL && batch.len == 0);
+    }
+    tycho_mcap_batch_free(&batch);
     *waits = tycho_mcap_queue_waits(w);
     if (threaded) {
         /* the thread finishes the file on its own; nothing more is taken */
@@ -333,20 +355,28 @@ static unsigned char *write_mixed(const char *path, int threaded, size_t queue_l
 }
 
 /* A threaded writer makes the file an unthreaded one makes, byte for byte,
- * with a queue so small that the caller has to wait for the thread. */
+ * with a queue so small that the caller has to wait for the thread; and
+ * messages queued in batches (tycho_mcap_batch) make the same file as
+ * the same messages written one by one, threaded or not. */
 static void threaded_same_file(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/tycho_test_mcap_thr_%d.mcap", P_tmpdir, (int)getpid());
     long size0 = 0, size1 = 0, size2 = 0;
     uint64_t waits0 = 0, waits1 = 0, waits2 = 0;
-    unsigned char *plain = write_mixed(path, 0, 0, &size0, &waits0);
-    unsigned char *threaded = write_mixed(path, 1, (size_t)64 << 20, &size1, &waits1);
-    unsigned char *tight = write_mixed(path, 1, 1, &size2, &waits2); /* the smallest queue */
-    if (plain && threaded && tight) {
+    long size3 = 0, size4 = 0;
+    uint64_t waits3 = 0, waits4 = 0;
+    unsigned char *plain = write_mixed(path, 0, 0, 0, &size0, &waits0);
+    unsigned char *threaded = write_mixed(path, 1, (size_t)64 << 20, 0, &size1, &waits1);
+    unsigned char *tight = write_mixed(path, 1, 1, 0, &size2, &waits2); /* the smallest queue */
+    unsigned char *batched = write_mixed(path, 1, (size_t)64 << 20, 1, &size3, &waits3);
+    unsigned char *batched0 = write_mixed(path, 0, 0, 1, &size4, &waits4);
+    if (plain && threaded && tight && batched && batched0) {
         CHECK(size0 > 10000 && size0 < (1 << 22));
         CHECK(size1 == size0 && memcmp(plain, threaded, (size_t)size0) == 0);
         CHECK(size2 == size0 && memcmp(plain, tight, (size_t)size0) == 0);
+        CHECK(size3 == size0 && memcmp(plain, batched, (size_t)size0) == 0);
+        CHECK(size4 == size0 && memcmp(plain, batched0, (size_t)size0) == 0);
         tycho_mcap_info info;
         tycho_err err = {0};
         CHECKED(tycho_mcap_read_memory(plain, (size_t)size0, "mixed", &info, NULL, NULL, &err) ==
@@ -363,6 +393,8 @@ static void threaded_same_file(void)
     free(plain);
     free(threaded);
     free(tight);
+    free(batched);
+    free(batched0);
 }
 
 /* A disk that fills up (a file size limit here): the write that fails,
