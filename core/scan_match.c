@@ -303,9 +303,10 @@ static inline float cell_value(const tycho_matcher *m, const layer *l, int cx, i
 
 static inline float at_in(const tycho_matcher *m, const layer *l, double u, double v)
 {
-    if (!(u >= 0 && v >= 0)) return 0.0f; /* NaN too */
+    /* compared as doubles before the cast: a point 1e9 cells out (a corrupt
+     * odometry) does not fit an int, and its cast was an out-of-bounds read */
+    if (!(u >= 0 && v >= 0 && u < m->w && v < m->h)) return 0.0f; /* NaN too */
     int cx = (int)u, cy = (int)v;
-    if (cx >= m->w || cy >= m->h) return 0.0f;
     return cell_value(m, l, cx, cy);
 }
 
@@ -318,6 +319,10 @@ static inline float at(const tycho_matcher *m, double u, double v)
 static double bilinear(const tycho_matcher *m, double u, double v, double *gu, double *gv)
 {
     double x = u - 0.5, y = v - 0.5;
+    if (!(x > -2 && y > -2 && x < m->w + 1 && y < m->h + 1)) {
+        *gu = *gv = 0;
+        return 0;
+    }
     double fx = floor(x), fy = floor(y);
     int x0 = (int)fx, y0 = (int)fy;
     double ax = x - fx, ay = y - fy;
