@@ -1,30 +1,44 @@
---- SLAM on a recorded laser log: a CARMEN log (tycho.carmen.load) fed to
--- tycho.slam scan by scan, with the wheel odometry (the log's ODOM lines,
--- interpolated at each scan's time) as the front end's guess.
+--- SLAM on a recorded laser log: a CARMEN log (tycho.carmen.load; plain or
+-- gzip) fed to tycho.slam scan by scan, with the log's odometry (its ODOM
+-- lines interpolated at each scan's time, or the laser lines' own odometry
+-- poses when it has none) as the front end's guess.
 --
 --   tycho run behaviors/slam_log.lua --carmen FILE [--out DIR] [options]
 --
+-- The laser's geometry comes from the log (FLASER/RLASER: N beams over half
+-- a turn; ROBOTLASER1 says its own), no-return readings (the laser's
+-- saturation value) are free space up to --max-range and never hits, the
+-- laser's offset on the robot from its PARAM lines. Logs with unusable
+-- timestamps are taken in file order (said in the summary).
+--
 -- Writes DIR/map.yaml + map.pgm and map.png (every scan at its optimised
--- pose), trajectory.csv (t, the SLAM pose, the log's own pose, the wheel
+-- pose), trajectory.csv (t, the SLAM pose, the log's own pose, the
 -- odometry's) and summary.json; prints the figures: time against the log's
--- duration, the trajectory against the log's own laser poses (in a
+-- duration, the trajectory against the log's own poses (in a
 -- GMapping-processed log, GMapping's corrected poses: a consistency figure,
--- not ground truth) after aligning the first pose, loop closures, memory.
+-- not ground truth) as absolute trajectory error after the best-fitting
+-- rigid alignment and relative pose error over scans 1 and 10 apart, for
+-- SLAM and for the odometry it was given; loop closures and their lag;
+-- memory. --odometry-drift SEED puts seeded systematic errors into the
+-- odometry first, so that real scans test drift correction.
 -- Exit 0, 1 if SLAM failed, 2 on bad arguments or an unreadable log.
 local tycho = require "tycho"
 local cli = require "cli"
 local json = require "json"
+local metrics = require "traj_metrics"
 
 local spec = cli.spec { prog = "slam_log", usage_line = "--carmen FILE [options]",
   summary = "SLAM on a CARMEN laser log: map, trajectory and its error against the log's own poses",
   options = {
-    { name = "carmen", type = "string", metavar = "FILE", doc = "the CARMEN log (ODOM and FLASER lines)" },
+    { name = "carmen", type = "string", metavar = "FILE", doc = "the CARMEN log (.log or .log.gz)" },
     { name = "out", type = "string", metavar = "DIR", default = "out/slam_log", doc = "output folder" },
     { name = "scans", type = "integer", metavar = "N", min = 1, doc = "only the first N laser scans" },
-    { name = "fov", type = "number", metavar = "DEG", default = 180, min = 1, max = 360,
-      doc = "the laser's field of view, centred ahead (the log does not say; a SICK LMS: 180)" },
+    { name = "fov", type = "number", metavar = "DEG", min = 1, max = 360,
+      doc = "override the laser's field of view (default: from the log: N beams over 180 deg, or ROBOTLASER1's own)" },
     { name = "max-range", type = "number", metavar = "M", default = 20, min = 0.1,
-      doc = "readings at or beyond this are no return (the SICK's 81.9 m; long readings through glass and doors only blur)" },
+      doc = "readings at or beyond this (or the laser's no-return value) are no return: free space up to here, never a hit" },
+    { name = "odometry-drift", type = "integer", metavar = "SEED", min = 0,
+      doc = "put seeded systematic errors into the odometry (wheel scale 2-4 %, turns 2-5 %, 0.5-1.5 deg/m of yaw drift)" },
     { name = "resolution", type = "number", metavar = "M", default = 0.05, min = 0.01, max = 1, doc = "map cell size" },
     { name = "submap-scans", type = "integer", metavar = "N", default = 15, min = 2,
       doc = "scans in a submap (a log's scans are far apart: a few per submap)" },
@@ -39,17 +53,23 @@ local spec = cli.spec { prog = "slam_log", usage_line = "--carmen FILE [options]
     { name = "quiet", type = "boolean", doc = "no progress lines" },
   } }
 
--- tycho.slam's parameters for a log whose scans are far apart (this one's:
--- 3 s, a metre and 30 degrees at times, wheel odometry off by 16 degrees
--- over one such step), chosen on the first half of the Intel log (scans
--- 1-455; README "A real laser log"): a prior on the odometry's guess that
--- weakens as the step grows, closures sought for every scan over a wider
--- window (1 m, 15 degrees) and up to two per scan, and a closure the
--- optimised graph misses by more than 5 sigmas set aside.
+-- tycho.slam's parameters for a log, one set for every log (no per-log
+-- settings), chosen on the tuning set declared in tests/data/README.md: a
+-- front-end match that lands at its window's edge or scores poorly searched
+-- again over 1 m and 30 degrees (the CSAIL log's odometry is off by 8.7
+-- degrees a scan on average; that wide everywhere, the ACES log's corridors
+-- slid), a prior on the odometry's guess that weakens as the step grows,
+-- closures
+-- sought for every scan over a wider window (1 m, 15 degrees) among the 8
+-- nearest submaps and up to two per scan, a bounded queue (16 scans
+-- waiting), and a closure the optimised graph misses by more than 5 sigmas
+-- set aside.
 local LOG_DEFAULTS = {
   prior_xy = 0.5, prior_yaw = 1.0, prior_per_m = 1, prior_per_rad = 1,
+  wide_window_xy = 1.0, wide_window_yaw = math.rad(30),
   loop_every = 1, loop_radius = 5, loop_matches_per_scan = 4, loop_closures_per_node = 2,
   loop_window_xy = 1.0, loop_window_yaw = math.rad(15), loop_reject = 5,
+  loop_candidates = 8, loop_queue_max = 16,
 }
 
 -- The process's peak resident memory so far (kB; nil where /proc is not).
@@ -61,6 +81,43 @@ local function peak_rss_kb()
   return kb
 end
 
+-- The front laser's lines: ROBOTLASER1 where a log has them (they say their
+-- geometry), else FLASER.
+local function front_lasers(log)
+  local robot, flaser = {}, {}
+  for _, l in ipairs(log.lasers) do
+    if l.kind == "ROBOTLASER1" then robot[#robot + 1] = l
+    elseif l.kind == "FLASER" then flaser[#flaser + 1] = l end
+  end
+  return #robot > 0 and robot or flaser
+end
+
+-- Each scan's time: its own stamp when the log's are usable, else the last
+-- non-zero stamp of the ODOM lines before it in the file (nil when those
+-- are no better). Returns the times and how they were had.
+local function scan_times(log, lasers)
+  if log.times_usable then
+    local times = {}
+    for i, l in ipairs(lasers) do times[i] = l.t end
+    return times, "the scans' own"
+  end
+  local last, upto = {}, 0
+  for i, o in ipairs(log.odom) do
+    if o.t > 0 then upto = o.t end
+    last[i] = upto
+  end
+  local times, prev = {}, -math.huge
+  for i, l in ipairs(lasers) do
+    local t = l.odom_before > 0 and last[l.odom_before] or 0
+    if t <= 0 or t < prev - 1 then return nil, "none (file order)" end
+    times[i], prev = t, t
+  end
+  if times[#times] <= times[1] then return nil, "none (file order)" end
+  return times, "the ODOM lines' (the scans' are zero or unusable; file order)"
+end
+
+local function median(sorted) return sorted[math.max(1, math.floor((#sorted + 1) / 2))] end
+
 local function main(opt)
   if not opt.carmen then return cli.usage_error(spec, "--carmen FILE is required") end
   local wall0 = tycho.clock.monotonic()
@@ -69,20 +126,14 @@ local function main(opt)
     io.stderr:write("slam_log: ", err, "\n")
     return 2
   end
-  local lasers = {}
-  for _, l in ipairs(log.lasers) do
-    if not l.rear then lasers[#lasers + 1] = l end
-  end
+  local lasers = front_lasers(log)
   if #lasers == 0 then
-    io.stderr:write(("slam_log: %s: no FLASER line\n"):format(opt.carmen))
-    return 2
-  end
-  if #log.odom == 0 then
-    io.stderr:write(("slam_log: %s: no ODOM line (the odometry SLAM starts from)\n"):format(opt.carmen))
+    io.stderr:write(("slam_log: %s: no FLASER or ROBOTLASER1 line\n"):format(opt.carmen))
     return 2
   end
   local n = math.min(#lasers, opt.scans or #lasers)
-  local duration = lasers[n].t - lasers[1].t
+  local times, time_source = scan_times(log, lasers)
+  local duration = times and times[n] - times[1] or nil
   local ok_dir, dir_err = require("mission_guard").check_out(opt.out)
   if not ok_dir then return cli.usage_error(spec, dir_err) end
 
@@ -97,26 +148,60 @@ local function main(opt)
   end
   local ok_new, slam = pcall(tycho.slam.new, params)
   if not ok_new then return cli.usage_error(spec, tostring(slam)) end
-  local fov = math.rad(opt.fov)
+
+  -- the robot's odometry and reference poses (a laser line's second pose
+  -- is the robot's), the laser's mounting on it
+  local odom, ref, mounts = {}, {}, {}
+  for i = 1, n do
+    local l = lasers[i]
+    odom[i] = l.wheel
+    ref[i] = l.odom
+    mounts[i] = l.kind == "ROBOTLASER1" and metrics.between(l.odom, l) or log.front_offset
+  end
+  local drift = opt["odometry-drift"] and metrics.drift_model(opt["odometry-drift"])
+  if drift then odom = metrics.drift(odom, drift) end
+
+  local first = lasers[1]
+  local geometry = { beams = #first.ranges, angle_min_deg = math.deg(first.angle_min),
+    angle_increment_deg = math.deg(first.angle_increment), no_return_m = first.max_range or json.null,
+    offset = { x = log.front_offset.x, y = log.front_offset.y, yaw = log.front_offset.yaw }, kind = first.kind }
   local rows, add_ms = {}, {}
   for i = 1, n do
     local l = lasers[i]
     local count = #l.ranges
-    local scan = tycho.scan.new({ angle_min = -fov / 2, angle_increment = fov / count, range_min = 0.01,
-                                  range_max = opt["max-range"] }, l.ranges)
+    local inc = opt.fov and math.rad(opt.fov) / count or l.angle_increment
+    local amin = opt.fov and -math.rad(opt.fov) / 2 or l.angle_min
+    local range_max = math.min(l.max_range or math.huge, opt["max-range"])
+    local scan = tycho.scan.new({ angle_min = amin, angle_increment = inc, range_min = 0.01,
+                                  range_max = range_max }, l.ranges)
     local t0 = tycho.clock.monotonic()
-    local step = slam:add_scan(scan, l.wheel)
+    slam:add_scan(scan, metrics.compose(odom[i], mounts[i]))
     add_ms[#add_ms + 1] = (tycho.clock.monotonic() - t0) * 1000
-    rows[i] = { t = l.t, slam = step, ref = { x = l.x, y = l.y, yaw = l.yaw }, wheel = l.wheel }
+    rows[i] = { t = times and times[i] or (i - 1) }
     if not opt.quiet and i % 100 == 0 then
       local st = slam:stats()
       io.stderr:write(("slam_log: %d/%d scans, %d loop closures, %.1f s, %.1f MB held, peak RSS %.0f MB\n")
         :format(i, n, st.loop_closures, tycho.clock.monotonic() - wall0, st.bytes / 2 ^ 20, (peak_rss_kb() or 0) / 1024))
     end
   end
+  -- the loop search's lag: log time from a scan to the end of its search
+  local lags, dropped_late = {}, 0
+  for i, at in ipairs(slam:loop_searched_at()) do
+    if at >= 1 and times then lags[#lags + 1] = times[math.min(at, n)] - times[i]
+    elseif at >= 1 then lags[#lags + 1] = at - i end
+    if at == -3 then dropped_late = dropped_late + 1 end
+  end
+  table.sort(lags)
+  local finish0 = tycho.clock.monotonic()
   slam:finish()
-  -- the optimised trajectory (finish moved the poses add_scan returned)
-  for i, p in ipairs(slam:trajectory()) do rows[i].slam = p end
+  local finish_s = tycho.clock.monotonic() - finish0
+  -- the optimised trajectory (finish moved the poses add_scan returned), as
+  -- the robot's poses
+  local est = {}
+  for i, p in ipairs(slam:trajectory()) do
+    est[i] = metrics.compose(p, metrics.between(mounts[i], { x = 0, y = 0, yaw = 0 }))
+    rows[i].slam, rows[i].ref, rows[i].odom = est[i], ref[i], odom[i]
+  end
   local map = slam:map()
   local st = slam:stats()
   -- the log and the SLAM (submaps, fields, scans) are done with: freed
@@ -126,76 +211,48 @@ local function main(opt)
   collectgarbage()
   local wall = tycho.clock.monotonic() - wall0
 
-  -- both trajectories in the frame of the log's first pose
-  local function align(get)
-    local a, b = get(rows[1]), rows[1].ref
-    local dyaw = b.yaw - a.yaw
-    local c, s = math.cos(dyaw), math.sin(dyaw)
-    return function(p)
-      local dx, dy = p.x - a.x, p.y - a.y
-      return b.x + c * dx - s * dy, b.y + s * dx + c * dy
-    end
+  local ate, ate_max = metrics.ate(est, ref)
+  local odom_ate, odom_ate_max = metrics.ate(odom, ref)
+  local function rpe(poses)
+    local r1, r10 = metrics.rpe(poses, ref, 1), metrics.rpe(poses, ref, 10)
+    return { trans_m = r1.trans_m, rot_deg = r1.rot_deg, trans_10_m = r10.trans_m, rot_10_deg = r10.rot_deg }
   end
-  -- ... or by the rotation and translation that fit them best (least
-  -- squares over every pose, Horn's closed form in 2D: the usual absolute
-  -- trajectory error, blind to a disagreement in the first poses alone)
-  local function fit(get)
-    local count, ax, ay, bx, by = #rows, 0, 0, 0, 0
-    for _, r in ipairs(rows) do
-      local p = get(r)
-      ax, ay, bx, by = ax + p.x / count, ay + p.y / count, bx + r.ref.x / count, by + r.ref.y / count
-    end
-    local sc, ss = 0, 0
-    for _, r in ipairs(rows) do
-      local p = get(r)
-      local px, py, qx, qy = p.x - ax, p.y - ay, r.ref.x - bx, r.ref.y - by
-      sc, ss = sc + px * qx + py * qy, ss + px * qy - py * qx
-    end
-    local th = math.atan(ss, sc)
-    local c, s = math.cos(th), math.sin(th)
-    return function(p)
-      local dx, dy = p.x - ax, p.y - ay
-      return bx + c * dx - s * dy, by + s * dx + c * dy
-    end
-  end
-  local function errors(get, aligner)
-    local to_ref, sum, worst = (aligner or align)(get), 0, 0
-    for _, r in ipairs(rows) do
-      local x, y = to_ref(get(r))
-      local d2 = (x - r.ref.x) ^ 2 + (y - r.ref.y) ^ 2
-      sum, worst = sum + d2, math.max(worst, math.sqrt(d2))
-    end
-    return math.sqrt(sum / #rows), worst
-  end
-  local rmse, max_err = errors(function(r) return r.slam end)
-  local odom_rmse, odom_max = errors(function(r) return r.wheel end)
-  local fit_rmse, fit_max = errors(function(r) return r.slam end, fit)
+  local slam_rpe, odom_rpe = rpe(est), rpe(odom)
   table.sort(add_ms)
   local peak_kb = peak_rss_kb()
 
   local csv = { "t,x,y,yaw,ref_x,ref_y,ref_yaw,odom_x,odom_y,odom_yaw" }
   for _, r in ipairs(rows) do
     csv[#csv + 1] = ("%.6f,%.4f,%.4f,%.5f,%.4f,%.4f,%.5f,%.4f,%.4f,%.5f"):format(r.t, r.slam.x, r.slam.y,
-      r.slam.yaw, r.ref.x, r.ref.y, r.ref.yaw, r.wheel.x, r.wheel.y, r.wheel.yaw)
+      r.slam.yaw, r.ref.x, r.ref.y, r.ref.yaw, r.odom.x, r.odom.y, r.odom.yaw)
   end
   local summary = {
-    schema_version = 1, log = opt.carmen, scans = n, log_duration_s = duration, wall_time_s = wall,
-    times_real_time = duration / math.max(wall, 1e-9),
-    add_scan_ms = { median = add_ms[math.floor((#add_ms + 1) / 2)], p99 = add_ms[math.ceil(#add_ms * 0.99)],
-                    max = add_ms[#add_ms] },
-    trajectory = { rmse_m = rmse, max_m = max_err, odometry_rmse_m = odom_rmse, odometry_max_m = odom_max,
-                   reference = "the log's own laser poses, first pose aligned",
-                   best_fit_rmse_m = fit_rmse, best_fit_max_m = fit_max },
+    schema_version = 2, log = opt.carmen, scans = n, laser = geometry,
+    timestamps = time_source, log_duration_s = duration or json.null, wall_time_s = wall,
+    times_real_time = duration and duration / math.max(wall, 1e-9) or json.null,
+    scans_per_s = n / math.max(wall, 1e-9),
+    add_scan_ms = { median = median(add_ms), p99 = add_ms[math.ceil(#add_ms * 0.99)], max = add_ms[#add_ms] },
+    odometry_drift = drift and { seed = opt["odometry-drift"], trans_scale = drift.trans_scale,
+      turn_scale = drift.turn_scale, yaw_deg_per_m = math.deg(drift.yaw_per_m) } or json.null,
+    trajectory = {
+      reference = "the log's own poses (GMapping's corrected ones in a .gfs log), best-fit rigid alignment",
+      ate_m = ate, ate_max_m = ate_max, rpe = slam_rpe,
+      odometry_ate_m = odom_ate, odometry_ate_max_m = odom_ate_max, odometry_rpe = odom_rpe },
     loop_closures = st.loop_closures, loop_rejected = st.loop_rejected, optimizations = st.optimizations,
+    loop_lag = { unit = times and "s of log time" or "scans", median = #lags > 0 and median(lags) or 0,
+                 max = lags[#lags] or 0, searched = st.loop_searched, dropped = st.loop_dropped,
+                 waiting_at_end = dropped_late },
+    finish_s = finish_s,
     max_optimization_ms = st.max_optimization_ms, memory_held_mb = st.bytes / 2 ^ 20,
     peak_rss_mb = peak_kb and peak_kb / 1024 or json.null,
   }
+  local name = opt.carmen:match("[^/]+$")
   local files = {
     { "map.yaml", function() return tycho.map.save(map, opt.out .. "/map.yaml") end },
     { "map.png", function()
       local pic = tycho.picture(map, { scale = opt.scale })
-      pic:annotate { title = ("%s: %d scans, RMSE %.2f m against the log's poses, %d loop closures")
-        :format(opt.carmen:match("[^/]+$"), n, rmse, st.loop_closures), legend = {
+      pic:annotate { title = ("%s%s: %d scans, ATE %.2f m against the log's poses, %d loop closures")
+        :format(name, drift and (" (drift seed %d)"):format(opt["odometry-drift"]) or "", n, ate, st.loop_closures), legend = {
         { label = "free", symbol = "cell", color = "white" }, { label = "wall", symbol = "cell", color = "black" },
         { label = "unknown", symbol = "cell", color = "grey" } } }
       return pic:save(opt.out .. "/map.png")
@@ -211,12 +268,23 @@ local function main(opt)
       failed = true
     end
   end
-  print(("slam_log: %d scans over %.0f s of log in %.2f s wall (%.0fx real time); add_scan median %.2f ms, worst %.1f ms")
-    :format(n, duration, wall, summary.times_real_time, summary.add_scan_ms.median, summary.add_scan_ms.max))
-  print(("slam_log: trajectory against the log's poses: RMSE %.3f m, max %.3f m (wheel odometry alone: %.3f m, %.3f m); best-fit alignment: RMSE %.3f m, max %.3f m")
-    :format(rmse, max_err, odom_rmse, odom_max, fit_rmse, fit_max))
-  print(("slam_log: %d loop closures (%d set aside), %d optimisations (longest %.1f ms); memory held %.1f MB, peak RSS %s")
-    :format(st.loop_closures, st.loop_rejected, st.optimizations, st.max_optimization_ms, summary.memory_held_mb,
+  print(("slam_log: %s: %d scans of %d beams (%s, from %.1f deg by %.3f deg, no return %s), timestamps: %s")
+    :format(name, n, geometry.beams, geometry.kind, geometry.angle_min_deg, geometry.angle_increment_deg,
+      first.max_range and ("%.2f m"):format(first.max_range) or "none seen", time_source))
+  if drift then
+    print(("slam_log: odometry drift seed %d: translation x%.4f, turns x%.4f, %.2f deg/m of yaw drift")
+      :format(opt["odometry-drift"], drift.trans_scale, drift.turn_scale, math.deg(drift.yaw_per_m)))
+  end
+  print(("slam_log: %.2f s wall (%s); add_scan median %.2f ms, worst %.1f ms; finish %.2f s")
+    :format(wall, duration and ("%.0fx the log's %.0f s"):format(summary.times_real_time, duration) or
+      ("%.0f scans/s, the log's duration unknown"):format(summary.scans_per_s), summary.add_scan_ms.median,
+      summary.add_scan_ms.max, finish_s))
+  print(("slam_log: ATE %.3f m (max %.3f m), RPE %.3f m %.2f deg (10 apart: %.3f m %.2f deg); odometry: ATE %.3f m (max %.3f m), RPE %.3f m %.2f deg")
+    :format(ate, ate_max, slam_rpe.trans_m, slam_rpe.rot_deg, slam_rpe.trans_10_m, slam_rpe.rot_10_deg,
+      odom_ate, odom_ate_max, odom_rpe.trans_m, odom_rpe.rot_deg))
+  print(("slam_log: %d loop closures (%d set aside), lag median %.1f max %.1f %s (%d searched, %d dropped); %d optimisations (longest %.1f ms); memory held %.1f MB, peak RSS %s")
+    :format(st.loop_closures, st.loop_rejected, summary.loop_lag.median, summary.loop_lag.max, summary.loop_lag.unit,
+      st.loop_searched, st.loop_dropped, st.optimizations, st.max_optimization_ms, summary.memory_held_mb,
       peak_kb and ("%.1f MB"):format(peak_kb / 1024) or "?"))
   print(("slam_log: wrote %s/{map.yaml,map.pgm,map.png,trajectory.csv,summary.json}"):format(opt.out))
   return failed and 1 or 0

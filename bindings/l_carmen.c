@@ -6,6 +6,8 @@
 #include "ltycho.h"
 #include "tycho/carmen.h"
 
+#include <math.h>
+
 static void push_odom(lua_State *L, const tycho_carmen_log *log)
 {
     lua_createtable(L, (int)log->n_odom, 0);
@@ -32,6 +34,19 @@ static void push_lasers(lua_State *L, const tycho_carmen_log *log)
         lua_setfield(L, -2, "t");
         lua_pushboolean(L, l->rear);
         lua_setfield(L, -2, "rear");
+        static const char *kinds[] = {"FLASER", "RLASER", "ROBOTLASER1"};
+        lua_pushstring(L, kinds[l->kind]);
+        lua_setfield(L, -2, "kind");
+        lua_pushinteger(L, (lua_Integer)l->odom_before);
+        lua_setfield(L, -2, "odom_before");
+        lua_pushnumber(L, l->angle_min);
+        lua_setfield(L, -2, "angle_min");
+        lua_pushnumber(L, l->angle_increment);
+        lua_setfield(L, -2, "angle_increment");
+        if (isfinite(l->max_range)) {
+            lua_pushnumber(L, l->max_range);
+            lua_setfield(L, -2, "max_range");
+        }
         lua_createtable(L, l->count, 0);
         for (int k = 0; k < l->count; k++) {
             lua_pushnumber(L, log->ranges[l->first + (size_t)k]);
@@ -40,17 +55,17 @@ static void push_lasers(lua_State *L, const tycho_carmen_log *log)
         lua_setfield(L, -2, "ranges");
         tycho_l_pushpose(L, l->odom);
         lua_setfield(L, -2, "odom");
-        if (log->n_odom) {
-            tycho_l_pushpose(L, tycho_carmen_wheel_at(log, i));
-            lua_setfield(L, -2, "wheel");
-        }
+        tycho_l_pushpose(L, tycho_carmen_wheel_at(log, i));
+        lua_setfield(L, -2, "wheel");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }
 
 /* tycho.carmen.load(path) -> {odom = {{t, x, y, yaw, tv, rv}...},
- *   lasers = {{t, rear, ranges, x, y, yaw, odom = pose, wheel = pose}...},
- *   ignored =, lines =} | nil, "path:line: why" */
+ *   lasers = {{t, rear, kind, angle_min, angle_increment, max_range?, ranges,
+ *              x, y, yaw, odom = pose, wheel = pose}...},
+ *   ignored =, lines =, front_offset =, rear_offset =, time_zero =,
+ *   time_backward =, times_usable =} | nil, "path:line: why" */
 static int l_carmen_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
@@ -67,6 +82,16 @@ static int l_carmen_load(lua_State *L)
     lua_setfield(L, -2, "ignored");
     lua_pushinteger(L, (lua_Integer)log.n_lines);
     lua_setfield(L, -2, "lines");
+    tycho_l_pushpose(L, log.front_offset);
+    lua_setfield(L, -2, "front_offset");
+    tycho_l_pushpose(L, log.rear_offset);
+    lua_setfield(L, -2, "rear_offset");
+    lua_pushinteger(L, (lua_Integer)log.n_time_zero);
+    lua_setfield(L, -2, "time_zero");
+    lua_pushinteger(L, (lua_Integer)log.n_time_backward);
+    lua_setfield(L, -2, "time_backward");
+    lua_pushboolean(L, log.times_usable);
+    lua_setfield(L, -2, "times_usable");
     tycho_carmen_free(&log);
     return 1;
 }
@@ -74,14 +99,19 @@ static int l_carmen_load(lua_State *L)
 // clang-format off
 /*** LuaLS: the Lua face of this file, collected into bindings/meta/tycho.lua by
  * scripts/gen_stubs.lua (editors read that file; tests/spec/stubs_spec.lua checks it)
----CARMEN robot logs (core/carmen.c): ODOM, FLASER and RLASER lines; other
----messages are counted in `ignored`. Each laser carries `wheel`, the ODOM
----odometry interpolated at its time (its own pose is, in a GMapping-processed
----log, the corrected one). A malformed or unreadable log returns nil and
----"path:line: why"; a bad argument raises.
+---CARMEN robot logs (core/carmen.c; gzip-compressed too): ODOM, FLASER,
+---RLASER, ROBOTLASER1 and the lasers' offsets from PARAM lines; other
+---messages are counted in `ignored`. Each laser carries its geometry
+---(`angle_min`, `angle_increment`, `max_range` when the log shows one: a
+---reading at or above it is no return), `odom_before` (ODOM lines before it
+---in the file) and `wheel`, the ODOM odometry
+---interpolated at its time (file order when `times_usable` is false; its own
+---odometry pose when the log has no ODOM line; its own pose is, in a
+---GMapping-processed log, the corrected one). A malformed or unreadable log
+---returns nil and "path:line: why"; a bad argument raises.
 tycho.carmen = {}
 ---@param path string
----@return {odom: table[], lasers: table[], ignored: integer, lines: integer}|nil log, string? err
+---@return {odom: table[], lasers: table[], ignored: integer, lines: integer, front_offset: table, rear_offset: table, time_zero: integer, time_backward: integer, times_usable: boolean}|nil log, string? err
 function tycho.carmen.load(path) end
 */
 // clang-format on

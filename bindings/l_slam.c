@@ -33,6 +33,8 @@ static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),
                                               TYCHO_OPT_INT("field_every"),
                                               TYCHO_OPT_NUM("window_xy"),
                                               TYCHO_OPT_NUM("window_yaw"),
+                                              TYCHO_OPT_NUM("wide_window_xy"),
+                                              TYCHO_OPT_NUM("wide_window_yaw"),
                                               TYCHO_OPT_BOOL("loop_closure"),
                                               TYCHO_OPT_NUM("loop_window_xy"),
                                               TYCHO_OPT_NUM("loop_window_yaw"),
@@ -42,6 +44,8 @@ static const tycho_opt_field slam_fields[] = {TYCHO_OPT_NUM("resolution"),
                                               TYCHO_OPT_NUM("loop_pin_beams"),
                                               TYCHO_OPT_NUM("loop_radius"),
                                               TYCHO_OPT_INT("loop_every"),
+                                              TYCHO_OPT_INT("loop_candidates"),
+                                              TYCHO_OPT_INT("loop_queue_max"),
                                               TYCHO_OPT_INT("loop_matches_per_scan"),
                                               TYCHO_OPT_INT("loop_min_separation"),
                                               TYCHO_OPT_INT("optimize_every"),
@@ -74,6 +78,8 @@ static int l_new(lua_State *L)
     p.field_every = (int)tycho_l_optfield_integer(L, 1, 1, "field_every", p.field_every);
     p.local.window_xy = tycho_l_optfield_number(L, 1, 1, "window_xy", p.local.window_xy);
     p.local.window_yaw = tycho_l_optfield_number(L, 1, 1, "window_yaw", p.local.window_yaw);
+    p.wide_window_xy = tycho_l_optfield_number(L, 1, 1, "wide_window_xy", p.wide_window_xy);
+    p.wide_window_yaw = tycho_l_optfield_number(L, 1, 1, "wide_window_yaw", p.wide_window_yaw);
     p.loop_closure = tycho_l_optfield_boolean(L, 1, 1, "loop_closure", p.loop_closure);
     p.refine = tycho_l_optfield_boolean(L, 1, 1, "refine", p.refine);
     p.loop_window_xy = tycho_l_optfield_number(L, 1, 1, "loop_window_xy", p.loop_window_xy);
@@ -84,6 +90,9 @@ static int l_new(lua_State *L)
     p.loop_pin_beams = tycho_l_optfield_number(L, 1, 1, "loop_pin_beams", p.loop_pin_beams);
     p.loop_radius = tycho_l_optfield_number(L, 1, 1, "loop_radius", p.loop_radius);
     p.loop_every = (int)tycho_l_optfield_integer(L, 1, 1, "loop_every", p.loop_every);
+    p.loop_candidates =
+        (int)tycho_l_optfield_integer(L, 1, 1, "loop_candidates", p.loop_candidates);
+    p.loop_queue_max = (int)tycho_l_optfield_integer(L, 1, 1, "loop_queue_max", p.loop_queue_max);
     p.loop_matches_per_scan =
         (int)tycho_l_optfield_integer(L, 1, 1, "loop_matches_per_scan", p.loop_matches_per_scan);
     p.loop_min_separation =
@@ -192,6 +201,21 @@ static int l_trajectory(lua_State *L)
     return 1;
 }
 
+/* slam:loop_searched_at() -> {n1, n2, ...}: for every node, the node count
+ * when its loop search ended (its lag: that less its index), or -1 not
+ * queued, -2 dropped from a full queue, -3 still waiting. */
+static int l_loop_searched_at(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    int n = tycho_slam_nodes(b->s);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushinteger(L, tycho_slam_node_searched_at(b->s, i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 static int l_stats(lua_State *L)
 {
     lslam *b = check_slam(L, 1);
@@ -205,6 +229,7 @@ static int l_stats(lua_State *L)
     set_int(L, "scans_degenerate", st.scans_degenerate);
     set_int(L, "scans_poor", st.scans_poor);
     set_int(L, "scans_still", st.scans_still);
+    set_int(L, "scans_wide", st.scans_wide);
     set_int(L, "scans_refined", st.scans_refined);
     set_int(L, "loops_refined", st.loops_refined);
     set_int(L, "loops_loose", st.loops_loose);
@@ -212,6 +237,9 @@ static int l_stats(lua_State *L)
     set_int(L, "loop_candidates", st.loop_candidates);
     set_int(L, "loop_closures", st.loop_closures);
     set_int(L, "loop_rejected", st.loop_rejected);
+    set_int(L, "loop_dropped", st.loop_dropped);
+    set_int(L, "loop_searched", st.loop_searched);
+    set_int(L, "max_lag_scans", st.max_lag_scans);
     set_int(L, "optimizations", st.optimizations);
     set_num(L, "last_optimization_ms", st.last_optimization_ms);
     set_num(L, "max_optimization_ms", st.max_optimization_ms);
@@ -251,13 +279,17 @@ tycho.slam = {}
 ---@class tycho.slam
 local slam = {}
 ---Options (all optional; angles in rad): resolution, sigma (m), submap_scans,
----field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
+---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search),
+---wide_window_xy, wide_window_yaw (a front-end match at its window's edge or poor is searched again
+---this wide; 0: never), loop_closure (bool), loop_window_xy,
 ---loop_window_yaw, loop_min_score, loop_max_rms (refine on: m, a closure whose refined beams
 ---miss the submap's walls by more, root mean square, is set aside, default 0.02),
 ---loop_max_shift (refine on: m, a closure whose refinement moved the search's match by
 ---more is set aside, default 0.03),
 ---loop_pin_beams (refine on: a closure's direction pinned by fewer beams weighs
----proportionally less, default 20), loop_radius, loop_every, loop_matches_per_scan,
+---proportionally less, default 20), loop_radius, loop_every, loop_candidates (the nearest
+---submaps tried for one node; default 0: every one in reach), loop_queue_max (nodes waiting for the search, at
+---most: the oldest is pushed out, default 64), loop_matches_per_scan,
 ---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
 ---loop_sigma_xy, loop_sigma_yaw, huber, prior_xy, prior_yaw (the front end's
 ---odometry prior: score lost per metre / radian off the guess), refine_steps
@@ -268,7 +300,7 @@ local slam = {}
 ---on a background thread, the result taken that many scans later; 0: inline),
 ---refine (default false; true: each front-end match refined against the mean hit of
 ---each cell of the submap, finer than a cell: tycho.pointmap); unknown keys are errors.
----@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_max_rms?: number, loop_max_shift?: number, loop_pin_beams?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, wide_window_xy?: number, wide_window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_max_rms?: number, loop_max_shift?: number, loop_pin_beams?: number, loop_radius?: number, loop_every?: integer, loop_candidates?: integer, loop_queue_max?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
 ---@return tycho.slam
 function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
@@ -290,7 +322,12 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_refined, loops_refined, loops_loose, loops_shifted, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+---For every scan, the number of scans there were when its loop-closure search
+---ended (its lag in scans: that less its index), or -1 not queued, -2 pushed
+---out of a full queue (loop_queue_max), -3 still waiting.
+---@return integer[]
+function slam:loop_searched_at() end
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_wide, scans_refined, loops_refined, loops_loose, loops_shifted, loop_candidates, loop_closures, loop_rejected, loop_dropped, loop_searched, max_lag_scans, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
 ---Frees the SLAM's memory now (the garbage collector would, later); any
 ---method called afterwards raises.
@@ -301,10 +338,16 @@ function slam:close() end
 void tycho_l_open_slam(lua_State *L, int module, int methods)
 {
     (void)methods;
-    static const luaL_Reg fns[] = {
-        {"add_scan", l_add_scan}, {"pose", l_pose},     {"correct", l_correct},
-        {"map", l_map},           {"finish", l_finish}, {"trajectory", l_trajectory},
-        {"stats", l_stats},       {"close", l_gc},      {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"add_scan", l_add_scan},
+                                   {"pose", l_pose},
+                                   {"correct", l_correct},
+                                   {"map", l_map},
+                                   {"finish", l_finish},
+                                   {"trajectory", l_trajectory},
+                                   {"loop_searched_at", l_loop_searched_at},
+                                   {"stats", l_stats},
+                                   {"close", l_gc},
+                                   {NULL, NULL}};
     tycho_l_newclass(L, &(tycho_l_class){SLAM_MT, fns, NULL, l_gc, l_tostring, NULL});
     lua_pop(L, 1); /* __index: the methods */
     lua_createtable(L, 0, 1);

@@ -83,8 +83,8 @@ static tycho_status parse_pose(cursor *c, const char *what, const char *names[3]
         return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: %s: %s, %s beyond %g m", c->name, c->line,
                           what, names[0], names[1], TYCHO_CARMEN_MAX_COORD);
     if (fabs(p->yaw) > 1e3)
-        return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: %s: %s beyond 1000 rad", c->name,
-                          c->line, what, names[2]);
+        return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: %s: %s beyond 1000 rad", c->name, c->line,
+                          what, names[2]);
     return TYCHO_OK;
 }
 
@@ -200,8 +200,7 @@ static tycho_status parse_robotlaser(cursor *c, builder *b)
         parse_readings(c, b, what, &l))
         return TYCHO_EPARSE;
     if (number(c, what, "number of remissions", &remissions)) return TYCHO_EPARSE;
-    if (remissions != floor(remissions) || remissions < 0 ||
-        remissions > TYCHO_CARMEN_MAX_READINGS)
+    if (remissions != floor(remissions) || remissions < 0 || remissions > TYCHO_CARMEN_MAX_READINGS)
         return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: %s: number of remissions must be 0..%d",
                           c->name, c->line, what, TYCHO_CARMEN_MAX_READINGS);
     for (int i = 0; i < (int)remissions; i++)
@@ -210,7 +209,8 @@ static tycho_status parse_robotlaser(cursor *c, builder *b)
     static const char *rxyt[3] = {"robot_x", "robot_y", "robot_theta"};
     static const char *tail[5] = {"tv", "rv", "forward_safety_dist", "side_safety_dist",
                                   "turn_axis"};
-    if (parse_pose(c, what, lxyt, &l.pose) || parse_pose(c, what, rxyt, &l.odom)) return TYCHO_EPARSE;
+    if (parse_pose(c, what, lxyt, &l.pose) || parse_pose(c, what, rxyt, &l.odom))
+        return TYCHO_EPARSE;
     for (int i = 0; i < 5; i++)
         if (number(c, what, tail[i], &skip)) return TYCHO_EPARSE;
     if (number(c, what, "timestamp", &l.t)) return TYCHO_EPARSE;
@@ -226,9 +226,9 @@ static tycho_status parse_param(cursor *c, builder *b, bool *known)
         bool rear;
         int field; /* 0 x (ahead), 1 y (side), 2 yaw */
     } params[] = {
-        {"robot_frontlaser_offset", false, 0},      {"robot_frontlaser_side_offset", false, 1},
+        {"robot_frontlaser_offset", false, 0},         {"robot_frontlaser_side_offset", false, 1},
         {"robot_frontlaser_angular_offset", false, 2}, {"robot_rearlaser_offset", true, 0},
-        {"robot_rearlaser_side_offset", true, 1},    {"robot_rearlaser_angular_offset", true, 2},
+        {"robot_rearlaser_side_offset", true, 1},      {"robot_rearlaser_angular_offset", true, 2},
     };
     const char *tok;
     size_t len;
@@ -239,8 +239,8 @@ static tycho_status parse_param(cursor *c, builder *b, bool *known)
         double v;
         if (number(c, "PARAM", params[i].name, &v)) return TYCHO_EPARSE;
         if (fabs(v) > 100)
-            return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: PARAM: %s must be within 100",
-                              c->name, c->line, params[i].name);
+            return tycho_fail(c->err, TYCHO_EPARSE, "%s:%zu: PARAM: %s must be within 100", c->name,
+                              c->line, params[i].name);
         tycho_pose2 *o = params[i].rear ? &b->log->rear_offset : &b->log->front_offset;
         double *f = params[i].field == 0 ? &o->x : params[i].field == 1 ? &o->y : &o->yaw;
         *f = v;
@@ -250,14 +250,15 @@ static tycho_status parse_param(cursor *c, builder *b, bool *known)
 }
 
 /* The no-return reading of FLASER (rear: RLASER) lines: the largest reading
- * of the log less 5 cm, when readings that high are at least 10 and one in
- * a thousand (a saturation: walls are not all at one distance to the
- * centimetre; the Acapulco log's saturate at 51.14 and 51.15 m); else none
- * (infinity). */
+ * of the log less 5 cm, when that top is a spike of the readings'
+ * histogram: at least 10 readings and one in a thousand within 5 cm of it,
+ * at least twice as many as in the 20 % below it, and not half the readings
+ * (a saturation: walls are not all at one distance to the centimetre; the
+ * Acapulco log's saturate at 51.14 and 51.15 m). Else none (infinity). */
 static void find_saturation(tycho_carmen_log *log, tycho_carmen_kind kind)
 {
     float top = 0;
-    size_t total = 0, at_top = 0;
+    size_t total = 0, at_top = 0, below = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < log->n_lasers; i++) {
             const tycho_carmen_laser *l = &log->lasers[i];
@@ -269,10 +270,14 @@ static void find_saturation(tycho_carmen_log *log, tycho_carmen_kind kind)
                     total++;
                 } else if (r[k] >= top - 0.05f) {
                     at_top++;
+                } else if (r[k] >= 0.8f * top) {
+                    below++;
                 }
             }
         }
-    double max_range = at_top >= 10 && at_top * 1000 >= total ? top - 0.05f : INFINITY;
+    bool spike =
+        at_top >= 10 && at_top * 1000 >= total && at_top >= 2 * below && at_top * 2 < total;
+    double max_range = spike ? top - 0.05f : INFINITY;
     for (size_t i = 0; i < log->n_lasers; i++)
         if (log->lasers[i].kind == kind) log->lasers[i].max_range = max_range;
 }

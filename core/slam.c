@@ -13,6 +13,10 @@
 #define STILL_RAD 1e-3
 /* Cost at or above which a submap cell is a wall for the likelihood field. */
 #define WALL_COST 254
+/* A wide search's match replaces the window's only when it scores this much
+ * better (mean likelihood per beam): the wide window has more poses to find
+ * a chance fit among (the ACES log's corridors). */
+#define WIDE_MARGIN 0.05
 
 #include "slam_internal.h"
 
@@ -24,6 +28,8 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->field_every = 1;
     tycho_match_params_defaults(&p->local);
     p->local.plateau_centre = true;
+    p->wide_window_xy = 0;
+    p->wide_window_yaw = 0;
     p->loop_window_xy = 0.3;
     p->loop_window_yaw = 5.0 * M_PI / 180.0;
     p->loop_min_score = 0.85;
@@ -32,6 +38,8 @@ void tycho_slam_params_defaults(tycho_slam_params *p)
     p->loop_pin_beams = 20;
     p->loop_radius = 3.0;
     p->loop_every = 5;
+    p->loop_candidates = 0;
+    p->loop_queue_max = 64;
     p->loop_matches_per_scan = 2;
     p->loop_closures_per_node = 1;
     p->loop_min_separation = 40;
@@ -63,6 +71,8 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
     NEED(p->field_every >= 1 && p->field_every <= 1000, "slam: field_every must be in 1..1000");
     NEED(in_range(p->local.window_xy, 0, 5), "slam: window_xy must be in [0, 5] m");
     NEED(in_range(p->local.window_yaw, 0, M_PI), "slam: window_yaw must be in [0, pi] rad");
+    NEED(in_range(p->wide_window_xy, 0, 5), "slam: wide_window_xy must be in [0, 5] m");
+    NEED(in_range(p->wide_window_yaw, 0, M_PI), "slam: wide_window_yaw must be in [0, pi] rad");
     NEED(in_range(p->loop_window_xy, 0, 5), "slam: loop_window_xy must be in [0, 5] m");
     NEED(in_range(p->loop_window_yaw, 0, M_PI), "slam: loop_window_yaw must be in [0, pi] rad");
     NEED(in_range(p->loop_min_score, 0, 1), "slam: loop_min_score must be in [0, 1]");
@@ -71,6 +81,10 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
     NEED(in_range(p->loop_pin_beams, 1e-3, 1e5), "slam: loop_pin_beams must be in [0.001, 100000]");
     NEED(in_range(p->loop_radius, 0, 1000), "slam: loop_radius must be in [0, 1000] m");
     NEED(p->loop_every >= 1 && p->loop_every <= 100000, "slam: loop_every must be in 1..100000");
+    NEED(p->loop_candidates >= 0 && p->loop_candidates <= 10000,
+         "slam: loop_candidates must be in 0..10000 (0: every one in reach)");
+    NEED(p->loop_queue_max >= 1 && p->loop_queue_max <= 100000,
+         "slam: loop_queue_max must be in 1..100000");
     NEED(p->loop_matches_per_scan >= 1 && p->loop_matches_per_scan <= 1000,
          "slam: loop_matches_per_scan must be in 1..1000");
     NEED(p->loop_closures_per_node >= 1 && p->loop_closures_per_node <= 1000,
@@ -111,6 +125,7 @@ tycho_slam *tycho_slam_new(const tycho_slam_params *p, tycho_err *err)
     if (!s) goto oom;
     s->p = *p;
     s->cur = s->next = s->front_sub = -1;
+    s->ncand = -1;
     s->graph = tycho_pose_graph_new();
     s->front = tycho_matcher_new();
     s->ins = tycho_inserter_new();
@@ -139,6 +154,8 @@ void tycho_slam_free(tycho_slam *s)
     free(s->nodes);
     free(s->subs);
     free(s->queue);
+    free(s->cand);
+    free(s->cand_dist);
     free(s->loops);
     tycho_pose_graph_free(s->graph);
     tycho_matcher_free(s->front);
@@ -279,6 +296,16 @@ static tycho_status copy_scan(tycho_scan *dst, const tycho_scan *src, tycho_err 
     return st;
 }
 
+/* The match's heading within a tenth of its window's edge: the best pose
+ * may lie outside it. (Not its position: along a corridor a match slides to
+ * the edge of any window, and the wider one let it slide further.) */
+static bool at_window_edge(const tycho_match_result *r, tycho_pose2 guess,
+                           const tycho_match_params *mp)
+{
+    if (!r->ok) return false;
+    return fabs(tycho_angle_wrap(r->pose.yaw - guess.yaw)) >= 0.9 * mp->window_yaw;
+}
+
 /* Front end: where the scan is, from the odometry's guess and the current submap. */
 static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose2 guess,
                                tycho_pose2 moved, tycho_slam_step *out, tycho_status *st,
@@ -305,8 +332,20 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
                       s->p.prior_per_rad * fabs(moved.yaw));
     mp.prior_xy *= k;
     mp.prior_yaw *= k;
-    *st = tycho_matcher_match(s->front, scan, tycho_pose2_between(anchor, guess), &mp, &r, err);
+    tycho_pose2 local_guess = tycho_pose2_between(anchor, guess);
+    *st = tycho_matcher_match(s->front, scan, local_guess, &mp, &r, err);
     if (*st != TYCHO_OK) return guess;
+    if ((s->p.wide_window_xy > mp.window_xy || s->p.wide_window_yaw > mp.window_yaw) &&
+        (!r.ok || at_window_edge(&r, local_guess, &mp))) {
+        tycho_match_params wide = mp;
+        wide.window_xy = fmax(mp.window_xy, s->p.wide_window_xy);
+        wide.window_yaw = fmax(mp.window_yaw, s->p.wide_window_yaw);
+        tycho_match_result w;
+        *st = tycho_matcher_match(s->front, scan, local_guess, &wide, &w, err);
+        if (*st != TYCHO_OK) return guess;
+        s->st.scans_wide++;
+        if (w.ok && (!r.ok || w.score > r.score + WIDE_MARGIN)) r = w;
+    }
     out->score = r.score;
     if (!r.ok) {
         s->st.scans_poor++;
@@ -377,6 +416,7 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
         return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
     }
     ns->odom = odom;
+    ns->searched_at = TYCHO_SLAM_NOT_QUEUED;
     s->n++;
     s->st.nodes = s->n;
     if (k > 0) {
@@ -461,6 +501,11 @@ tycho_pose2 tycho_slam_correct(const tycho_slam *s, tycho_pose2 odom)
 }
 
 int tycho_slam_nodes(const tycho_slam *s) { return s->n; }
+
+int tycho_slam_node_searched_at(const tycho_slam *s, int i)
+{
+    return i >= 0 && i < s->n ? s->nodes[i].searched_at : TYCHO_SLAM_NOT_QUEUED;
+}
 
 tycho_pose2 tycho_slam_node_pose(const tycho_slam *s, int i) { return node_pose(s, i); }
 

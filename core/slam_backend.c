@@ -6,8 +6,28 @@
 #include <math.h>
 #include <string.h>
 
+static void slam_queue_pop(tycho_slam *s);
+
 tycho_status slam_queue_push(tycho_slam *s, int node, tycho_err *err)
 {
+    /* full: the oldest waiting node gives way (not the head being searched
+     * when another waits behind it: its search is under way). A queue
+     * fallen behind is a robot moving faster than the search: what it
+     * passed long ago is worth less than where it is now. */
+    if (s->qlen >= s->p.loop_queue_max) {
+        int victim = s->qlen > 1 && s->ncand >= 0 ? 1 : 0;
+        int k = s->queue[(s->qhead + victim) % s->qcap];
+        s->nodes[k].searched_at = TYCHO_SLAM_DROPPED;
+        s->st.loop_dropped++;
+        if (victim == 0) {
+            slam_queue_pop(s);
+        } else {
+            /* close the gap: the head stays, the rest move up */
+            for (int j = victim; j + 1 < s->qlen; j++)
+                s->queue[(s->qhead + j) % s->qcap] = s->queue[(s->qhead + j + 1) % s->qcap];
+            s->qlen--;
+        }
+    }
     if (s->qlen == s->qcap) {
         int cap = s->qcap ? 2 * s->qcap : 64;
         int *q = malloc((size_t)cap * sizeof *q);
@@ -20,14 +40,24 @@ tycho_status slam_queue_push(tycho_slam *s, int node, tycho_err *err)
     }
     s->queue[(s->qhead + s->qlen) % s->qcap] = node;
     s->qlen++;
+    s->nodes[node].searched_at = TYCHO_SLAM_WAITING;
     return TYCHO_OK;
 }
 
+/* The head leaves the queue: searched to its end, or dropped (the caller
+ * then marks it so). */
 static void slam_queue_pop(tycho_slam *s)
 {
+    int k = s->queue[s->qhead];
+    if (s->nodes[k].searched_at == TYCHO_SLAM_WAITING) {
+        s->nodes[k].searched_at = s->n;
+        s->st.loop_searched++;
+        if (s->n - 1 - k > s->st.max_lag_scans) s->st.max_lag_scans = s->n - 1 - k;
+    }
     s->qhead = (s->qhead + 1) % s->qcap;
     s->qlen--;
-    s->qsub = 0;
+    s->ncand = -1;
+    s->qpos = 0;
     s->qclosed = 0;
 }
 
@@ -168,21 +198,50 @@ tycho_status slam_apply_background(tycho_slam *s, tycho_err *err)
     return st;
 }
 
-/* The next finished submap at or after s->qsub worth matching node k
- * against: old enough not to share scans with k's own submaps, and near. */
-static int next_candidate(const tycho_slam *s, int k)
+/* Chooses the queue head's candidates: the finished submaps old enough not
+ * to share scans with node k's own submaps, whose centre is within
+ * loop_radius of it; the loop_candidates nearest when set (a robot back in a room
+ * it mapped at 4 scans a second has hundreds of submaps within reach: all
+ * of them, every scan, was a backlog that never drained). */
+static tycho_status choose_candidates(tycho_slam *s, int k, tycho_err *err)
 {
+    int cap = s->p.loop_candidates > 0 ? s->p.loop_candidates : s->nsub;
+    if (cap < 1) cap = 1;
+    if (cap > s->candcap) {
+        int *c = realloc(s->cand, (size_t)(cap + 1) * sizeof *c);
+        double *d = c ? realloc(s->cand_dist, (size_t)(cap + 1) * sizeof *d) : NULL;
+        if (c) s->cand = c;
+        if (d) s->cand_dist = d;
+        if (!c || !d) return tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
+        s->candcap = cap;
+    }
+    double *dist = s->cand_dist;
+    int n = 0;
     tycho_pose2 pk = node_pose(s, k);
-    for (int i = s->qsub; i < s->nsub; i++) {
+    for (int i = 0; i < s->nsub; i++) {
         const submap *m = &s->subs[i];
         if (!m->matcher || i >= s->nodes[k].submap - 1 ||
             k - (m->anchor + m->scans) < s->p.loop_min_separation)
             continue;
         tycho_pose2 c = tycho_pose2_compose(
             node_pose(s, m->anchor), (tycho_pose2){m->sum_x / m->scans, m->sum_y / m->scans, 0});
-        if (hypot(c.x - pk.x, c.y - pk.y) <= s->p.loop_radius) return i;
+        double d = hypot(c.x - pk.x, c.y - pk.y);
+        if (d > s->p.loop_radius) continue;
+        /* insertion into the sorted list, the farthest falling off its end */
+        int j = n < cap ? n++ : cap;
+        if (j == cap && d >= dist[cap - 1]) continue;
+        if (j == cap) j = cap - 1;
+        while (j > 0 && dist[j - 1] > d) {
+            dist[j] = dist[j - 1];
+            s->cand[j] = s->cand[j - 1];
+            j--;
+        }
+        dist[j] = d;
+        s->cand[j] = i;
     }
-    return -1;
+    s->ncand = n;
+    s->qpos = 0;
+    return TYCHO_OK;
 }
 
 /* A closure's translation information from its refinement's (info, the
@@ -225,12 +284,15 @@ tycho_status slam_loop_slice(tycho_slam *s, bool *ran, int *closed, tycho_err *e
     *ran = false;
     while (s->qlen > 0) {
         int k = s->queue[s->qhead];
-        int i = next_candidate(s, k);
-        if (i < 0) {
+        if (s->ncand < 0) {
+            tycho_status chosen = choose_candidates(s, k, err);
+            if (chosen != TYCHO_OK) return chosen;
+        }
+        if (s->qpos >= s->ncand) {
             slam_queue_pop(s);
             continue;
         }
-        s->qsub = i + 1;
+        int i = s->cand[s->qpos++];
         submap *m = &s->subs[i];
         tycho_match_params mp = s->p.local;
         mp.window_xy = s->p.loop_window_xy;

@@ -40,7 +40,9 @@ typedef struct {
 typedef struct {
     tycho_scan scan;
     tycho_pose2 odom;
-    int submap; /* the submap the front end matched it against */
+    int submap;      /* the submap the front end matched it against */
+    int searched_at; /* nodes there were when its loop search ended (TYCHO_SLAM_NOT_QUEUED,
+                        TYCHO_SLAM_DROPPED) */
 } node_scan;
 
 struct tycho_slam {
@@ -57,7 +59,11 @@ struct tycho_slam {
     tycho_inserter *ins;
     int *queue; /* nodes waiting for the loop-closure search (ring) */
     int qhead, qlen, qcap;
-    int qsub;    /* next submap to try for the queue's head */
+    int *cand;         /* the queue head's candidate submaps, nearest first */
+    double *cand_dist; /* and their distances */
+    int candcap;
+    int ncand;   /* how many (-1: not chosen yet) */
+    int qpos;    /* the next of them to try */
     int qclosed; /* closures found for the queue's head so far */
     int pending; /* closures added since the last optimisation */
     int *loops;  /* the graph's edge index of every loop closure */

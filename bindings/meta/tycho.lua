@@ -84,14 +84,19 @@ function tycho.home() end
 function grid:arc_hit(x, y, yaw, v, w, horizon, o) end
 
 -- l_carmen.c ------------------------------------------------------------------
----CARMEN robot logs (core/carmen.c): ODOM, FLASER and RLASER lines; other
----messages are counted in `ignored`. Each laser carries `wheel`, the ODOM
----odometry interpolated at its time (its own pose is, in a GMapping-processed
----log, the corrected one). A malformed or unreadable log returns nil and
----"path:line: why"; a bad argument raises.
+---CARMEN robot logs (core/carmen.c; gzip-compressed too): ODOM, FLASER,
+---RLASER, ROBOTLASER1 and the lasers' offsets from PARAM lines; other
+---messages are counted in `ignored`. Each laser carries its geometry
+---(`angle_min`, `angle_increment`, `max_range` when the log shows one: a
+---reading at or above it is no return), `odom_before` (ODOM lines before it
+---in the file) and `wheel`, the ODOM odometry
+---interpolated at its time (file order when `times_usable` is false; its own
+---odometry pose when the log has no ODOM line; its own pose is, in a
+---GMapping-processed log, the corrected one). A malformed or unreadable log
+---returns nil and "path:line: why"; a bad argument raises.
 tycho.carmen = {}
 ---@param path string
----@return {odom: table[], lasers: table[], ignored: integer, lines: integer}|nil log, string? err
+---@return {odom: table[], lasers: table[], ignored: integer, lines: integer, front_offset: table, rear_offset: table, time_zero: integer, time_backward: integer, times_usable: boolean}|nil log, string? err
 function tycho.carmen.load(path) end
 
 -- l_cell_set.c ----------------------------------------------------------------
@@ -853,13 +858,17 @@ tycho.slam = {}
 ---@class tycho.slam
 local slam = {}
 ---Options (all optional; angles in rad): resolution, sigma (m), submap_scans,
----field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search), loop_closure (bool), loop_window_xy,
+---field_every (rebuild the front end's field every n scans), window_xy, window_yaw (front-end search),
+---wide_window_xy, wide_window_yaw (a front-end match at its window's edge or poor is searched again
+---this wide; 0: never), loop_closure (bool), loop_window_xy,
 ---loop_window_yaw, loop_min_score, loop_max_rms (refine on: m, a closure whose refined beams
 ---miss the submap's walls by more, root mean square, is set aside, default 0.02),
 ---loop_max_shift (refine on: m, a closure whose refinement moved the search's match by
 ---more is set aside, default 0.03),
 ---loop_pin_beams (refine on: a closure's direction pinned by fewer beams weighs
----proportionally less, default 20), loop_radius, loop_every, loop_matches_per_scan,
+---proportionally less, default 20), loop_radius, loop_every, loop_candidates (the nearest
+---submaps tried for one node; default 0: every one in reach), loop_queue_max (nodes waiting for the search, at
+---most: the oldest is pushed out, default 64), loop_matches_per_scan,
 ---loop_min_separation, optimize_every, edge_sigma_xy, edge_sigma_yaw,
 ---loop_sigma_xy, loop_sigma_yaw, huber, prior_xy, prior_yaw (the front end's
 ---odometry prior: score lost per metre / radian off the guess), refine_steps
@@ -870,7 +879,7 @@ local slam = {}
 ---on a background thread, the result taken that many scans later; 0: inline),
 ---refine (default false; true: each front-end match refined against the mean hit of
 ---each cell of the submap, finer than a cell: tycho.pointmap); unknown keys are errors.
----@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_max_rms?: number, loop_max_shift?: number, loop_pin_beams?: number, loop_radius?: number, loop_every?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
+---@param opts? {resolution?: number, sigma?: number, submap_scans?: integer, field_every?: integer, window_xy?: number, window_yaw?: number, wide_window_xy?: number, wide_window_yaw?: number, loop_closure?: boolean, loop_window_xy?: number, loop_window_yaw?: number, loop_min_score?: number, loop_max_rms?: number, loop_max_shift?: number, loop_pin_beams?: number, loop_radius?: number, loop_every?: integer, loop_candidates?: integer, loop_queue_max?: integer, loop_matches_per_scan?: integer, loop_min_separation?: integer, optimize_every?: integer, edge_sigma_xy?: number, edge_sigma_yaw?: number, loop_sigma_xy?: number, loop_sigma_yaw?: number, huber?: number, prior_xy?: number, prior_yaw?: number, refine_steps?: integer, prior_per_m?: number, prior_per_rad?: number, loop_reject?: number, loop_closures_per_node?: integer, optimize_lag?: integer, refine?: boolean}
 ---@return tycho.slam
 function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
@@ -892,7 +901,12 @@ function slam:finish() end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
----@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_refined, loops_refined, loops_loose, loops_shifted, loop_candidates, loop_closures, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
+---For every scan, the number of scans there were when its loop-closure search
+---ended (its lag in scans: that less its index), or -1 not queued, -2 pushed
+---out of a full queue (loop_queue_max), -3 still waiting.
+---@return integer[]
+function slam:loop_searched_at() end
+---@return table stats {nodes, submaps, finished_submaps, scans_matched, scans_degenerate, scans_poor, scans_still, scans_wide, scans_refined, loops_refined, loops_loose, loops_shifted, loop_candidates, loop_closures, loop_rejected, loop_dropped, loop_searched, max_lag_scans, optimizations, last_optimization_ms, max_optimization_ms, max_wait_ms, bytes}
 function slam:stats() end
 ---Frees the SLAM's memory now (the garbage collector would, later); any
 ---method called afterwards raises.

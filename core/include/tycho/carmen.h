@@ -52,20 +52,24 @@ typedef struct {
     double tv, rv;    /* translational and rotational velocity */
 } tycho_carmen_odom;
 
-typedef enum { TYCHO_CARMEN_FLASER, TYCHO_CARMEN_RLASER, TYCHO_CARMEN_ROBOTLASER1 } tycho_carmen_kind;
+typedef enum {
+    TYCHO_CARMEN_FLASER,
+    TYCHO_CARMEN_RLASER,
+    TYCHO_CARMEN_ROBOTLASER1
+} tycho_carmen_kind;
 
 typedef struct {
-    double t;           /* timestamp, s */
-    bool rear;          /* RLASER */
+    double t;  /* timestamp, s */
+    bool rear; /* RLASER */
     tycho_carmen_kind kind;
-    int count;          /* readings */
-    double angle_min;   /* rad, the first reading's bearing in the laser's frame */
+    int count;              /* readings */
+    double angle_min;       /* rad, the first reading's bearing in the laser's frame */
     double angle_increment; /* rad between readings */
-    double max_range;   /* m: readings at or above are no return (infinity: none seen) */
-    size_t first;       /* index of the first reading in the log's ranges */
-    size_t odom_before; /* ODOM lines before this one in the file */
-    tycho_pose2 pose;   /* the laser's pose as logged (corrected in a .gfs log) */
-    tycho_pose2 odom;   /* the odometry pose the logger paired with it */
+    double max_range;       /* m: readings at or above are no return (infinity: none seen) */
+    size_t first;           /* index of the first reading in the log's ranges */
+    size_t odom_before;     /* ODOM lines before this one in the file */
+    tycho_pose2 pose;       /* the laser's pose as logged (corrected in a .gfs log) */
+    tycho_pose2 odom;       /* the odometry pose the logger paired with it */
 } tycho_carmen_laser;
 
 typedef struct {

@@ -34,7 +34,14 @@ typedef struct {
     double sigma;      /* m, likelihood field spread, default 0.05 */
     int submap_scans;  /* scans in a finished submap, default 40 */
     int field_every;   /* rebuild the front end's likelihood field every n scans, default 1 */
-    tycho_match_params local;   /* front-end match (window 0.15 m, 6 deg) */
+    tycho_match_params local; /* front-end match (window 0.15 m, 6 deg) */
+    /* A front-end match that lands at its window's edge (within a tenth of
+     * it) or scores under local.min_score is searched again over this
+     * wider window round the same guess, with the same prior: poor
+     * odometry (a log's CSAIL robot: 8.7 deg off per scan) then still
+     * matches, where a window that wide everywhere let a corridor slide
+     * (the ACES log: 5 m). 0 (default): never. */
+    double wide_window_xy, wide_window_yaw;
     double loop_window_xy;      /* m, loop-closure search half-width, default 0.3 */
     double loop_window_yaw;     /* rad, default 5 deg */
     double loop_min_score;      /* mean likelihood per beam to accept a closure, default 0.85 */
@@ -48,6 +55,13 @@ typedef struct {
                                  * loop_sigma_xy says, default 20 (along a bare corridor: ~0) */
     double loop_radius;         /* m, try submaps whose anchor is this near the node, default 3 */
     int loop_every;             /* search closures for every n-th node, default 5 */
+    int loop_candidates;        /* the nearest submaps tried for one node, at most; default 0:
+                                 * every one in reach (a bare corridor's right closure may be
+                                 * the ninth nearest) */
+    int loop_queue_max;         /* nodes waiting for the search, at most: a node queued onto a
+                                 * full queue pushes out the oldest waiting (stats.loop_dropped),
+                                 * so the search's lag and finish()'s drain stay bounded whatever
+                                 * the scan rate; default 64 */
     int loop_matches_per_scan;  /* loop candidate matches per add_scan (the slice), default 2 */
     int loop_closures_per_node; /* closures (to different submaps) one node may get, default 1 */
     int loop_min_separation;    /* scans between a submap's last scan and a node matched against it,
@@ -89,6 +103,7 @@ typedef struct {
     int nodes, submaps, finished_submaps;
     int scans_matched, scans_degenerate, scans_poor;
     int scans_still;   /* taken at the odometry's step: the robot had not moved */
+    int scans_wide;    /* front-end matches searched again over the wide window */
     int scans_refined; /* front-end matches refined against the submap's hit means */
     int loops_refined; /* loop closures refined against the finished submap's hit means */
     int loops_loose; /* closures set aside: refined, their beams missed by more than loop_max_rms */
@@ -97,6 +112,9 @@ typedef struct {
     int loop_candidates; /* loop-closure matches tried */
     int loop_closures;   /* accepted */
     int loop_rejected;   /* accepted, then set aside by the optimisation (loop_reject) */
+    int loop_dropped;    /* queued nodes pushed out unsearched (loop_queue_max) */
+    int loop_searched;   /* nodes whose search ran to its end */
+    int max_lag_scans;   /* most scans added between a node's queueing and its search's end */
     int optimizations;
     double last_optimization_ms, max_optimization_ms;
     double max_wait_ms; /* longest an add_scan waited for the background optimisation */
@@ -121,13 +139,21 @@ int tycho_slam_nodes(const tycho_slam *s);
 tycho_pose2 tycho_slam_node_pose(const tycho_slam *s, int i);
 void tycho_slam_get_stats(const tycho_slam *s, tycho_slam_stats *st);
 
+/* When node i's loop-closure search ended: the number of nodes there were
+ * then (its lag is that less i + 1, in scans), or one of these. */
+#define TYCHO_SLAM_NOT_QUEUED (-1) /* not queued (loop_every, or no loop closure) */
+#define TYCHO_SLAM_DROPPED (-2)    /* pushed out of a full queue (loop_queue_max) */
+#define TYCHO_SLAM_WAITING (-3)    /* still queued */
+int tycho_slam_node_searched_at(const tycho_slam *s, int i);
+
 /* Renders every scan at its optimised pose into a new grid (log-odds,
  * resolution of the params), grown to fit. */
 tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err);
 
-/* Runs the whole loop-closure search for every node still queued and
- * optimises (the end of a log or mission; not sliced). Frees the front
- * end's scratch (rebuilt if more scans are added). */
+/* Runs the loop-closure search for every node still queued (at most
+ * loop_queue_max x loop_candidates matches) and optimises (the end of a
+ * log or mission; not sliced). Frees the front end's scratch (rebuilt if
+ * more scans are added). */
 tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err);
 
 /* A loop closure's translation information, {xx, xy, yy} in the frame of
