@@ -185,11 +185,12 @@ local function main(opt)
     end
   end
   -- the loop search's lag: log time from a scan to the end of its search
-  local lags, dropped_late = {}, 0
+  -- (those still waiting are searched by finish)
+  local lags, waiting = {}, 0
   for i, at in ipairs(slam:loop_searched_at()) do
     if at >= 1 and times then lags[#lags + 1] = times[math.min(at, n)] - times[i]
     elseif at >= 1 then lags[#lags + 1] = at - i end
-    if at == -3 then dropped_late = dropped_late + 1 end
+    if at == -3 then waiting = waiting + 1 end
   end
   table.sort(lags)
   local finish0 = tycho.clock.monotonic()
@@ -241,7 +242,7 @@ local function main(opt)
     loop_closures = st.loop_closures, loop_rejected = st.loop_rejected, optimizations = st.optimizations,
     loop_lag = { unit = times and "s of log time" or "scans", median = #lags > 0 and median(lags) or 0,
                  max = lags[#lags] or 0, searched = st.loop_searched, dropped = st.loop_dropped,
-                 waiting_at_end = dropped_late },
+                 waiting_at_end = waiting },
     finish_s = finish_s,
     max_optimization_ms = st.max_optimization_ms, memory_held_mb = st.bytes / 2 ^ 20,
     peak_rss_mb = peak_kb and peak_kb / 1024 or json.null,

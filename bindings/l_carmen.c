@@ -3,7 +3,7 @@
  * carries `wheel`, the ODOM odometry interpolated at the scan's time: in a
  * GMapping-processed log the laser lines' own poses are corrected ones,
  * and the wheels are what a SLAM front end must start from. */
-#include "ltycho.h"
+#include "largs.h"
 #include "tycho/carmen.h"
 
 #include <math.h>
@@ -14,12 +14,9 @@ static void push_odom(lua_State *L, const tycho_carmen_log *log)
     for (size_t i = 0; i < log->n_odom; i++) {
         const tycho_carmen_odom *o = &log->odom[i];
         tycho_l_pushpose(L, o->pose);
-        lua_pushnumber(L, o->t);
-        lua_setfield(L, -2, "t");
-        lua_pushnumber(L, o->tv);
-        lua_setfield(L, -2, "tv");
-        lua_pushnumber(L, o->rv);
-        lua_setfield(L, -2, "rv");
+        set_num(L, "t", o->t);
+        set_num(L, "tv", o->tv);
+        set_num(L, "rv", o->rv);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }
@@ -30,23 +27,15 @@ static void push_lasers(lua_State *L, const tycho_carmen_log *log)
     for (size_t i = 0; i < log->n_lasers; i++) {
         const tycho_carmen_laser *l = &log->lasers[i];
         tycho_l_pushpose(L, l->pose);
-        lua_pushnumber(L, l->t);
-        lua_setfield(L, -2, "t");
-        lua_pushboolean(L, l->rear);
-        lua_setfield(L, -2, "rear");
+        set_num(L, "t", l->t);
+        set_bool(L, "rear", l->rear);
         static const char *kinds[] = {"FLASER", "RLASER", "ROBOTLASER1"};
         lua_pushstring(L, kinds[l->kind]);
         lua_setfield(L, -2, "kind");
-        lua_pushinteger(L, (lua_Integer)l->odom_before);
-        lua_setfield(L, -2, "odom_before");
-        lua_pushnumber(L, l->angle_min);
-        lua_setfield(L, -2, "angle_min");
-        lua_pushnumber(L, l->angle_increment);
-        lua_setfield(L, -2, "angle_increment");
-        if (isfinite(l->max_range)) {
-            lua_pushnumber(L, l->max_range);
-            lua_setfield(L, -2, "max_range");
-        }
+        set_int(L, "odom_before", (lua_Integer)l->odom_before);
+        set_num(L, "angle_min", l->angle_min);
+        set_num(L, "angle_increment", l->angle_increment);
+        if (isfinite(l->max_range)) set_num(L, "max_range", l->max_range);
         lua_createtable(L, l->count, 0);
         for (int k = 0; k < l->count; k++) {
             lua_pushnumber(L, log->ranges[l->first + (size_t)k]);
@@ -78,20 +67,15 @@ static int l_carmen_load(lua_State *L)
     lua_setfield(L, -2, "odom");
     push_lasers(L, &log);
     lua_setfield(L, -2, "lasers");
-    lua_pushinteger(L, (lua_Integer)log.n_ignored);
-    lua_setfield(L, -2, "ignored");
-    lua_pushinteger(L, (lua_Integer)log.n_lines);
-    lua_setfield(L, -2, "lines");
+    set_int(L, "ignored", (lua_Integer)log.n_ignored);
+    set_int(L, "lines", (lua_Integer)log.n_lines);
     tycho_l_pushpose(L, log.front_offset);
     lua_setfield(L, -2, "front_offset");
     tycho_l_pushpose(L, log.rear_offset);
     lua_setfield(L, -2, "rear_offset");
-    lua_pushinteger(L, (lua_Integer)log.n_time_zero);
-    lua_setfield(L, -2, "time_zero");
-    lua_pushinteger(L, (lua_Integer)log.n_time_backward);
-    lua_setfield(L, -2, "time_backward");
-    lua_pushboolean(L, log.times_usable);
-    lua_setfield(L, -2, "times_usable");
+    set_int(L, "time_zero", (lua_Integer)log.n_time_zero);
+    set_int(L, "time_backward", (lua_Integer)log.n_time_backward);
+    set_bool(L, "times_usable", log.times_usable);
     tycho_carmen_free(&log);
     return 1;
 }

@@ -149,13 +149,13 @@ static void check_time(tycho_carmen_log *log, double t)
         log->n_time_backward++;
 }
 
-static tycho_status add_laser(cursor *c, builder *b, tycho_carmen_laser *l)
+/* Appends a parsed laser line (parse_readings made room for it). */
+static tycho_status add_laser(builder *b, const tycho_carmen_laser *l)
 {
     tycho_carmen_log *log = b->log;
     check_time(log, l->t);
     log->n_ranges += (size_t)l->count;
     log->lasers[log->n_lasers++] = *l;
-    (void)c;
     return TYCHO_OK;
 }
 
@@ -173,7 +173,7 @@ static tycho_status parse_laser(cursor *c, builder *b, bool rear)
     if (parse_pose(c, what, xyt, &l.pose) || parse_pose(c, what, oxyt, &l.odom) ||
         number(c, what, "timestamp", &l.t))
         return TYCHO_EPARSE;
-    return add_laser(c, b, &l);
+    return add_laser(b, &l);
 }
 
 /* A bounded number field of ROBOTLASER1. */
@@ -190,13 +190,13 @@ static tycho_status parse_robotlaser(cursor *c, builder *b)
 {
     const char *what = "ROBOTLASER1";
     tycho_carmen_laser l = {.kind = TYCHO_CARMEN_ROBOTLASER1};
-    double type, fov, accuracy, mode, remissions, skip;
-    if (number(c, what, "laser_type", &type) ||
+    double fov, remissions, skip; /* skip: fields read and checked, not kept */
+    if (number(c, what, "laser_type", &skip) ||
         ranged(c, "start_angle", -2 * M_PI, 2 * M_PI, &l.angle_min) ||
         ranged(c, "field_of_view", 0, 2 * M_PI + 1e-6, &fov) ||
         ranged(c, "angular_resolution", 1e-6, M_PI, &l.angle_increment) ||
         ranged(c, "maximum_range", 1e-3, TYCHO_CARMEN_MAX_RANGE, &l.max_range) ||
-        number(c, what, "accuracy", &accuracy) || number(c, what, "remission_mode", &mode) ||
+        number(c, what, "accuracy", &skip) || number(c, what, "remission_mode", &skip) ||
         parse_readings(c, b, what, &l))
         return TYCHO_EPARSE;
     if (number(c, what, "number of remissions", &remissions)) return TYCHO_EPARSE;
@@ -214,8 +214,7 @@ static tycho_status parse_robotlaser(cursor *c, builder *b)
     for (int i = 0; i < 5; i++)
         if (number(c, what, tail[i], &skip)) return TYCHO_EPARSE;
     if (number(c, what, "timestamp", &l.t)) return TYCHO_EPARSE;
-    (void)type, (void)accuracy, (void)mode;
-    return add_laser(c, b, &l);
+    return add_laser(b, &l);
 }
 
 /* PARAM name value ...: the lasers' mounting; true when it was one of them. */
