@@ -19,7 +19,8 @@
 -- not ground truth) as absolute trajectory error after the best-fitting
 -- rigid alignment and relative pose error over scans 1 and 10 apart, for
 -- SLAM and for the odometry it was given; loop closures and their lag;
--- memory. --odometry-drift SEED puts seeded systematic errors into the
+-- memory. A motion filter keeps scans taken where the last one was out of the
+-- SLAM (--min-move, --min-turn). --odometry-drift SEED puts seeded systematic errors into the
 -- odometry first, so that real scans test drift correction.
 -- Exit 0, 1 if SLAM failed, 2 on bad arguments or an unreadable log.
 local tycho = require "tycho"
@@ -45,6 +46,11 @@ local spec = cli.spec { prog = "slam_log", usage_line = "--carmen FILE [options]
     { name = "window", type = "number", metavar = "M", default = 0.3, min = 0.01,
       doc = "front-end search window around the odometry's guess" },
     { name = "window-deg", type = "number", metavar = "DEG", default = 10, min = 0.1, doc = "front-end search window, heading" },
+    { name = "min-move", type = "number", metavar = "M", default = 0.1, min = 0,
+      doc = "motion filter: a scan goes into the SLAM when the odometry moved this far since the last one taken (or turned --min-turn); the others take their pose from it and the odometry" },
+    { name = "min-turn", type = "number", metavar = "DEG", default = 5, min = 0, doc = "motion filter: turn" },
+    { name = "loop-rate", type = "number", metavar = "N", default = 10, min = 0.1,
+      doc = "loop-closure matches per second of log (a robot's compute budget, whatever its scan rate); per scan when the log has no usable times: --slam loop_candidates" },
     { name = "no-loops", type = "boolean", doc = "front end only: no loop closure" },
     { name = "scale", type = "integer", metavar = "N", default = 1, min = 1, max = 8,
       doc = "picture pixels per map cell" },
@@ -60,16 +66,18 @@ local spec = cli.spec { prog = "slam_log", usage_line = "--carmen FILE [options]
 -- degrees a scan on average; that wide everywhere, the ACES log's corridors
 -- slid), a prior on the odometry's guess that weakens as the step grows,
 -- closures
--- sought for every scan over a wider window (1 m, 15 degrees) among the 8
--- nearest submaps and up to two per scan, a bounded queue (16 scans
--- waiting), and a closure the optimised graph misses by more than 5 sigmas
--- set aside.
+-- sought for every scan over a wider window (1 m, 15 degrees) among the 6
+-- nearest submaps and up to two per scan, searched at --loop-rate matches
+-- per second of log (not per scan: fr079 has 4.5 scans a second, Intel one
+-- in 3 s) from a queue of at most 4 scans (the oldest pushed out: the lag
+-- stays a few seconds), and a closure the optimised graph misses by more
+-- than 5 sigmas set aside.
 local LOG_DEFAULTS = {
   prior_xy = 0.5, prior_yaw = 1.0, prior_per_m = 1, prior_per_rad = 1,
   wide_window_xy = 1.0, wide_window_yaw = math.rad(30),
-  loop_every = 1, loop_radius = 5, loop_matches_per_scan = 4, loop_closures_per_node = 2,
+  loop_every = 1, loop_radius = 5, loop_matches_per_scan = 0, loop_closures_per_node = 2,
   loop_window_xy = 1.0, loop_window_yaw = math.rad(15), loop_reject = 5,
-  loop_candidates = 8, loop_queue_max = 16,
+  loop_candidates = 6, loop_queue_max = 4,
 }
 
 -- The process's peak resident memory so far (kB; nil where /proc is not).
@@ -106,12 +114,15 @@ local function scan_times(log, lasers)
     if o.t > 0 then upto = o.t end
     last[i] = upto
   end
-  local times, prev = {}, -math.huge
+  local times, prev, repeated = {}, -math.huge, 0
   for i, l in ipairs(lasers) do
     local t = l.odom_before > 0 and last[l.odom_before] or 0
     if t <= 0 or t < prev - 1 then return nil, "none (file order)" end
+    if t == prev then repeated = repeated + 1 end
     times[i], prev = t, t
   end
+  -- stamps printed to 10 s (the CSAIL log's "1.13486e+09") repeat too
+  if repeated * 10 > #lasers then return nil, "none (file order)" end
   if times[#times] <= times[1] then return nil, "none (file order)" end
   return times, "the ODOM lines' (the scans' are zero or unusable; file order)"
 end
@@ -121,7 +132,9 @@ local function median(sorted) return sorted[math.max(1, math.floor((#sorted + 1)
 local function main(opt)
   if not opt.carmen then return cli.usage_error(spec, "--carmen FILE is required") end
   local wall0 = tycho.clock.monotonic()
-  local log, err = tycho.carmen.load(opt.carmen)
+  -- the readings as tycho.scans (a quarter of the memory of tables), unless
+  -- --fov asks for a geometry of its own
+  local log, err = tycho.carmen.load(opt.carmen, not opt.fov and { scans = true, range_cap = opt["max-range"] } or nil)
   if not log then
     io.stderr:write("slam_log: ", err, "\n")
     return 2
@@ -162,21 +175,40 @@ local function main(opt)
   if drift then odom = metrics.drift(odom, drift) end
 
   local first = lasers[1]
-  local geometry = { beams = #first.ranges, angle_min_deg = math.deg(first.angle_min),
+  local geometry = { beams = first.count, angle_min_deg = math.deg(first.angle_min),
     angle_increment_deg = math.deg(first.angle_increment), no_return_m = first.max_range or json.null,
     offset = { x = log.front_offset.x, y = log.front_offset.y, yaw = log.front_offset.yaw }, kind = first.kind }
-  local rows, add_ms = {}, {}
+  -- the motion filter (Cartographer's): a scan the odometry says was taken
+  -- where the last one was adds only cost (fr079: 4.5 scans a second);
+  -- node_scan[k] is the scan of SLAM node k, node_of[i] the node scan i's
+  -- pose is taken from
+  local rows, add_ms, node_scan, node_of, budget = {}, {}, {}, {}, 0
+  local min_turn = math.rad(opt["min-turn"])
   for i = 1, n do
     local l = lasers[i]
-    local count = #l.ranges
-    local inc = opt.fov and math.rad(opt.fov) / count or l.angle_increment
-    local amin = opt.fov and -math.rad(opt.fov) / 2 or l.angle_min
-    local range_max = math.min(l.max_range or math.huge, opt["max-range"])
-    local scan = tycho.scan.new({ angle_min = amin, angle_increment = inc, range_min = 0.01,
-                                  range_max = range_max }, l.ranges)
-    local t0 = tycho.clock.monotonic()
-    slam:add_scan(scan, metrics.compose(odom[i], mounts[i]))
-    add_ms[#add_ms + 1] = (tycho.clock.monotonic() - t0) * 1000
+    local last = node_scan[#node_scan]
+    local step = last and metrics.between(odom[last], odom[i])
+    if not step or math.sqrt(step.x ^ 2 + step.y ^ 2) >= opt["min-move"] or math.abs(step.yaw) >= min_turn then
+      local scan = l.scan
+      if opt.fov then
+        scan = tycho.scan.new({ angle_min = -math.rad(opt.fov) / 2, angle_increment = math.rad(opt.fov) / l.count,
+          range_min = 0.01, range_max = math.min(l.max_range or math.huge, opt["max-range"]) }, l.ranges)
+      end
+      local t0 = tycho.clock.monotonic()
+      slam:add_scan(scan, metrics.compose(odom[i], mounts[i]))
+      add_ms[#add_ms + 1] = (tycho.clock.monotonic() - t0) * 1000
+      node_scan[#node_scan + 1] = i
+    end
+    -- the loop search's budget: the log time since the last scan (capped:
+    -- a minute's gap is not a minute of searching at once)
+    budget = budget + (times and i > 1 and math.min(times[i] - times[i - 1], 6) * opt["loop-rate"]
+      or params.loop_candidates)
+    if budget >= 1 and not opt["no-loops"] then
+      slam:search_loops(math.floor(budget))
+      budget = budget - math.floor(budget)
+    end
+    node_of[i] = #node_scan
+    l.scan, l.ranges = nil, nil -- copied into the SLAM or filtered out: this one's memory can go
     rows[i] = { t = times and times[i] or (i - 1) }
     if not opt.quiet and i % 100 == 0 then
       local st = slam:stats()
@@ -187,9 +219,9 @@ local function main(opt)
   -- the loop search's lag: log time from a scan to the end of its search
   -- (those still waiting are searched by finish)
   local lags, waiting = {}, 0
-  for i, at in ipairs(slam:loop_searched_at()) do
-    if at >= 1 and times then lags[#lags + 1] = times[math.min(at, n)] - times[i]
-    elseif at >= 1 then lags[#lags + 1] = at - i end
+  for k, at in ipairs(slam:loop_searched_at()) do
+    if at >= 1 and times then lags[#lags + 1] = times[node_scan[at]] - times[node_scan[k]]
+    elseif at >= 1 then lags[#lags + 1] = node_scan[at] - node_scan[k] end
     if at == -3 then waiting = waiting + 1 end
   end
   table.sort(lags)
@@ -197,13 +229,25 @@ local function main(opt)
   slam:finish()
   local finish_s = tycho.clock.monotonic() - finish0
   -- the optimised trajectory (finish moved the poses add_scan returned), as
-  -- the robot's poses
-  local est = {}
-  for i, p in ipairs(slam:trajectory()) do
-    est[i] = metrics.compose(p, metrics.between(mounts[i], { x = 0, y = 0, yaw = 0 }))
+  -- the robot's poses; a filtered scan's from its node and the odometry since
+  local est, traj, origin = {}, slam:trajectory(), { x = 0, y = 0, yaw = 0 }
+  for i = 1, n do
+    local j = node_scan[node_of[i]]
+    local laser = metrics.compose(traj[node_of[i]], metrics.between(metrics.compose(odom[j], mounts[j]),
+      metrics.compose(odom[i], mounts[i])))
+    est[i] = metrics.compose(laser, metrics.between(mounts[i], origin))
     rows[i].slam, rows[i].ref, rows[i].odom = est[i], ref[i], odom[i]
   end
+  -- the map saved at full resolution, then dropped; the picture's drawn from
+  -- one of at most ~4 M cells (a 250 m corridor at 5 cm is 24 M: 95 MB of
+  -- picture, more than the whole SLAM)
   local map = slam:map()
+  local map_saved, map_err = tycho.map.save(map, opt.out .. "/map.yaml")
+  local cells = map.width * map.height
+  map = nil -- luacheck: ignore 311 (dropped for the collector)
+  collectgarbage()
+  local picture_res = opt.resolution * math.max(1, math.sqrt(cells / 4e6))
+  local picture_map = slam:map { resolution = picture_res }
   local st = slam:stats()
   -- the log and the SLAM (submaps, fields, scans) are done with: freed
   -- before the pictures are drawn, so the peak is one or the other
@@ -228,7 +272,7 @@ local function main(opt)
       r.slam.yaw, r.ref.x, r.ref.y, r.ref.yaw, r.odom.x, r.odom.y, r.odom.yaw)
   end
   local summary = {
-    schema_version = 2, log = opt.carmen, scans = n, laser = geometry,
+    schema_version = 2, log = opt.carmen, scans = n, scans_added = #node_scan, laser = geometry,
     timestamps = time_source, log_duration_s = duration or json.null, wall_time_s = wall,
     times_real_time = duration and duration / math.max(wall, 1e-9) or json.null,
     scans_per_s = n / math.max(wall, 1e-9),
@@ -240,6 +284,7 @@ local function main(opt)
       ate_m = ate, ate_max_m = ate_max, rpe = slam_rpe,
       odometry_ate_m = odom_ate, odometry_ate_max_m = odom_ate_max, odometry_rpe = odom_rpe },
     loop_closures = st.loop_closures, loop_rejected = st.loop_rejected, optimizations = st.optimizations,
+    loop_candidates = st.loop_candidates,
     loop_lag = { unit = times and "s of log time" or "scans", median = #lags > 0 and median(lags) or 0,
                  max = lags[#lags] or 0, searched = st.loop_searched, dropped = st.loop_dropped,
                  waiting_at_end = waiting },
@@ -249,9 +294,9 @@ local function main(opt)
   }
   local name = opt.carmen:match("[^/]+$")
   local files = {
-    { "map.yaml", function() return tycho.map.save(map, opt.out .. "/map.yaml") end },
+    { "map.yaml", function() return map_saved, map_err end },
     { "map.png", function()
-      local pic = tycho.picture(map, { scale = opt.scale })
+      local pic = tycho.picture(picture_map, { scale = opt.scale })
       pic:annotate { title = ("%s%s: %d scans, ATE %.2f m against the log's poses, %d loop closures")
         :format(name, drift and (" (drift seed %d)"):format(opt["odometry-drift"]) or "", n, ate, st.loop_closures), legend = {
         { label = "free", symbol = "cell", color = "white" }, { label = "wall", symbol = "cell", color = "black" },
@@ -269,8 +314,8 @@ local function main(opt)
       failed = true
     end
   end
-  print(("slam_log: %s: %d scans of %d beams (%s, from %.1f deg by %.3f deg, no return %s), timestamps: %s")
-    :format(name, n, geometry.beams, geometry.kind, geometry.angle_min_deg, geometry.angle_increment_deg,
+  print(("slam_log: %s: %d scans (%d past the motion filter) of %d beams (%s, from %.1f deg by %.3f deg, no return %s), timestamps: %s")
+    :format(name, n, #node_scan, geometry.beams, geometry.kind, geometry.angle_min_deg, geometry.angle_increment_deg,
       first.max_range and ("%.2f m"):format(first.max_range) or "none seen", time_source))
   if drift then
     print(("slam_log: odometry drift seed %d: translation x%.4f, turns x%.4f, %.2f deg/m of yaw drift")
@@ -283,8 +328,8 @@ local function main(opt)
   print(("slam_log: ATE %.3f m (max %.3f m), RPE %.3f m %.2f deg (10 apart: %.3f m %.2f deg); odometry: ATE %.3f m (max %.3f m), RPE %.3f m %.2f deg")
     :format(ate, ate_max, slam_rpe.trans_m, slam_rpe.rot_deg, slam_rpe.trans_10_m, slam_rpe.rot_10_deg,
       odom_ate, odom_ate_max, odom_rpe.trans_m, odom_rpe.rot_deg))
-  print(("slam_log: %d loop closures (%d set aside), lag median %.1f max %.1f %s (%d searched, %d dropped); %d optimisations (longest %.1f ms); memory held %.1f MB, peak RSS %s")
-    :format(st.loop_closures, st.loop_rejected, summary.loop_lag.median, summary.loop_lag.max, summary.loop_lag.unit,
+  print(("slam_log: %d loop closures of %d candidates (%d set aside), lag median %.1f max %.1f %s (%d searched, %d dropped); %d optimisations (longest %.1f ms); memory held %.1f MB, peak RSS %s")
+    :format(st.loop_closures, st.loop_candidates, st.loop_rejected, summary.loop_lag.median, summary.loop_lag.max, summary.loop_lag.unit,
       st.loop_searched, st.loop_dropped, st.optimizations, st.max_optimization_ms, summary.memory_held_mb,
       peak_kb and ("%.1f MB"):format(peak_kb / 1024) or "?"))
   print(("slam_log: wrote %s/{map.yaml,map.pgm,map.png,trajectory.csv,summary.json}"):format(opt.out))

@@ -115,6 +115,12 @@ static lscan *push_scan(lua_State *L, int count, double amin, double ainc, doubl
     return b;
 }
 
+tycho_scan *tycho_l_pushscan(lua_State *L, int count, double angle_min, double angle_increment,
+                             double range_min, double range_max)
+{
+    return &push_scan(L, count, angle_min, angle_increment, range_min, range_max)->s;
+}
+
 static lscan *check_scan(lua_State *L, int idx)
 {
     return TYCHO_L_CHECKBOX(L, idx, lscan, s.ranges, SCAN_MT, "scan has been freed");

@@ -171,13 +171,36 @@ static int l_correct(lua_State *L)
     return 3;
 }
 
+static const tycho_opt_field map_fields[] = {TYCHO_OPT_NUM("resolution"), {0}};
+static const tycho_opt_spec map_spec = {"slam:map", map_fields};
+
+/* slam:map([{resolution = m}]) */
 static int l_map(lua_State *L)
 {
     lslam *b = check_slam(L, 1);
+    opt_table(L, 2);
+    tycho_l_checkopts(L, 2, 2, &map_spec);
+    double res = tycho_l_optfield_number(L, 2, 2, "resolution", NAN); /* NAN: not given */
     tycho_err err = {0};
-    tycho_grid *g = tycho_slam_render(b->s, &err);
+    tycho_grid *g =
+        isnan(res) ? tycho_slam_render(b->s, &err) : tycho_slam_render_at(b->s, res, &err);
+    if (!g && err.code == TYCHO_EINVAL) return luaL_argerror(L, 2, err.msg);
     if (!g) return tycho_l_error(L, &err);
     tycho_l_pushgrid(L, g);
+    return 1;
+}
+
+/* slam:search_loops(n) -> closures found */
+static int l_search_loops(lua_State *L)
+{
+    lslam *b = check_slam(L, 1);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n >= 0 && n <= 100000, 2, "matches must be in 0..100000");
+    int closed = 0;
+    tycho_err err = {0};
+    if (tycho_slam_search_loops(b->s, (int)n, &closed, &err) != TYCHO_OK)
+        return tycho_l_error(L, &err);
+    lua_pushinteger(L, closed);
     return 1;
 }
 
@@ -314,11 +337,21 @@ function slam:pose() end
 ---An odometry pose taken since the latest scan, corrected.
 ---@return number x, number y, number yaw
 function slam:correct(x, y, yaw) end
----Every scan re-rendered at its optimised pose (a new grid).
+---Every scan re-rendered at its optimised pose (a new grid), at the SLAM's
+---resolution or a coarser one (opts.resolution, m: for a picture of a large
+---building).
+---@param opts? {resolution?: number}
 ---@return tycho.grid
-function slam:map() end
+function slam:map(opts) end
 ---Runs the loop search for every queued scan (and the last) and optimises.
 function slam:finish() end
+---Runs up to n loop-closure candidate matches from the queue (and the
+---optimisation when closures are pending), as add_scan runs
+---loop_matches_per_scan of them: for a caller that budgets the search by
+---time (loop_matches_per_scan = 0 leaves it all to this).
+---@param n integer
+---@return integer closures found
+function slam:search_loops(n) end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end
@@ -343,6 +376,7 @@ void tycho_l_open_slam(lua_State *L, int module, int methods)
                                    {"correct", l_correct},
                                    {"map", l_map},
                                    {"finish", l_finish},
+                                   {"search_loops", l_search_loops},
                                    {"trajectory", l_trajectory},
                                    {"loop_searched_at", l_loop_searched_at},
                                    {"stats", l_stats},

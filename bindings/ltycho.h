@@ -237,6 +237,10 @@ void tycho_l_open_ws(lua_State *L, int module, int methods);
 
 /* The scan userdata's C scan (argument error if freed). */
 const tycho_scan *tycho_l_checkscan(lua_State *L, int idx);
+/* Pushes a new tycho.scan of count beams (ranges uninitialised) and returns
+ * it; raises on a bad geometry or out of memory. */
+tycho_scan *tycho_l_pushscan(lua_State *L, int count, double angle_min, double angle_increment,
+                             double range_min, double range_max);
 
 /* --- viz encoders' argument checks (l_viz.c), shared with the recording's
  * writer (l_mcap.c), which encodes the same messages on its own thread --- */

@@ -144,9 +144,10 @@ static tycho_status parse_readings(cursor *c, builder *b, const char *what, tych
 /* Counts the line's timestamp against the laser line before it. */
 static void check_time(tycho_carmen_log *log, double t)
 {
+    double prev = log->n_lasers > 0 ? log->lasers[log->n_lasers - 1].t : NAN;
     if (t == 0) log->n_time_zero++;
-    else if (log->n_lasers > 0 && t < log->lasers[log->n_lasers - 1].t - 1.0)
-        log->n_time_backward++;
+    else if (t < prev - 1.0) log->n_time_backward++;
+    else if (t == prev) log->n_time_repeated++;
 }
 
 /* Appends a parsed laser line (parse_readings made room for it). */
@@ -285,7 +286,7 @@ static void finish_log(tycho_carmen_log *log)
 {
     find_saturation(log, TYCHO_CARMEN_FLASER);
     find_saturation(log, TYCHO_CARMEN_RLASER);
-    size_t bad = log->n_time_zero + log->n_time_backward;
+    size_t bad = log->n_time_zero + log->n_time_backward + log->n_time_repeated;
     log->times_usable = log->n_lasers == 0 || bad * 10 <= log->n_lasers;
 }
 

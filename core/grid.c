@@ -409,6 +409,12 @@ float *tycho_grid_logodds(tycho_grid *g)
     return g->logodds;
 }
 
+void tycho_grid_drop_logodds(tycho_grid *g)
+{
+    free(g->logodds);
+    g->logodds = NULL;
+}
+
 void tycho_grid_logodds_lut(const tycho_grid *g, tycho_logodds_lut *lut)
 {
     lut->hit = logit(g->lo.p_hit);

@@ -85,8 +85,8 @@ tycho_status tycho_slam_params_validate(const tycho_slam_params *p, tycho_err *e
          "slam: loop_candidates must be in 0..10000 (0: every one in reach)");
     NEED(p->loop_queue_max >= 1 && p->loop_queue_max <= 100000,
          "slam: loop_queue_max must be in 1..100000");
-    NEED(p->loop_matches_per_scan >= 1 && p->loop_matches_per_scan <= 1000,
-         "slam: loop_matches_per_scan must be in 1..1000");
+    NEED(p->loop_matches_per_scan >= 0 && p->loop_matches_per_scan <= 1000,
+         "slam: loop_matches_per_scan must be in 0..1000 (0: only tycho_slam_search_loops)");
     NEED(p->loop_closures_per_node >= 1 && p->loop_closures_per_node <= 1000,
          "slam: loop_closures_per_node must be in 1..1000");
     NEED(p->loop_min_separation >= 0 && p->loop_min_separation <= 1000000,
@@ -443,19 +443,28 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
     /* back end, one slice */
     if (s->p.loop_closure) {
         if (k % s->p.loop_every == 0 && (st = slam_queue_push(s, k, err)) != TYCHO_OK) return st;
-        for (int t = 0; t < s->p.loop_matches_per_scan; t++) {
-            bool ran;
-            if ((st = slam_loop_slice(s, &ran, &step.loop_closures, err)) != TYCHO_OK) return st;
-            if (!ran) break;
-        }
-        if (s->pending && !s->worker_running && s->n - s->last_optimized >= s->p.optimize_every &&
-            (st = s->p.optimize_lag > 0 ? slam_start_background(s, err) : slam_optimize(s, err)) !=
-                TYCHO_OK)
-            return st;
+        st = tycho_slam_search_loops(s, s->p.loop_matches_per_scan, &step.loop_closures, err);
+        if (st != TYCHO_OK) return st;
     }
     step.pose = node_pose(s, k);
     if (out) *out = step;
     return TYCHO_OK;
+}
+
+tycho_status tycho_slam_search_loops(tycho_slam *s, int matches, int *closed, tycho_err *err)
+{
+    if (!s->p.loop_closure || s->n == 0) return TYCHO_OK;
+    int found = 0;
+    tycho_status st = TYCHO_OK;
+    for (int t = 0; t < matches; t++) {
+        bool ran;
+        if ((st = slam_loop_slice(s, &ran, &found, err)) != TYCHO_OK) return st;
+        if (!ran) break;
+    }
+    if (closed) *closed += found;
+    if (s->pending && !s->worker_running && s->n - s->last_optimized >= s->p.optimize_every)
+        st = s->p.optimize_lag > 0 ? slam_start_background(s, err) : slam_optimize(s, err);
+    return st;
 }
 
 tycho_status tycho_slam_finish(tycho_slam *s, tycho_err *err)
@@ -526,6 +535,16 @@ void tycho_slam_get_stats(const tycho_slam *s, tycho_slam_stats *st)
 
 tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err)
 {
+    return tycho_slam_render_at(s, s->p.resolution, err);
+}
+
+tycho_grid *tycho_slam_render_at(const tycho_slam *s, double res, tycho_err *err)
+{
+    if (!(isfinite(res) && res >= s->p.resolution && res <= 10))
+        return tycho_fail(err, TYCHO_EINVAL,
+                          "slam: a map's resolution must be in [%g, 10] m (the SLAM's or coarser)",
+                          s->p.resolution),
+               NULL;
     /* sized once to every scan's box: growing scan by scan copied the grid
      * tens of times (1379 x 1379 cells for the Intel log) */
     tycho_pose2 o = s->n ? node_pose(s, 0) : (tycho_pose2){0, 0, 0};
@@ -536,19 +555,29 @@ tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err)
         for (int k = 0; k < 2; k++) box[k] = fmin(box[k], b[k]);
         for (int k = 2; k < 4; k++) box[k] = fmax(box[k], b[k]);
     }
-    double res = s->p.resolution;
     double w = ceil((box[2] - box[0]) / res) + 3, h = ceil((box[3] - box[1]) / res) + 3;
     if (!(w * h <= 1 << 28))
         return tycho_fail(err, TYCHO_ERANGE, "slam: the map would be %.0f x %.0f cells", w, h),
                NULL;
     tycho_grid *g = tycho_grid_new(
         (int)w, (int)h, res, (tycho_pose2){box[0] - res, box[1] - res, 0}, TYCHO_COST_UNKNOWN, err);
-    if (!g) return NULL;
-    for (int i = 0; i < s->n; i++) {
-        if (insert_scan(s->ins, g, node_pose(s, i), &s->nodes[i].scan, err) != TYCHO_OK) {
-            tycho_grid_free(g);
-            return NULL;
+    /* an inserter of its own: its stamps (a byte a cell) are freed with it,
+     * not kept in the SLAM's at the whole map's size */
+    tycho_inserter *ins = g ? tycho_inserter_new() : NULL;
+    if (g && !ins) tycho_fail(err, TYCHO_ENOMEM, "slam: out of memory");
+    for (int i = 0; ins && i < s->n; i++) {
+        if (insert_scan(ins, g, node_pose(s, i), &s->nodes[i].scan, err) != TYCHO_OK) {
+            tycho_inserter_free(ins);
+            ins = NULL;
         }
     }
+    if (!ins) {
+        tycho_grid_free(g);
+        return NULL;
+    }
+    tycho_inserter_free(ins);
+    /* the map is done: its costs are what it is (a 250 m building's log-odds
+     * were 95 MB) */
+    tycho_grid_drop_logodds(g);
     return g;
 }

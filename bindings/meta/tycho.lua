@@ -92,12 +92,16 @@ function grid:arc_hit(x, y, yaw, v, w, horizon, o) end
 ---in the file) and `wheel`, the ODOM odometry
 ---interpolated at its time (file order when `times_usable` is false; its own
 ---odometry pose when the log has no ODOM line; its own pose is, in a
----GMapping-processed log, the corrected one). A malformed or unreadable log
----returns nil and "path:line: why"; a bad argument raises.
+---GMapping-processed log, the corrected one). opts.scans: each laser carries
+---`scan`, a tycho.scan with its geometry and range_max its no-return value or
+---opts.range_cap (m), the smaller, instead of `ranges` (a quarter of the memory
+---of a table). A malformed or unreadable log returns nil and "path:line: why";
+---a bad argument raises.
 tycho.carmen = {}
 ---@param path string
----@return {odom: table[], lasers: table[], ignored: integer, lines: integer, front_offset: table, rear_offset: table, time_zero: integer, time_backward: integer, times_usable: boolean}|nil log, string? err
-function tycho.carmen.load(path) end
+---@param opts? {scans?: boolean, range_cap?: number}
+---@return {odom: table[], lasers: table[], ignored: integer, lines: integer, front_offset: table, rear_offset: table, time_zero: integer, time_backward: integer, time_repeated: integer, times_usable: boolean}|nil log, string? err
+function tycho.carmen.load(path, opts) end
 
 -- l_cell_set.c ----------------------------------------------------------------
 ---A set of world cells (core/cell_set.c): the thermal sweep's cells a
@@ -893,11 +897,21 @@ function slam:pose() end
 ---An odometry pose taken since the latest scan, corrected.
 ---@return number x, number y, number yaw
 function slam:correct(x, y, yaw) end
----Every scan re-rendered at its optimised pose (a new grid).
+---Every scan re-rendered at its optimised pose (a new grid), at the SLAM's
+---resolution or a coarser one (opts.resolution, m: for a picture of a large
+---building).
+---@param opts? {resolution?: number}
 ---@return tycho.grid
-function slam:map() end
+function slam:map(opts) end
 ---Runs the loop search for every queued scan (and the last) and optimises.
 function slam:finish() end
+---Runs up to n loop-closure candidate matches from the queue (and the
+---optimisation when closures are pending), as add_scan runs
+---loop_matches_per_scan of them: for a caller that budgets the search by
+---time (loop_matches_per_scan = 0 leaves it all to this).
+---@param n integer
+---@return integer closures found
+function slam:search_loops(n) end
 ---Every scan's optimised pose.
 ---@return table[] poses {{x, y, yaw}, ...}
 function slam:trajectory() end

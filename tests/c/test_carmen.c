@@ -248,6 +248,11 @@ static void test_zero_timestamps(void)
     CHECK_NEAR(tycho_carmen_wheel_at(&log, 0).x, 0, 1e-12);
     CHECK_NEAR(tycho_carmen_wheel_at(&log, 1).x, 2, 1e-12);
     tycho_carmen_free(&log);
+    /* one stamp for every scan (the Belgioioso log): not usable either */
+    CHECK(parse("FLASER 1 1 0 0 0 0 0 0 1e9\nFLASER 1 1 0 0 0 0 0 0 1e9\n", &log, &err) ==
+          TYCHO_OK);
+    CHECK(log.n_time_repeated == 1 && !log.times_usable);
+    tycho_carmen_free(&log);
     /* a pose 1e9 m out is a corrupt line, said with its line */
     CHECK(parse("ODOM 0 0 0 0 0 0 1\nODOM 1e9 0 0 0 0 0 2\n", &log, &err) == TYCHO_EPARSE);
     CHECK_MSG(strstr(err.msg, "t.log:2: ODOM: x, y beyond") != NULL, "%s", err.msg);

@@ -449,6 +449,66 @@ static void test_corridor_closures(void)
     CHECK_MSG(end_error <= 0.03, "end error %.3f m", end_error);
 }
 
+/* A long run whose loop search cannot keep up (every scan queued, one
+ * match a scan, three candidates a node and none accepted, a corridor
+ * driven back and forth where every scan has submaps in reach): the queue stays at loop_queue_max,
+ * a node waits at most what the nodes ahead of it take, the oldest are pushed out, and finish()
+ * runs no more than the bounded queue's matches. */
+static void test_backlog_bounded(void)
+{
+    tycho_grid *world = corridor_world();
+    tycho_slam_params p;
+    tycho_slam_params_defaults(&p);
+    p.loop_every = 1;
+    p.loop_matches_per_scan = 1;
+    p.loop_candidates = 3;
+    p.loop_queue_max = 5;
+    p.loop_min_separation = 20;
+    p.loop_min_score = 1.0; /* no candidate is ever good enough: each node takes all three */
+    tycho_err err;
+    tycho_slam *s = tycho_slam_new(&p, &err);
+    tycho_scan scan;
+    tycho_scan_init(&scan, 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, &err);
+    rng_state = 99;
+    tycho_pose2 truth = {1, 0.5, 0};
+    for (int leg = 0; leg < 6; leg++) {
+        for (int k = 0; k < 36 && leg > 0; k++) {
+            truth = tycho_pose2_compose(truth, (tycho_pose2){0, 0, M_PI / 36});
+            noisy_scan(world, truth, &scan, 0.01);
+            CHECK(tycho_slam_add_scan(s, &scan, truth, NULL, &err) == TYCHO_OK);
+        }
+        for (int k = 0; k < 300; k++) {
+            truth = tycho_pose2_compose(truth, (tycho_pose2){0.04, 0, 0});
+            noisy_scan(world, truth, &scan, 0.01);
+            CHECK(tycho_slam_add_scan(s, &scan, truth, NULL, &err) == TYCHO_OK);
+        }
+    }
+    tycho_slam_stats before, after;
+    tycho_slam_get_stats(s, &before);
+    int n = tycho_slam_nodes(s), waiting = 0, dropped = 0;
+    for (int i = 0; i < n; i++) {
+        int at = tycho_slam_node_searched_at(s, i);
+        waiting += at == TYCHO_SLAM_WAITING;
+        dropped += at == TYCHO_SLAM_DROPPED;
+    }
+    CHECK_MSG(before.loop_dropped > 100 && dropped == before.loop_dropped, "%d dropped (%d)",
+              before.loop_dropped, dropped);
+    CHECK_MSG(waiting <= p.loop_queue_max, "%d waiting", waiting);
+    /* a node's wait: the queue ahead of it, each a few candidates, one a scan */
+    int bound = (p.loop_queue_max + 1) * p.loop_candidates + 1;
+    CHECK_MSG(before.max_lag_scans <= bound, "lag %d scans, bound %d", before.max_lag_scans, bound);
+    CHECK(tycho_slam_finish(s, &err) == TYCHO_OK);
+    tycho_slam_get_stats(s, &after);
+    CHECK_MSG(after.loop_candidates - before.loop_candidates <=
+                  (p.loop_queue_max + 1) * p.loop_candidates,
+              "finish ran %d matches", after.loop_candidates - before.loop_candidates);
+    printf("backlog: %d nodes, %d searched, %d dropped, worst lag %d scans, %d closures\n", n,
+           before.loop_searched, before.loop_dropped, before.max_lag_scans, before.loop_closures);
+    tycho_scan_free(&scan);
+    tycho_slam_free(s);
+    tycho_grid_free(world);
+}
+
 int main(void)
 {
     test_graph_square();
@@ -458,5 +518,6 @@ int main(void)
     test_graph_bad_input();
     test_square_loop();
     test_corridor_closures();
+    test_backlog_bounded();
     return check_summary("test_slam");
 }

@@ -99,6 +99,40 @@ describe("tycho.carmen.load on crafted logs", function()
   end)
 end)
 
+describe("tycho.carmen.load with scans", function()
+  it("gives each laser a tycho.scan of its geometry, range_max the no-return value or the cap", function()
+    local tables = assert(tycho.carmen.load(LOG))
+    local log = assert(tycho.carmen.load(LOG, { scans = true, range_cap = 20 }))
+    local l, t = log.lasers[1], tables.lasers[1]
+    assert.is_nil(l.ranges)
+    assert.are.equal(180, l.count)
+    assert.are.equal(180, l.scan.count)
+    assert.are.near(20, l.scan.range_max, 1e-12)
+    assert.are.near(-math.pi / 2, l.scan.angle_min, 1e-12)
+    for k = 1, 180, 37 do assert.are.near(t.ranges[k], l.scan:range(k), 1e-6) end
+    assert.has_error(function() tycho.carmen.load(LOG, { range_cap = 0 }) end)
+    assert.has_error(function() tycho.carmen.load(LOG, { scan = true }) end) -- unknown key
+  end)
+end)
+
+describe("tycho.slam on a log's scans", function()
+  it("searches loops only when asked (loop_matches_per_scan = 0), renders the map coarser on request", function()
+    local log = assert(tycho.carmen.load(LOG, { scans = true, range_cap = 20 }))
+    local slam = tycho.slam.new { loop_matches_per_scan = 0, loop_every = 1, loop_radius = 5, loop_min_separation = 10,
+      submap_scans = 15, loop_window_xy = 1.0, loop_min_score = 0.5 }
+    for i = 1, 150 do slam:add_scan(log.lasers[i].scan, log.lasers[i].wheel) end
+    assert.are.equal(0, slam:stats().loop_candidates)
+    local found = slam:search_loops(40)
+    local st = slam:stats()
+    assert.is_true(st.loop_candidates > 0 and st.loop_candidates <= 40, st.loop_candidates)
+    assert.are.equal(st.loop_closures, found)
+    local fine, coarse = slam:map(), slam:map { resolution = 0.1 }
+    assert.is_true(math.abs(coarse.width - fine.width / 2) <= 2, fine.width .. " " .. coarse.width)
+    assert.has_error(function() slam:map { resolution = 0.01 } end) -- finer than the SLAM's
+    assert.has_error(function() slam:search_loops(-1) end)
+  end)
+end)
+
 describe("traj_metrics", function()
   local metrics = require "traj_metrics"
   local function square(n)

@@ -84,11 +84,12 @@ typedef struct {
     /* the lasers' poses on the robot (PARAM robot_{front,rear}laser_offset,
      * _side_offset, _angular_offset; zero when the log does not say) */
     tycho_pose2 front_offset, rear_offset;
-    /* timestamps: laser lines stamped 0, and stamped earlier than the laser
-     * line before them by more than a second; times_usable is false when
-     * either is more than a tenth of the lines: the log is then taken in
-     * file order (tycho_carmen_wheel_at) */
-    size_t n_time_zero, n_time_backward;
+    /* timestamps: laser lines stamped 0, stamped earlier than the laser line
+     * before them by more than a second, and stamped the same as it (the
+     * Belgioioso and Infinite Corridor logs: one stamp for every scan);
+     * times_usable is false when these are more than a tenth of the lines:
+     * the log is then taken in file order (tycho_carmen_wheel_at) */
+    size_t n_time_zero, n_time_backward, n_time_repeated;
     bool times_usable;
 } tycho_carmen_log;
 

@@ -107,6 +107,10 @@ void tycho_grid_get_logodds_params(const tycho_grid *g, tycho_logodds_params *p)
 /* The log-odds layer, allocated (from the cost layer) on first call;
  * NULL only when allocation fails. */
 float *tycho_grid_logodds(tycho_grid *g);
+/* Frees the log-odds layer (four bytes a cell) of a grid whose mapping is
+ * done: the costs stay, and a later tycho_grid_logodds starts again from
+ * them (a cost keeps a cell's class, not its exact log-odds). */
+void tycho_grid_drop_logodds(tycho_grid *g);
 /* Applies one hit or miss observation to an in-bounds cell. */
 void tycho_grid_observe(tycho_grid *g, int cx, int cy, bool hit);
 

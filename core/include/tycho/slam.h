@@ -62,7 +62,8 @@ typedef struct {
                                  * full queue pushes out the oldest waiting (stats.loop_dropped),
                                  * so the search's lag and finish()'s drain stay bounded whatever
                                  * the scan rate; default 64 */
-    int loop_matches_per_scan;  /* loop candidate matches per add_scan (the slice), default 2 */
+    int loop_matches_per_scan;  /* loop candidate matches per add_scan (the slice), default 2; 0:
+                                 * none there, the caller budgets them (tycho_slam_search_loops) */
     int loop_closures_per_node; /* closures (to different submaps) one node may get, default 1 */
     int loop_min_separation;    /* scans between a submap's last scan and a node matched against it,
                                  * default 40: nearer ones repeat the front end's own matches */
@@ -130,6 +131,13 @@ void tycho_slam_free(tycho_slam *s);
 tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_pose2 odom,
                                  tycho_slam_step *out, tycho_err *err);
 
+/* Runs up to `matches` loop-closure candidate matches from the queue (and
+ * the optimisation when closures are pending), as add_scan does with
+ * loop_matches_per_scan: for a caller that budgets the search by time (a
+ * log replayed: matches per second of log, whatever its scan rate). Adds
+ * the closures found to *closed (may be NULL). */
+tycho_status tycho_slam_search_loops(tycho_slam *s, int matches, int *closed, tycho_err *err);
+
 /* The latest scan's corrected pose ((0,0,0) before the first scan), and
  * the correction of an odometry pose taken since: latest ⊕ (odom_latest⁻¹ ⊕ odom). */
 tycho_pose2 tycho_slam_pose(const tycho_slam *s);
@@ -149,6 +157,9 @@ int tycho_slam_node_searched_at(const tycho_slam *s, int i);
 /* Renders every scan at its optimised pose into a new grid (log-odds,
  * resolution of the params), grown to fit. */
 tycho_grid *tycho_slam_render(const tycho_slam *s, tycho_err *err);
+/* The same at a coarser cell size (resolution of the params up to 10 m): a
+ * picture of a 250 m building at 5 cm is 24 M cells. */
+tycho_grid *tycho_slam_render_at(const tycho_slam *s, double resolution, tycho_err *err);
 
 /* Runs the loop-closure search for every node still queued (at most
  * loop_queue_max x loop_candidates matches) and optimises (the end of a
