@@ -28,10 +28,14 @@ local cli = require "cli"
 local json = require "json"
 local metrics = require "traj_metrics"
 
-local spec = cli.spec { prog = "slam_log", usage_line = "--carmen FILE [options]",
-  summary = "SLAM on a CARMEN laser log: map, trajectory and its error against the log's own poses",
+local spec = cli.spec { prog = "slam_log", usage_line = "--carmen FILE | --bag FILE.mcap [options]",
+  summary = "SLAM on a CARMEN laser log or a rosbag2 MCAP: map, trajectory and its error against the log's own poses",
   options = {
     { name = "carmen", type = "string", metavar = "FILE", doc = "the CARMEN log (.log or .log.gz)" },
+    { name = "bag", type = "string", metavar = "FILE.mcap",
+      doc = "a rosbag2 recording (MCAP, CDR): sensor_msgs/msg/LaserScan and nav_msgs/msg/Odometry (no reference poses: no ATE)" },
+    { name = "scan", type = "string", metavar = "TOPIC", doc = "--bag: the LaserScan topic (default: the only one)" },
+    { name = "odom", type = "string", metavar = "TOPIC", doc = "--bag: the Odometry topic (default: the only one)" },
     { name = "out", type = "string", metavar = "DIR", default = "out/slam_log", doc = "output folder" },
     { name = "scans", type = "integer", metavar = "N", min = 1, doc = "only the first N laser scans" },
     { name = "fov", type = "number", metavar = "DEG", min = 1, max = 360,
@@ -127,21 +131,103 @@ local function scan_times(log, lasers)
   return times, "the ODOM lines' (the scans' are zero or unusable; file order)"
 end
 
+-- The odometry at time t: interpolated between the two messages around it
+-- (sorted by stamp), the nearest one outside them.
+local function odom_at(odoms, t)
+  if t <= odoms[1].stamp then return odoms[1] end
+  if t >= odoms[#odoms].stamp then return odoms[#odoms] end
+  local lo, hi = 1, #odoms
+  while hi - lo > 1 do
+    local mid = math.floor((lo + hi) / 2)
+    if odoms[mid].stamp <= t then lo = mid else hi = mid end
+  end
+  local a, b = odoms[lo], odoms[hi]
+  local f = b.stamp > a.stamp and (t - a.stamp) / (b.stamp - a.stamp) or 0
+  local dyaw = math.atan(math.sin(b.yaw - a.yaw), math.cos(b.yaw - a.yaw))
+  return { x = a.x + f * (b.x - a.x), y = a.y + f * (b.y - a.y), yaw = a.yaw + f * dyaw }
+end
+
+-- The topic of the one channel of `schema`, or the one named; nil, why.
+local function pick_topic(channels, schema, named, option)
+  if named then
+    local ch = channels[named]
+    if not ch then return nil, ("no topic %s in the bag"):format(named) end
+    if ch.schema ~= schema then return nil, ("%s is %s, not %s"):format(named, ch.schema, schema) end
+    return named
+  end
+  local found = {}
+  for topic, ch in pairs(channels) do
+    if ch.schema == schema then found[#found + 1] = topic end
+  end
+  table.sort(found)
+  if #found == 0 then return nil, ("no %s topic in the bag"):format(schema) end
+  if #found > 1 then
+    return nil, ("%d %s topics (%s): choose one with %s"):format(#found, schema, table.concat(found, ", "), option)
+  end
+  return found[1]
+end
+
+-- A rosbag2 MCAP as the CARMEN reader's log: its scans (tycho.scans) with
+-- the odometry interpolated at each scan's stamp; no reference poses.
+local function load_bag(opt)
+  local info, err = tycho.mcap.read(opt.bag, function() end)
+  if not info then return nil, err end
+  local scan_topic, why = pick_topic(info.channels, "sensor_msgs/msg/LaserScan", opt.scan, "--scan")
+  if not scan_topic then return nil, ("%s: %s"):format(opt.bag, why) end
+  local odom_topic
+  odom_topic, why = pick_topic(info.channels, "nav_msgs/msg/Odometry", opt.odom, "--odom")
+  if not odom_topic then return nil, ("%s: %s"):format(opt.bag, why) end
+  local scans, odoms, count, bad = {}, {}, 0, nil
+  info, err = tycho.mcap.read(opt.bag, function(topic, _, data)
+    count = count + 1
+    local msg, decode_err
+    if topic == scan_topic then
+      msg, decode_err = tycho.ros.scan(data, { range_cap = opt["max-range"] })
+      if msg then scans[#scans + 1] = msg end
+    elseif topic == odom_topic then
+      msg, decode_err = tycho.ros.odometry(data)
+      if msg then odoms[#odoms + 1] = msg end
+    else
+      return
+    end
+    if not msg then
+      bad = ("%s: message %d on %s: %s"):format(opt.bag, count, topic, decode_err)
+      return true
+    end
+  end)
+  if not info then return nil, err end
+  if bad then return nil, bad end
+  if #scans == 0 or #odoms == 0 then return nil, ("%s: no messages on %s or %s"):format(opt.bag, scan_topic, odom_topic) end
+  table.sort(odoms, function(a, b) return a.stamp < b.stamp end)
+  local lasers = {}
+  for i, m in ipairs(scans) do
+    local sc = m.scan
+    lasers[i] = { t = m.stamp, scan = sc, count = sc.count, angle_min = sc.angle_min,
+      angle_increment = sc.angle_increment, kind = "LaserScan", wheel = odom_at(odoms, m.stamp) }
+  end
+  return { lasers = lasers, odom = {}, times_usable = true, front_offset = { x = 0, y = 0, yaw = 0 }, bag = true }
+end
+
 local function median(sorted) return sorted[math.max(1, math.floor((#sorted + 1) / 2))] end
 
 local function main(opt)
-  if not opt.carmen then return cli.usage_error(spec, "--carmen FILE is required") end
+  if (opt.carmen == nil) == (opt.bag == nil) then return cli.usage_error(spec, "--carmen FILE or --bag FILE.mcap is required (one of them)") end
+  if opt.bag and opt.fov then return cli.usage_error(spec, "--fov: a bag's LaserScan says its own geometry") end
+  local source = opt.carmen or opt.bag
   local wall0 = tycho.clock.monotonic()
   -- the readings as tycho.scans (a quarter of the memory of tables), unless
   -- --fov asks for a geometry of its own
-  local log, err = tycho.carmen.load(opt.carmen, not opt.fov and { scans = true, range_cap = opt["max-range"] } or nil)
+  local log, err
+  if opt.bag then log, err = load_bag(opt)
+  else log, err = tycho.carmen.load(opt.carmen, not opt.fov and { scans = true, range_cap = opt["max-range"] } or nil) end
   if not log then
     io.stderr:write("slam_log: ", err, "\n")
     return 2
   end
-  local lasers = front_lasers(log)
+  local from_bag = log.bag
+  local lasers = from_bag and log.lasers or front_lasers(log)
   if #lasers == 0 then
-    io.stderr:write(("slam_log: %s: no FLASER or ROBOTLASER1 line\n"):format(opt.carmen))
+    io.stderr:write(("slam_log: %s: no FLASER or ROBOTLASER1 line\n"):format(source))
     return 2
   end
   local n = math.min(#lasers, opt.scans or #lasers)
@@ -168,7 +254,7 @@ local function main(opt)
   for i = 1, n do
     local l = lasers[i]
     odom[i] = l.wheel
-    ref[i] = l.odom
+    ref[i] = l.odom or l.wheel -- a bag has no reference poses: its odometry stands in
     mounts[i] = l.kind == "ROBOTLASER1" and metrics.between(l.odom, l) or log.front_offset
   end
   local drift = opt["odometry-drift"] and metrics.drift_model(opt["odometry-drift"])
@@ -268,11 +354,12 @@ local function main(opt)
 
   local csv = { "t,x,y,yaw,ref_x,ref_y,ref_yaw,odom_x,odom_y,odom_yaw" }
   for _, r in ipairs(rows) do
-    csv[#csv + 1] = ("%.6f,%.4f,%.4f,%.5f,%.4f,%.4f,%.5f,%.4f,%.4f,%.5f"):format(r.t, r.slam.x, r.slam.y,
+    -- the odometry to the last bit: what SLAM was fed, for a replay of it
+    csv[#csv + 1] = ("%.6f,%.6f,%.6f,%.7f,%.6f,%.6f,%.7f,%.17g,%.17g,%.17g"):format(r.t, r.slam.x, r.slam.y,
       r.slam.yaw, r.ref.x, r.ref.y, r.ref.yaw, r.odom.x, r.odom.y, r.odom.yaw)
   end
   local summary = {
-    schema_version = 2, log = opt.carmen, scans = n, scans_added = #node_scan, laser = geometry,
+    schema_version = 2, log = source, scans = n, scans_added = #node_scan, laser = geometry,
     timestamps = time_source, log_duration_s = duration or json.null, wall_time_s = wall,
     times_real_time = duration and duration / math.max(wall, 1e-9) or json.null,
     scans_per_s = n / math.max(wall, 1e-9),
@@ -280,7 +367,8 @@ local function main(opt)
     odometry_drift = drift and { seed = opt["odometry-drift"], trans_scale = drift.trans_scale,
       turn_scale = drift.turn_scale, yaw_deg_per_m = math.deg(drift.yaw_per_m) } or json.null,
     trajectory = {
-      reference = "the log's own poses (GMapping's corrected ones in a .gfs log), best-fit rigid alignment",
+      reference = from_bag and "none in a bag: its own odometry (how far SLAM moved off it, not an error)"
+        or "the log's own poses (GMapping's corrected ones in a .gfs log), best-fit rigid alignment",
       ate_m = ate, ate_max_m = ate_max, rpe = slam_rpe,
       odometry_ate_m = odom_ate, odometry_ate_max_m = odom_ate_max, odometry_rpe = odom_rpe },
     loop_closures = st.loop_closures, loop_rejected = st.loop_rejected, optimizations = st.optimizations,
@@ -292,7 +380,7 @@ local function main(opt)
     max_optimization_ms = st.max_optimization_ms, memory_held_mb = st.bytes / 2 ^ 20,
     peak_rss_mb = peak_kb and peak_kb / 1024 or json.null,
   }
-  local name = opt.carmen:match("[^/]+$")
+  local name = source:match("[^/]+$")
   local files = {
     { "map.yaml", function() return map_saved, map_err end },
     { "map.png", function()

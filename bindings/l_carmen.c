@@ -145,6 +145,7 @@ function tycho.carmen.load(path, opts) end
 void tycho_l_open_carmen(lua_State *L, int module, int methods)
 {
     (void)methods;
+    tycho_l_register_opts(L, &load_spec);
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, l_carmen_load);
     lua_setfield(L, -2, "load");

@@ -389,4 +389,5 @@ void tycho_l_open_slam(lua_State *L, int module, int methods)
     lua_setfield(L, -2, "new");
     lua_setfield(L, module, "slam");
     tycho_l_register_opts(L, &slam_spec);
+    tycho_l_register_opts(L, &map_spec);
 }

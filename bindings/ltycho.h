@@ -228,6 +228,7 @@ void tycho_l_open_mcap(lua_State *L, int module, int methods);
 int tycho_l_mcap_read(lua_State *L);
 void tycho_l_mcap_read_register(lua_State *L);
 void tycho_l_open_carmen(lua_State *L, int module, int methods);
+void tycho_l_open_ros(lua_State *L, int module, int methods);
 void tycho_l_open_cell_set(lua_State *L, int module, int methods);
 void tycho_l_open_viz(lua_State *L, int module, int methods);
 /* tycho.viz.pose_list and tycho.viz.text_window (l_viz_lists.c) into the

@@ -160,6 +160,7 @@ int luaopen_tycho(lua_State *L)
     tycho_l_open_yaml(L, module, methods);
     tycho_l_open_mcap(L, module, methods);
     tycho_l_open_carmen(L, module, methods);
+    tycho_l_open_ros(L, module, methods);
     tycho_l_open_cell_set(L, module, methods);
     tycho_l_open_viz(L, module, methods);
     tycho_l_open_ws(L, module, methods);

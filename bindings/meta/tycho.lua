@@ -691,6 +691,21 @@ function picture:pixel(px, py) end
 ---@return number px, number py
 function picture:world_to_pixel(x, y) end
 
+-- l_ros.c ---------------------------------------------------------------------
+---ROS 2 messages as rosbag2 records them (CDR), from tycho.mcap.read's bytes.
+tycho.ros = {}
+---A sensor_msgs/msg/LaserScan: its header stamp (s) and a tycho.scan of its
+---geometry (range_max the message's or opts.range_cap, the smaller). A
+---truncated or garbled message returns nil and what is wrong, with the byte.
+---@param data string
+---@param opts? {range_cap?: number}
+---@return {stamp: number, scan: tycho.scan}|nil msg, string? err
+function tycho.ros.scan(data, opts) end
+---A nav_msgs/msg/Odometry: its header stamp (s) and pose.pose as x, y, yaw.
+---@param data string
+---@return {stamp: number, x: number, y: number, yaw: number}|nil msg, string? err
+function tycho.ros.odometry(data) end
+
 -- l_runtime.c -----------------------------------------------------------------
 ---@class tycho.task
 local task = {}

@@ -222,7 +222,7 @@ describe("slam_log.lua", function()
   it("refuses bad input with exit 2 and a one-line reason", function()
     local code, out = exe.run { "run", "behaviors/slam_log.lua" }
     assert.are.equal(2, code)
-    assert.matches("slam_log: --carmen FILE is required", out, 1, true)
+    assert.matches("slam_log: --carmen FILE or --bag FILE.mcap is required (one of them)", out, 1, true)
     code, out = exe.run { "run", "behaviors/slam_log.lua", "--carmen", "/nonexistent/x.log" }
     assert.are.equal(2, code)
     assert.matches("slam_log: /nonexistent/x.log: cannot open", out, 1, true)
