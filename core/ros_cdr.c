@@ -129,10 +129,15 @@ tycho_status tycho_ros_decode_odometry(const uint8_t *msg, size_t len, tycho_ros
         f64(&c, &qx, "pose.pose.orientation.x") || f64(&c, &qy, "pose.pose.orientation.y") ||
         f64(&c, &qz, "pose.pose.orientation.z") || f64(&c, &qw, "pose.pose.orientation.w"))
         return TYCHO_EPARSE;
-    if (!(isfinite(out->pose.x) && isfinite(out->pose.y) && isfinite(qx) && isfinite(qy) &&
-          isfinite(qz) && isfinite(qw) && qx * qx + qy * qy + qz * qz + qw * qw > 1e-12))
+    /* the norm finite too: components of 1e200 are finite, their squares
+     * not, and the yaw of them NaN (found by fuzz_ros_cdr) */
+    double norm2 = qx * qx + qy * qy + qz * qz + qw * qw;
+    if (!(isfinite(out->pose.x) && isfinite(out->pose.y) && isfinite(norm2) && norm2 > 1e-12))
         return tycho_fail(err, TYCHO_EPARSE,
                           "nav_msgs/msg/Odometry: the pose must be finite, its quaternion not 0");
+    /* normalised first: a unit quaternion's yaw */
+    double k = 1 / sqrt(norm2);
+    qx *= k, qy *= k, qz *= k, qw *= k;
     out->pose.yaw = atan2(2 * (qw * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz));
     /* the covariance and the twist follow: not needed */
     return TYCHO_OK;
