@@ -269,20 +269,26 @@ local function main(opt)
   -- node_scan[k] is the scan of SLAM node k, node_of[i] the node scan i's
   -- pose is taken from
   local rows, add_ms, node_scan, node_of, budget = {}, {}, {}, {}, 0
+  -- the front end's own word on each match: its standard deviation along the
+  -- direction the scan pins least (infinite: a bare corridor, an open hall)
+  local sigmas, unpinned = {}, 0
   local min_turn = math.rad(opt["min-turn"])
   for i = 1, n do
     local l = lasers[i]
     local last = node_scan[#node_scan]
-    local step = last and metrics.between(odom[last], odom[i])
-    if not step or math.sqrt(step.x ^ 2 + step.y ^ 2) >= opt["min-move"] or math.abs(step.yaw) >= min_turn then
+    local moved = last and metrics.between(odom[last], odom[i])
+    if not moved or math.sqrt(moved.x ^ 2 + moved.y ^ 2) >= opt["min-move"] or math.abs(moved.yaw) >= min_turn then
       local scan = l.scan
       if opt.fov then
         scan = tycho.scan.new({ angle_min = -math.rad(opt.fov) / 2, angle_increment = math.rad(opt.fov) / l.count,
           range_min = 0.01, range_max = math.min(l.max_range or math.huge, opt["max-range"]) }, l.ranges)
       end
       local t0 = tycho.clock.monotonic()
-      slam:add_scan(scan, metrics.compose(odom[i], mounts[i]))
+      local step = slam:add_scan(scan, metrics.compose(odom[i], mounts[i]))
       add_ms[#add_ms + 1] = (tycho.clock.monotonic() - t0) * 1000
+      if step.sigma_xy then
+        if step.sigma_xy == math.huge then unpinned = unpinned + 1 else sigmas[#sigmas + 1] = step.sigma_xy end
+      end
       node_scan[#node_scan + 1] = i
     end
     -- the loop search's budget: the log time since the last scan (capped:
@@ -350,6 +356,7 @@ local function main(opt)
   end
   local slam_rpe, odom_rpe = rpe(est), rpe(odom)
   table.sort(add_ms)
+  table.sort(sigmas)
   local peak_kb = peak_rss_kb()
 
   local csv = { "t,x,y,yaw,ref_x,ref_y,ref_yaw,odom_x,odom_y,odom_yaw" }
@@ -377,6 +384,8 @@ local function main(opt)
                  max = lags[#lags] or 0, searched = st.loop_searched, dropped = st.loop_dropped,
                  waiting_at_end = waiting },
     finish_s = finish_s,
+    match_sigma_xy_m = { median = sigmas[1] and median(sigmas) or json.null,
+      p95 = sigmas[1] and sigmas[math.ceil(#sigmas * 0.95)] or json.null, unpinned = unpinned },
     max_optimization_ms = st.max_optimization_ms, memory_held_mb = st.bytes / 2 ^ 20,
     peak_rss_mb = peak_kb and peak_kb / 1024 or json.null,
   }

@@ -153,6 +153,8 @@ static int l_add_scan(lua_State *L)
     set_bool(L, "still", st.still);
     set_num(L, "score", st.score);
     set_int(L, "loop_closures", st.loop_closures);
+    if (!isnan(st.sigma_xy)) set_num(L, "sigma_xy", st.sigma_xy);
+    if (!isnan(st.sigma_yaw)) set_num(L, "sigma_yaw", st.sigma_yaw);
     return 1;
 }
 
@@ -329,7 +331,7 @@ function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
 ---@param scan tycho.scan
 ---@param odom table {x=, y=, yaw=}
----@return table step {x, y, yaw, matched, degenerate, still (the odometry had not moved: no match), score, loop_closures}
+---@return table step {x, y, yaw, matched, degenerate, still (the odometry had not moved: no match), score, loop_closures, sigma_xy?, sigma_yaw? (the match's standard deviations: m along the direction the scan pins least, rad; math.huge where it pins nothing; nil when not matched)}
 function slam:add_scan(scan, odom) end
 ---The latest scan's corrected pose.
 ---@return number x, number y, number yaw

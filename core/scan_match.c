@@ -595,6 +595,17 @@ tycho_status tycho_matcher_match(tycho_matcher *m, const tycho_scan *scan, tycho
     out->info_max = (tr / 2 + disc) / r2;
     out->info_min = fmax(0.0, tr / 2 - disc) / r2;
     out->degenerate = !(out->info_max > 0) || out->info_min < p->degenerate_ratio * out->info_max;
+    /* the match's uncertainty, Gauss-Newton's: the beams' mean squared
+     * residual over the information (sigma^2 H^-1), the weakest translation
+     * direction and the heading */
+    double res2 = 0, gu, gv;
+    for (int i = 0; i < nb; i++) {
+        double an = t + m->ang[i];
+        double l = bilinear(m, u + m->rho[i] * cos(an), v + m->rho[i] * sin(an), &gu, &gv);
+        res2 += (1 - l) * (1 - l) / nb;
+    }
+    out->sigma_xy = out->info_min > 0 ? sqrt(res2 / out->info_min) : INFINITY;
+    out->sigma_yaw = H[2][2] > 0 ? sqrt(res2 / H[2][2]) : INFINITY;
     out->score = best;
     out->ok = best >= p->min_score;
     if (out->ok) {

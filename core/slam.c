@@ -347,6 +347,10 @@ static tycho_pose2 match_front(tycho_slam *s, const tycho_scan *scan, tycho_pose
         if (w.ok && (!r.ok || w.score > r.score + WIDE_MARGIN)) r = w;
     }
     out->score = r.score;
+    if (r.ok) {
+        out->sigma_xy = r.sigma_xy;
+        out->sigma_yaw = r.sigma_yaw;
+    }
     if (!r.ok) {
         s->st.scans_poor++;
         return guess;
@@ -382,7 +386,7 @@ tycho_status tycho_slam_add_scan(tycho_slam *s, const tycho_scan *scan, tycho_po
         return tycho_fail(err, TYCHO_EINVAL, "slam: no scan");
     if (!(isfinite(odom.x) && isfinite(odom.y) && isfinite(odom.yaw)))
         return tycho_fail(err, TYCHO_EINVAL, "slam: odometry pose must be finite");
-    tycho_slam_step step = {.pose = odom};
+    tycho_slam_step step = {.pose = odom, .sigma_xy = NAN, .sigma_yaw = NAN};
     if (s->worker_running && s->n >= s->worker_apply_at) {
         tycho_status done = slam_apply_background(s, err);
         if (done != TYCHO_OK) return done;

@@ -904,7 +904,7 @@ function tycho.slam.new(opts) end
 ---Adds a scan taken at the LiDAR's odometry pose; returns its corrected pose.
 ---@param scan tycho.scan
 ---@param odom table {x=, y=, yaw=}
----@return table step {x, y, yaw, matched, degenerate, still (the odometry had not moved: no match), score, loop_closures}
+---@return table step {x, y, yaw, matched, degenerate, still (the odometry had not moved: no match), score, loop_closures, sigma_xy?, sigma_yaw? (the match's standard deviations: m along the direction the scan pins least, rad; math.huge where it pins nothing; nil when not matched)}
 function slam:add_scan(scan, odom) end
 ---The latest scan's corrected pose.
 ---@return number x, number y, number yaw

@@ -509,6 +509,44 @@ static void test_backlog_bounded(void)
     tycho_grid_free(world);
 }
 
+/* The match's uncertainty tells a bare corridor from a room: matched
+ * against the map it was cast in, a scan in the square loop's corner pins
+ * its position to a few millimetres; one in the middle of a 16 m corridor
+ * with a 3.5 m LiDAR pins nothing along it (metres, or infinity), and
+ * the heading stays pinned in both. */
+static double match_sigma(const tycho_grid *world, tycho_pose2 at, double *sigma_yaw)
+{
+    tycho_matcher *m = tycho_matcher_new();
+    tycho_err err;
+    CHECK(tycho_matcher_set_map(m, world, 254, 0.05, &err) == TYCHO_OK);
+    tycho_scan scan;
+    tycho_scan_init(&scan, 360, -M_PI, 2 * M_PI / 360, 0.12, 3.5, &err);
+    rng_state = 5;
+    noisy_scan(world, at, &scan, 0.01);
+    tycho_match_result r;
+    CHECK(tycho_matcher_match(m, &scan, at, NULL, &r, &err) == TYCHO_OK && r.ok);
+    *sigma_yaw = r.sigma_yaw;
+    tycho_scan_free(&scan);
+    tycho_matcher_free(m);
+    return r.sigma_xy;
+}
+
+static void test_match_uncertainty(void)
+{
+    tycho_grid *room = square_world(), *corridor = corridor_world();
+    double yaw_room, yaw_corridor;
+    double room_xy = match_sigma(room, (tycho_pose2){1, 1, 0.3}, &yaw_room);
+    double corridor_xy = match_sigma(corridor, (tycho_pose2){8, 0.5, 0}, &yaw_corridor);
+    printf("match sigma: corner %.4f m %.3f deg, bare corridor %.4f m %.3f deg\n", room_xy,
+           yaw_room * 180 / M_PI, corridor_xy, yaw_corridor * 180 / M_PI);
+    CHECK_MSG(room_xy > 0 && room_xy < 0.02, "corner: %.4f m", room_xy);
+    CHECK_MSG(corridor_xy > 0.5, "corridor: %.4f m", corridor_xy);
+    CHECK_MSG(yaw_room < 0.01 && yaw_corridor < 0.01, "heading: %.4f, %.4f rad", yaw_room,
+              yaw_corridor);
+    tycho_grid_free(room);
+    tycho_grid_free(corridor);
+}
+
 int main(void)
 {
     test_graph_square();
@@ -519,5 +557,6 @@ int main(void)
     test_square_loop();
     test_corridor_closures();
     test_backlog_bounded();
+    test_match_uncertainty();
     return check_summary("test_slam");
 }

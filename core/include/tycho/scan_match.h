@@ -64,6 +64,11 @@ typedef struct {
     bool ok;                   /* score >= min_score and enough beams */
     bool degenerate;           /* the scan does not fix the translation in some direction */
     double info_min, info_max; /* eigenvalues of the translation information (1/m^2) */
+    /* The match's standard deviations (Gauss-Newton: the beams' mean squared
+     * residual over the information): along the translation direction the
+     * scan pins least (m; along a bare corridor, metres) and in heading
+     * (rad). Infinity where the scan pins nothing. */
+    double sigma_xy, sigma_yaw;
 } tycho_match_result;
 
 typedef struct tycho_matcher tycho_matcher;

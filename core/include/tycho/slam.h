@@ -98,6 +98,10 @@ typedef struct {
     bool degenerate;   /* the scan did not pin the translation (corridor): heading only */
     bool still;        /* the odometry had not moved: its step taken, no match */
     int loop_closures; /* closures found during this call */
+    /* the front-end match's uncertainty (tycho_match_result: m along the
+     * direction the scan pins least, rad in heading); NAN when the scan was
+     * not matched (the first, a still robot, a poor match) */
+    double sigma_xy, sigma_yaw;
 } tycho_slam_step;
 
 typedef struct {
