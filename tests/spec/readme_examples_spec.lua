@@ -39,8 +39,9 @@ local ELSEWHERE = {
   { "^build%-fuzz/", "the fuzz targets: built by hand (libFuzzer), see Fuzzing" },
   { "^build/tycho run script%.lua", "a placeholder for the user's own script (tycho run is in every spec)" },
   { "^build/tycho run behaviors/campaign%.lua %-%-worlds DIR", "campaign_spec (--worlds on generated worlds)" },
-  { "^build/tycho run behaviors/slam_log%.lua %-%-carmen tests/data/carmen/intel%.gfs%.log",
-    "slam_log_spec (the first 150 scans of the same log; the whole log takes 8 s, minutes under the sanitizers) and bench_slam_log (the whole log)" },
+  { "^build/tycho run behaviors/slam_log%.lua %-%-carmen tests/data/carmen/",
+    "slam_log_spec (the first 150 scans of the Intel log, --odometry-drift; a whole log takes seconds to minutes, minutes more under the sanitizers) and bench_slam_logs (every log, as it is and drifted)" },
+  { "^build/tycho run behaviors/slam_log%.lua %-%-bag ", "node_rosbag_slam_test (a bag written by @mcap/core and @foxglove/cdr)" },
 }
 
 -- `build/tycho` commands that do not end by themselves or need a person,
