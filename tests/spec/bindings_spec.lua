@@ -272,14 +272,26 @@ local calls = {
     w:close()
     if not ok then error(err, 0) end
   end,
+  ["carmen.load"] = function(o)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write("FLASER 3 1 2 3 0 0 0 0 0 0 1\n")
+    f:close()
+    local ok, log = pcall(tycho.carmen.load, path, o)
+    os.remove(path)
+    if not ok then error(log, 0) end
+    return log
+  end,
   ["pointmap"] = function(o) return tycho.pointmap(o) end,
   ["pointmap:refine"] = function(o)
     local s = tycho.scan.new({ angle_min = 0, angle_increment = 0.1, range_min = 0.1, range_max = 3 }, { 1, 1, 1 })
     return tycho.pointmap():refine(s, { x = 0, y = 0, yaw = 0 }, o)
   end,
+  ["ros.scan"] = function(o) return tycho.ros.scan("", o) end,
   ["scan_matcher:set_map"] = function(o) return tycho.scan_matcher():set_map(grid(), o) end,
   ["scheduler.new"] = function(o) return tycho.scheduler.new(o) end,
   ["slam.new"] = function(o) return tycho.slam.new(o) end,
+  ["slam:map"] = function(o) return tycho.slam.new():map(o) end,
   ["scheduler:after"] = function(o) return tycho.scheduler.new():after(1, function() end, o) end,
   ["scheduler:every"] = function(o) return tycho.scheduler.new():every(1, function() end, o) end,
   ["scheduler:run"] = function(o)
